@@ -1,0 +1,138 @@
+//! `wayfarer.toml`: what flags do not hold. Plain serde types, shared by every crate; the
+//! CLI reads the file and fills in `${ENV}` references before anything else sees it.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+/// The whole configuration file. Every section is optional.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    pub scope: ScopeConfig,
+    /// Actions to never take, by selector or by visible text.
+    pub deny: Vec<DenyRule>,
+    /// Steps replayed after every reset, before the start URL is explored.
+    pub login: Vec<LoginStep>,
+    /// Field-name pattern (a case-insensitive regex over name, id, label, placeholder)
+    /// to the value to type.
+    pub inputs: BTreeMap<String, String>,
+    pub budget: BudgetConfig,
+    pub strategy: StrategyConfig,
+    pub oracles: OracleConfig,
+    pub browser: BrowserConfig,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ScopeConfig {
+    /// Origins the run may visit besides the start URL's own (e.g. "http://127.0.0.1:8081").
+    pub allow_origins: Vec<String>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct DenyRule {
+    /// A CSS selector; matching elements (and their descendants) are never acted on.
+    pub selector: Option<String>,
+    /// A case-insensitive substring of the element's text, label or aria-label.
+    pub text: Option<String>,
+}
+
+/// One login step: the same action kinds as exploration, by CSS selector.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LoginStep {
+    /// Load this URL (relative to the start URL, or absolute).
+    #[serde(default)]
+    pub goto: Option<String>,
+    /// Type `value` into the element matching this selector.
+    #[serde(default)]
+    pub fill: Option<String>,
+    #[serde(default)]
+    pub value: Option<String>,
+    /// Click the element matching this selector.
+    #[serde(default)]
+    pub click: Option<String>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct BudgetConfig {
+    /// Number of actions (e.g. 300) or wall time ("2m", "90s"); the CLI flag wins.
+    pub budget: Option<String>,
+    /// Steps per episode before a reset.
+    pub episode_steps: Option<u32>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct StrategyConfig {
+    pub name: Option<String>,
+    pub seed: Option<u64>,
+    /// Input generator: "random" or "heuristic"; each strategy has its default.
+    pub inputs: Option<String>,
+    /// Strategy parameters by name, read by the strategy that knows them.
+    pub params: BTreeMap<String, serde_json::Value>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct OracleConfig {
+    /// Report same-origin HTTP 4xx responses as failures.
+    pub http_4xx: bool,
+    /// Report console.error messages as failures.
+    pub console_errors: bool,
+    /// Regexes over "kind: message"; a matching failure is known noise and ignored.
+    pub ignore: Vec<String>,
+}
+
+impl Default for OracleConfig {
+    fn default() -> Self {
+        OracleConfig {
+            http_4xx: false,
+            console_errors: true,
+            ignore: Vec::new(),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct BrowserConfig {
+    /// Path of the Chromium binary; `--chrome` or `CHROME` win.
+    pub chrome: Option<String>,
+    /// Open a fresh browser context on every reset instead of clearing storage in place.
+    pub isolate: bool,
+    /// Quiet window (ms) without DOM mutation or pending request that counts as stable.
+    pub quiet_ms: u64,
+    /// Longest wait (ms) for stability after an action before a hang is reported.
+    pub stable_timeout_ms: u64,
+    /// Longest wait (ms) for a page load.
+    pub load_timeout_ms: u64,
+    /// Timeout (ms) of one CDP command.
+    pub cdp_timeout_ms: u64,
+    pub window_width: u32,
+    pub window_height: u32,
+    /// Chromium `--host-resolver-rules`; the default makes every host but the loopback
+    /// fail fast, so third-party requests never hang a run.
+    pub host_resolver_rules: Option<String>,
+}
+
+impl Default for BrowserConfig {
+    fn default() -> Self {
+        BrowserConfig {
+            chrome: None,
+            isolate: false,
+            quiet_ms: 100,
+            stable_timeout_ms: 5_000,
+            load_timeout_ms: 10_000,
+            cdp_timeout_ms: 10_000,
+            window_width: 1280,
+            window_height: 800,
+            host_resolver_rules: Some(
+                "MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost".to_string(),
+            ),
+        }
+    }
+}

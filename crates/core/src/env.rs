@@ -1,0 +1,108 @@
+//! The `Environment` trait: what the exploration loop needs from a browser (or from the
+//! simulated application), in the shape of a Gym environment.
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::{Action, Event, Observation};
+
+/// What the environment measured while producing an outcome.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct EnvTimings {
+    /// Performing the action (input events, navigation command).
+    pub act: Duration,
+    /// Waiting for the page to become stable.
+    pub wait: Duration,
+    /// Running the scan script and decoding its result.
+    pub scan: Duration,
+}
+
+/// The result of `reset` or `step`.
+#[derive(Clone, Debug, Default)]
+pub struct Outcome {
+    pub observation: Observation,
+    /// Everything raised since the previous outcome (exceptions, HTTP statuses, dialogs ...).
+    pub events: Vec<Event>,
+    pub timings: EnvTimings,
+    /// True when the environment had to reset itself (a restarted browser, a crashed
+    /// page): the action sequence since the last reset no longer leads here.
+    pub restarted: bool,
+}
+
+/// JS code coverage so far, by the one definition of DESIGN section 4.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Coverage {
+    pub covered_bytes: u64,
+    pub total_bytes: u64,
+    pub functions_covered: u64,
+    pub functions_total: u64,
+    /// Bytes covered right after the first page load (same denominator as the rest):
+    /// what exploration added is `covered_bytes - first_load_covered_bytes`.
+    pub first_load_covered_bytes: u64,
+}
+
+impl Coverage {
+    pub fn ratio(&self) -> f64 {
+        if self.total_bytes == 0 {
+            0.0
+        } else {
+            self.covered_bytes as f64 / self.total_bytes as f64
+        }
+    }
+
+    pub fn first_load_ratio(&self) -> f64 {
+        if self.total_bytes == 0 {
+            0.0
+        } else {
+            self.first_load_covered_bytes as f64 / self.total_bytes as f64
+        }
+    }
+}
+
+/// Why the environment could not do what was asked.
+#[derive(Debug, thiserror::Error)]
+pub enum EnvError {
+    /// The start URL could not be loaded at all (refused, DNS, invalid): the run cannot go on.
+    #[error("cannot load {url}: {reason}")]
+    Unreachable { url: String, reason: String },
+    /// The browser could not be started or reached and a restart did not help.
+    #[error("browser unavailable: {0}")]
+    Browser(String),
+    /// The action's target is not in the page any more; the loop goes on with a new scan.
+    #[error("element not found: {0}")]
+    ElementNotFound(String),
+    /// Anything else that makes this one step fail but not the run.
+    #[error("step failed: {0}")]
+    Step(String),
+}
+
+impl EnvError {
+    /// Whether the run must stop (nothing more can be explored).
+    pub fn is_fatal(&self) -> bool {
+        matches!(self, EnvError::Unreachable { .. } | EnvError::Browser(_))
+    }
+}
+
+/// A web application the loop can explore.
+pub trait Environment {
+    /// Return to the start: fresh session, login steps, start URL.
+    fn reset(&mut self) -> Result<Outcome, EnvError>;
+
+    /// Perform one action and observe the result.
+    fn step(&mut self, action: &Action) -> Result<Outcome, EnvError>;
+
+    /// Scan the current page without acting (after a failed step, the loop needs to
+    /// see where it is).
+    fn observe(&mut self) -> Result<Outcome, EnvError> {
+        Err(EnvError::Step("this environment cannot observe without acting".into()))
+    }
+
+    /// JS coverage so far, when the environment measures it.
+    fn coverage(&mut self) -> Option<Coverage> {
+        None
+    }
+
+    /// Release what the environment holds (browser processes, temp dirs).
+    fn close(&mut self) {}
+}

@@ -1,0 +1,34 @@
+//! wayfarer-core: the model every other crate points to.
+//!
+//! It holds the data (`model`), the two seams of the system (`Environment` for what is
+//! explored, `Agent` for who explores), the exploration loop with its observers, the
+//! oracles that turn events into deduplicated failures, and a simulated web application
+//! for fast tests. Nothing here knows about CDP or a browser.
+
+pub mod config;
+pub mod env;
+pub mod model;
+
+pub use config::Config;
+pub use env::{Coverage, EnvError, EnvTimings, Environment, Outcome};
+pub use model::{Action, ActionKind, Element, Event, EventKind, Observation, Rect, Size};
+pub mod agent;
+pub mod budget;
+pub mod candidates;
+pub mod input;
+pub mod observer;
+pub mod oracle;
+pub mod record;
+pub mod runner;
+pub mod signature;
+pub mod state;
+pub mod summary;
+
+pub use agent::{Agent, Transition, View};
+pub use budget::Budget;
+pub use observer::{Observer, Progress};
+pub use oracle::{Failure, FailureKind, Oracles};
+pub use record::{StepRecord, StepTimings};
+pub use runner::{run, RunOptions};
+pub use state::{Abstraction, Analysis, StateId};
+pub use summary::RunSummary;

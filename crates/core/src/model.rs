@@ -1,0 +1,332 @@
+//! The data every part of wayfarer speaks: what the page looks like (`Observation`,
+//! `Element`), what we do to it (`Action`) and what it did back (`Event`).
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+/// A rectangle in CSS pixels, relative to the top-left corner of the whole page.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Rect {
+    pub x: f64,
+    pub y: f64,
+    pub width: f64,
+    pub height: f64,
+}
+
+impl Rect {
+    pub fn center(&self) -> (f64, f64) {
+        (self.x + self.width / 2.0, self.y + self.height / 2.0)
+    }
+}
+
+/// Width and height in CSS pixels.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Size {
+    pub width: f64,
+    pub height: f64,
+}
+
+/// One visible element of the page, as the scan reports it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Element {
+    /// A CSS selector unique in its document. Elements inside open shadow roots or
+    /// same-origin iframes use `>>>` between the host (or frame) selector and the inner one.
+    pub locator: String,
+    /// Absolute XPath, kept as a backup locator for reports and exported tests.
+    #[serde(default)]
+    pub xpath: String,
+    /// Lower-case tag name.
+    pub tag: String,
+    /// Explicit or implicit ARIA role, when one applies.
+    #[serde(default)]
+    pub role: Option<String>,
+    /// The `type` of an input or button, lower case.
+    #[serde(default, rename = "type")]
+    pub input_type: Option<String>,
+    /// The attributes the strategies use (id, name, class, placeholder, aria-label, value,
+    /// href, min, max, step, pattern, minlength, maxlength, multiple, required, ...).
+    #[serde(default)]
+    pub attrs: BTreeMap<String, String>,
+    /// Visible text, whitespace-collapsed and truncated.
+    #[serde(default)]
+    pub text: String,
+    /// Text of the associated `<label>` or of the nearest text before the element.
+    #[serde(default)]
+    pub label: String,
+    #[serde(default)]
+    pub rect: Rect,
+    #[serde(default = "yes")]
+    pub visible: bool,
+    #[serde(default = "yes")]
+    pub enabled: bool,
+    /// Why the scan considers the element actionable (e.g. "tag:a", "onclick",
+    /// "role:button", "cursor:pointer"); empty when it is not.
+    #[serde(default)]
+    pub actionable: Vec<String>,
+    /// Option values of a `<select>`, in document order.
+    #[serde(default)]
+    pub options: Vec<String>,
+    /// Checked state of checkboxes and radios.
+    #[serde(default)]
+    pub checked: Option<bool>,
+    /// The element matches a deny rule's selector (it stays visible to the strategies as
+    /// page content, but no action targets it).
+    #[serde(default)]
+    pub denied: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl Element {
+    pub fn attr(&self, name: &str) -> Option<&str> {
+        self.attrs.get(name).map(String::as_str)
+    }
+
+    pub fn is_actionable(&self) -> bool {
+        !self.actionable.is_empty() && self.visible && self.enabled && !self.denied
+    }
+
+    /// Text-like inputs a user types into.
+    pub fn is_text_input(&self) -> bool {
+        match self.tag.as_str() {
+            "textarea" => true,
+            "input" => matches!(
+                self.input_type.as_deref().unwrap_or("text"),
+                "text"
+                    | "email"
+                    | "password"
+                    | "search"
+                    | "tel"
+                    | "url"
+                    | "number"
+                    | "date"
+                    | "datetime-local"
+                    | "month"
+                    | "week"
+                    | "time"
+            ),
+            _ => self.attr("contenteditable").is_some_and(|v| v != "false"),
+        }
+    }
+
+    /// A short human description for logs and reports: `button "Save"`.
+    pub fn describe(&self) -> String {
+        let name = [
+            self.text.as_str(),
+            self.attr("aria-label").unwrap_or(""),
+            self.label.as_str(),
+            self.attr("placeholder").unwrap_or(""),
+            self.attr("name").unwrap_or(""),
+        ]
+        .into_iter()
+        .find(|s| !s.trim().is_empty())
+        .unwrap_or("");
+        let name: String = name.chars().take(40).collect();
+        if name.is_empty() {
+            self.tag.clone()
+        } else {
+            format!("{} \"{}\"", self.tag, name)
+        }
+    }
+}
+
+/// Everything one scan of the page returns.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Observation {
+    pub url: String,
+    pub title: String,
+    /// The DOM as a sequence of tag names in document order (state abstraction input).
+    #[serde(default)]
+    pub tags: Vec<String>,
+    /// Simplified HTML: no scripts, styles or comments; text kept.
+    #[serde(default)]
+    pub html: String,
+    #[serde(default)]
+    pub elements: Vec<Element>,
+    #[serde(default)]
+    pub viewport: Size,
+    #[serde(default)]
+    pub page: Size,
+    /// HTTP status of the last main document load, when known.
+    #[serde(default)]
+    pub status: Option<u16>,
+    /// Text shown on the page that looks like an error page or a stack trace.
+    #[serde(default)]
+    pub error_text: Option<String>,
+}
+
+impl Observation {
+    pub fn element(&self, locator: &str) -> Option<&Element> {
+        self.elements.iter().find(|e| e.locator == locator)
+    }
+}
+
+/// What an action does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ActionKind {
+    Click,
+    DoubleClick,
+    /// Replace the element's value with `value`, typed with real input events.
+    Type,
+    /// Choose the option whose value is `value`.
+    Select,
+    /// Toggle a checkbox or radio.
+    Check,
+    Hover,
+    /// Submit the form that contains the target.
+    Submit,
+    Back,
+    /// Load `value` as a URL.
+    Navigate,
+}
+
+impl ActionKind {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            ActionKind::Click => "click",
+            ActionKind::DoubleClick => "double_click",
+            ActionKind::Type => "type",
+            ActionKind::Select => "select",
+            ActionKind::Check => "check",
+            ActionKind::Hover => "hover",
+            ActionKind::Submit => "submit",
+            ActionKind::Back => "back",
+            ActionKind::Navigate => "navigate",
+        }
+    }
+
+    /// Whether the action needs a target element.
+    pub fn needs_target(&self) -> bool {
+        !matches!(self, ActionKind::Back | ActionKind::Navigate)
+    }
+}
+
+/// One thing to do to the page. Candidate actions come without a value; the agent fills
+/// in the value of `Type` and `Select` before acting.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Action {
+    pub kind: ActionKind,
+    /// Locator of the target element, when the kind needs one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<String>,
+    /// Text to type, option to select, or URL to navigate to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+}
+
+impl Action {
+    pub fn on(kind: ActionKind, target: impl Into<String>) -> Action {
+        Action {
+            kind,
+            target: Some(target.into()),
+            value: None,
+        }
+    }
+
+    pub fn back() -> Action {
+        Action {
+            kind: ActionKind::Back,
+            target: None,
+            value: None,
+        }
+    }
+
+    pub fn with_value(mut self, value: impl Into<String>) -> Action {
+        self.value = Some(value.into());
+        self
+    }
+
+    /// `click #save`, `type #email "a@b.c"`: for logs and the progress line.
+    pub fn describe(&self) -> String {
+        let mut s = self.kind.as_str().to_string();
+        if let Some(t) = &self.target {
+            s.push(' ');
+            s.push_str(t);
+        }
+        if let Some(v) = &self.value {
+            let short: String = v.chars().take(30).collect();
+            let ellipsis = if v.chars().count() > 30 { "…" } else { "" };
+            s.push_str(&format!(" {short:?}{ellipsis}"));
+        }
+        s
+    }
+}
+
+/// The kinds of things the page or the browser can report during a step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EventKind {
+    /// `Runtime.exceptionThrown` that is not a rejection.
+    Exception,
+    UnhandledRejection,
+    ConsoleError,
+    /// Any HTTP response; `status` says which.
+    HttpResponse,
+    RequestFailed,
+    PageCrash,
+    /// A JavaScript dialog that was answered automatically.
+    Dialog,
+    /// A new tab or window that was closed.
+    Popup,
+    /// A download that was refused.
+    Download,
+    /// A navigation outside the allowed origins, blocked.
+    ExternalNavigation,
+    /// The page did not become stable within the timeout.
+    Hang,
+    /// The browser was restarted after a crash or a hang; the episode restarts.
+    BrowserRestart,
+}
+
+/// Something that happened while acting, collected from CDP events.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Event {
+    pub kind: EventKind,
+    pub message: String,
+    /// Script or request URL the event is attributed to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub column: Option<u32>,
+    /// HTTP status for `HttpResponse`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<u16>,
+    /// Whether the response or request was for the main document.
+    #[serde(default)]
+    pub document: bool,
+}
+
+impl Event {
+    pub fn new(kind: EventKind, message: impl Into<String>) -> Event {
+        Event {
+            kind,
+            message: message.into(),
+            url: None,
+            line: None,
+            column: None,
+            status: None,
+            document: false,
+        }
+    }
+
+    pub fn at(mut self, url: impl Into<String>, line: Option<u32>, column: Option<u32>) -> Event {
+        self.url = Some(url.into());
+        self.line = line;
+        self.column = column;
+        self
+    }
+
+    pub fn http(status: u16, url: impl Into<String>, document: bool) -> Event {
+        Event {
+            status: Some(status),
+            document,
+            ..Event::new(EventKind::HttpResponse, format!("HTTP {status}")).at(url, None, None)
+        }
+    }
+}

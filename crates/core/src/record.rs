@@ -1,0 +1,42 @@
+//! What the loop records of each step: the action, the states, the events and where the
+//! time went (scan / analysis / decide / act / wait).
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::{Action, Event};
+use crate::state::StateId;
+
+/// Where one step's time went.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct StepTimings {
+    pub scan: Duration,
+    pub analysis: Duration,
+    pub decide: Duration,
+    pub act: Duration,
+    pub wait: Duration,
+    /// The whole step, wall clock (includes what is not in the parts: oracles, observers).
+    pub total: Duration,
+}
+
+/// One step of the run.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct StepRecord {
+    /// 1-based over the whole run.
+    pub step: u64,
+    /// 1-based.
+    pub episode: u64,
+    pub episode_step: u32,
+    pub action: Action,
+    /// A short human description of the target ("button \"Save\"").
+    pub target: Option<String>,
+    pub state_before: StateId,
+    pub state_after: StateId,
+    pub url_after: String,
+    pub new_state: bool,
+    pub events: Vec<Event>,
+    pub timings: StepTimings,
+    /// The action could not be performed (element gone, step error); the message says why.
+    pub error: Option<String>,
+}

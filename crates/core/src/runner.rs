@@ -1,0 +1,307 @@
+//! The exploration loop: episodes of agent steps against an environment, within a
+//! budget, with every random choice drawn from one seeded generator.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+use crate::agent::{Agent, Transition, View};
+use crate::budget::Budget;
+use crate::candidates::{candidate_actions, DenyText};
+use crate::env::{EnvError, Environment, Outcome};
+use crate::model::{Action, Event, EventKind, Observation};
+use crate::observer::{Observer, Progress};
+use crate::oracle::{FailureBook, Oracles};
+use crate::record::{StepRecord, StepTimings};
+use crate::state::{Abstraction, Analysis};
+use crate::summary::{RunSummary, Tally};
+
+/// How a run is shaped.
+pub struct RunOptions {
+    pub budget: Budget,
+    /// Steps per episode before a reset.
+    pub episode_steps: u32,
+    pub seed: u64,
+    pub deny: DenyText,
+    pub oracles: Oracles,
+    /// Set from outside (Ctrl-C) to end the run early with a summary.
+    pub stop: Arc<AtomicBool>,
+    /// What is explored, for the summary.
+    pub target: String,
+}
+
+/// The loop's state between steps.
+struct Cursor {
+    obs: Observation,
+    analysis: Analysis,
+    trace: Vec<Action>,
+    episode: u64,
+    episode_step: u32,
+}
+
+/// Runs one exploration and returns its summary. Fails only when the environment cannot
+/// be used at all (the start URL is unreachable, the browser cannot be started).
+pub fn run(
+    env: &mut dyn Environment,
+    agent: &mut dyn Agent,
+    abstraction: &mut dyn Abstraction,
+    opts: &RunOptions,
+    observers: &mut [&mut dyn Observer],
+) -> Result<RunSummary, EnvError> {
+    let started = Instant::now();
+    let mut rng = ChaCha8Rng::seed_from_u64(opts.seed);
+    let mut book = FailureBook::default();
+    let mut tally = Tally::default();
+    let mut steps: u64 = 0;
+    let mut stopped_early = None;
+
+    let first = env.reset()?;
+    let (mut cur, events) = begin_episode(first, 1, abstraction, &mut tally, observers);
+    judge(&opts.oracles, &cur, &events, steps, &mut book, observers);
+
+    while !opts.budget.exhausted(steps, started.elapsed()) {
+        if opts.stop.load(Ordering::Relaxed) {
+            stopped_early = Some("interrupted".to_string());
+            break;
+        }
+        if cur.episode_step >= opts.episode_steps {
+            agent.on_episode_end();
+            match env.reset() {
+                Ok(out) => {
+                    let events;
+                    (cur, events) =
+                        begin_episode(out, cur.episode + 1, abstraction, &mut tally, observers);
+                    judge(&opts.oracles, &cur, &events, steps, &mut book, observers);
+                }
+                Err(e) => {
+                    stopped_early = Some(e.to_string());
+                    break;
+                }
+            }
+        }
+        let step_start = Instant::now();
+        let candidates = candidate_actions(&cur.obs, &opts.deny, cur.episode_step > 0);
+        for a in &candidates {
+            tally.actions.insert((
+                cur.analysis.url.clone(),
+                format!("{} {}", a.kind.as_str(), a.target.as_deref().unwrap_or("")),
+            ));
+        }
+        if candidates.is_empty() {
+            // A dead end with nowhere to go back to: start a new episode.
+            cur.episode_step = opts.episode_steps;
+            continue;
+        }
+        let t_decide = Instant::now();
+        let action = agent.choose(
+            &View {
+                observation: &cur.obs,
+                analysis: &cur.analysis,
+                actions: &candidates,
+                episode_step: cur.episode_step,
+            },
+            &mut rng,
+        );
+        let decide = t_decide.elapsed();
+        steps += 1;
+        cur.episode_step += 1;
+        let target = action
+            .target
+            .as_deref()
+            .and_then(|t| cur.obs.element(t))
+            .map(|e| e.describe());
+
+        let (outcome, error) = match env.step(&action) {
+            Ok(out) => (out, None),
+            Err(e) if e.is_fatal() => {
+                stopped_early = Some(e.to_string());
+                break;
+            }
+            Err(e) => match env.observe() {
+                Ok(out) => (out, Some(e.to_string())),
+                Err(e2) if e2.is_fatal() => {
+                    stopped_early = Some(e2.to_string());
+                    break;
+                }
+                Err(_) => (
+                    Outcome {
+                        observation: cur.obs.clone(),
+                        ..Outcome::default()
+                    },
+                    Some(e.to_string()),
+                ),
+            },
+        };
+        if error.is_some() {
+            tally.step_errors += 1;
+        } else {
+            cur.trace.push(action.clone());
+        }
+        if outcome.restarted {
+            tally.restarts += outcome
+                .events
+                .iter()
+                .filter(|e| e.kind == EventKind::BrowserRestart)
+                .count()
+                .max(1) as u64;
+        }
+
+        let t_analysis = Instant::now();
+        let states_before = abstraction.states();
+        let analysis = abstraction.analyse(&outcome.observation);
+        let new_state = abstraction.states() > states_before;
+        let analysis_time = t_analysis.elapsed();
+        tally.urls.insert(analysis.url.clone());
+
+        // Failures are judged before a restart clears the trace, so it keeps the actions
+        // that led to the crash.
+        judge_at(
+            &opts.oracles,
+            &cur,
+            &outcome.events,
+            steps,
+            &mut book,
+            observers,
+            &outcome.observation,
+        );
+
+        agent.learn(&Transition {
+            state: cur.analysis.state,
+            action: &action,
+            next_state: analysis.state,
+            next_observation: &outcome.observation,
+            events: &outcome.events,
+            new_state,
+        });
+
+        let timings = StepTimings {
+            scan: outcome.timings.scan,
+            analysis: analysis_time,
+            decide,
+            act: outcome.timings.act,
+            wait: outcome.timings.wait,
+            total: step_start.elapsed(),
+        };
+        tally.timings.push(timings);
+        let record = StepRecord {
+            step: steps,
+            episode: cur.episode,
+            episode_step: cur.episode_step,
+            action,
+            target,
+            state_before: cur.analysis.state,
+            state_after: analysis.state,
+            url_after: outcome.observation.url.clone(),
+            new_state,
+            events: outcome.events,
+            timings,
+            error,
+        };
+        let progress = Progress {
+            steps,
+            episodes: cur.episode,
+            states: abstraction.states(),
+            urls: tally.urls.len(),
+            failures: book.len(),
+            elapsed: started.elapsed(),
+            budget_used: opts.budget.used(steps, started.elapsed()),
+            coverage_ratio: env.coverage().map(|c| c.ratio()),
+        };
+        for o in observers.iter_mut() {
+            o.on_step(&record, &progress);
+        }
+        cur.obs = outcome.observation;
+        cur.analysis = analysis;
+        if outcome.restarted {
+            // The environment reset itself: a new episode from its start page.
+            agent.on_episode_end();
+            cur.episode += 1;
+            cur.episode_step = 0;
+            cur.trace.clear();
+        }
+    }
+
+    let elapsed = started.elapsed();
+    let summary = RunSummary {
+        target: opts.target.clone(),
+        strategy: agent.name().to_string(),
+        seed: opts.seed,
+        budget: opts.budget.to_string(),
+        steps,
+        episodes: cur.episode,
+        states: abstraction.states(),
+        urls: tally.urls.len(),
+        actions_discovered: tally.actions.len(),
+        failures: book.failures().iter().map(Into::into).collect(),
+        js_coverage: env.coverage().map(Into::into),
+        timings_ms: tally.medians(),
+        steps_per_second: if elapsed > Duration::ZERO {
+            steps as f64 / elapsed.as_secs_f64()
+        } else {
+            0.0
+        },
+        duration_s: elapsed.as_secs_f64(),
+        restarts: tally.restarts,
+        step_errors: tally.step_errors,
+        stopped_early,
+    };
+    for o in observers.iter_mut() {
+        o.on_end(&summary);
+    }
+    Ok(summary)
+}
+
+fn begin_episode(
+    out: Outcome,
+    episode: u64,
+    abstraction: &mut dyn Abstraction,
+    tally: &mut Tally,
+    observers: &mut [&mut dyn Observer],
+) -> (Cursor, Vec<Event>) {
+    for o in observers.iter_mut() {
+        o.on_reset(episode, &out);
+    }
+    let analysis = abstraction.analyse(&out.observation);
+    tally.urls.insert(analysis.url.clone());
+    let cur = Cursor {
+        obs: out.observation,
+        analysis,
+        trace: Vec::new(),
+        episode,
+        episode_step: 0,
+    };
+    (cur, out.events)
+}
+
+/// Judge what a reset raised, on the page it landed on.
+fn judge(
+    oracles: &Oracles,
+    cur: &Cursor,
+    events: &[Event],
+    step: u64,
+    book: &mut FailureBook,
+    observers: &mut [&mut dyn Observer],
+) {
+    judge_at(oracles, cur, events, step, book, observers, &cur.obs)
+}
+
+fn judge_at(
+    oracles: &Oracles,
+    cur: &Cursor,
+    events: &[Event],
+    step: u64,
+    book: &mut FailureBook,
+    observers: &mut [&mut dyn Observer],
+    obs: &Observation,
+) {
+    for finding in oracles.judge(events, Some(obs)) {
+        if let Some(f) = book.record(finding, step, cur.episode, &obs.url, &cur.trace) {
+            for o in observers.iter_mut() {
+                o.on_failure(f);
+            }
+        }
+    }
+}

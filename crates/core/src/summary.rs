@@ -1,0 +1,145 @@
+//! The end-of-run summary: one model for `--json`, `report.json` and the terminal.
+
+use std::collections::HashSet;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::env::Coverage;
+use crate::oracle::Failure;
+use crate::record::StepTimings;
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct CoverageSummary {
+    pub covered_bytes: u64,
+    pub total_bytes: u64,
+    pub ratio: f64,
+    pub first_load_ratio: f64,
+    pub functions_covered: u64,
+    pub functions_total: u64,
+}
+
+impl From<Coverage> for CoverageSummary {
+    fn from(c: Coverage) -> Self {
+        CoverageSummary {
+            covered_bytes: c.covered_bytes,
+            total_bytes: c.total_bytes,
+            ratio: c.ratio(),
+            first_load_ratio: c.first_load_ratio(),
+            functions_covered: c.functions_covered,
+            functions_total: c.functions_total,
+        }
+    }
+}
+
+/// Median milliseconds of each part of a step.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TimingMedians {
+    pub scan: f64,
+    pub analysis: f64,
+    pub decide: f64,
+    pub act: f64,
+    pub wait: f64,
+    pub step: f64,
+}
+
+/// A unique failure as reported in the summary.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FailureLine {
+    pub kind: String,
+    pub signature: String,
+    pub message: String,
+    pub step: u64,
+    pub count: u64,
+    pub page_url: String,
+    pub trace_len: usize,
+}
+
+impl From<&Failure> for FailureLine {
+    fn from(f: &Failure) -> Self {
+        FailureLine {
+            kind: f.kind.as_str().to_string(),
+            signature: f.signature.clone(),
+            message: f.message.clone(),
+            step: f.step,
+            count: f.count,
+            page_url: f.page_url.clone(),
+            trace_len: f.trace.len(),
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RunSummary {
+    pub target: String,
+    pub strategy: String,
+    pub seed: u64,
+    pub budget: String,
+    pub steps: u64,
+    pub episodes: u64,
+    pub states: usize,
+    pub urls: usize,
+    pub actions_discovered: usize,
+    pub failures: Vec<FailureLine>,
+    pub js_coverage: Option<CoverageSummary>,
+    pub timings_ms: TimingMedians,
+    pub steps_per_second: f64,
+    pub duration_s: f64,
+    /// Browser restarts after a crash or a hang.
+    pub restarts: u64,
+    /// Steps whose action could not be performed (element gone, step error).
+    pub step_errors: u64,
+    /// Why the run ended before its budget, when it did.
+    pub stopped_early: Option<String>,
+}
+
+/// Accumulates what the summary needs while the loop runs.
+#[derive(Debug, Default)]
+pub(crate) struct Tally {
+    pub urls: HashSet<String>,
+    pub actions: HashSet<(String, String)>,
+    pub timings: Vec<StepTimings>,
+    pub restarts: u64,
+    pub step_errors: u64,
+}
+
+fn median_ms(mut v: Vec<Duration>) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    v.sort();
+    let n = v.len();
+    let mid = if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2
+    };
+    (mid.as_secs_f64() * 1e6).round() / 1e3
+}
+
+impl Tally {
+    pub fn medians(&self) -> TimingMedians {
+        let col = |f: fn(&StepTimings) -> Duration| median_ms(self.timings.iter().map(f).collect());
+        TimingMedians {
+            scan: col(|t| t.scan),
+            analysis: col(|t| t.analysis),
+            decide: col(|t| t.decide),
+            act: col(|t| t.act),
+            wait: col(|t| t.wait),
+            step: col(|t| t.total),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn medians_of_odd_and_even_counts() {
+        let ms = Duration::from_millis;
+        assert_eq!(median_ms(vec![ms(3), ms(1), ms(2)]), 2.0);
+        assert_eq!(median_ms(vec![ms(1), ms(2)]), 1.5);
+        assert_eq!(median_ms(vec![]), 0.0);
+    }
+}
