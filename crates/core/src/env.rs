@@ -95,7 +95,9 @@ pub trait Environment {
     /// Scan the current page without acting (after a failed step, the loop needs to
     /// see where it is).
     fn observe(&mut self) -> Result<Outcome, EnvError> {
-        Err(EnvError::Step("this environment cannot observe without acting".into()))
+        Err(EnvError::Step(
+            "this environment cannot observe without acting".into(),
+        ))
     }
 
     /// JS coverage so far, when the environment measures it.

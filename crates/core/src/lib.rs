@@ -32,3 +32,4 @@ pub use record::{StepRecord, StepTimings};
 pub use runner::{run, RunOptions};
 pub use state::{Abstraction, Analysis, StateId};
 pub use summary::RunSummary;
+pub mod sim;

@@ -350,11 +350,13 @@ mod tests {
         let o = oracles();
         let mut book = FailureBook::default();
         let ev = |n: u32| {
-            vec![Event::new(EventKind::Exception, format!("row {n} missing")).at(
-                "http://app/a.js",
-                Some(1),
-                Some(1),
-            )]
+            vec![
+                Event::new(EventKind::Exception, format!("row {n} missing")).at(
+                    "http://app/a.js",
+                    Some(1),
+                    Some(1),
+                ),
+            ]
         };
         let trace = vec![Action::back()];
         for (step, n) in [(3, 1), (9, 2), (12, 3)] {

@@ -141,7 +141,10 @@ mod tests {
             Some(10),
             Some(4),
         );
-        assert_eq!(a, "exception|TypeError: x is undefined|http://h/app.js:10:4");
+        assert_eq!(
+            a,
+            "exception|TypeError: x is undefined|http://h/app.js:10:4"
+        );
         let b = signature(
             "exception",
             "TypeError: x is undefined",

@@ -105,7 +105,10 @@ pub fn normalize_url(raw: &str) -> String {
         out.push('?');
         out.push_str(&keys.join("&"));
     }
-    if let Some(f) = u.fragment().filter(|f| f.starts_with('/') || f.starts_with('!')) {
+    if let Some(f) = u
+        .fragment()
+        .filter(|f| f.starts_with('/') || f.starts_with('!'))
+    {
         out.push('#');
         out.push_str(f);
     }
@@ -162,9 +165,15 @@ mod tests {
             tags: tags.iter().map(|s| s.to_string()).collect(),
             ..Observation::default()
         };
-        let s1 = a.analyse(&o("http://h/x?id=1", &["html", "body", "div"])).state;
-        let s2 = a.analyse(&o("http://h/x?id=2", &["html", "body", "div"])).state;
-        let s3 = a.analyse(&o("http://h/x?id=2", &["html", "body", "p"])).state;
+        let s1 = a
+            .analyse(&o("http://h/x?id=1", &["html", "body", "div"]))
+            .state;
+        let s2 = a
+            .analyse(&o("http://h/x?id=2", &["html", "body", "div"]))
+            .state;
+        let s3 = a
+            .analyse(&o("http://h/x?id=2", &["html", "body", "p"]))
+            .state;
         assert_eq!(s1, s2);
         assert_ne!(s1, s3);
         assert_eq!(a.states(), 2);

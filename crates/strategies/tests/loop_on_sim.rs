@@ -1,0 +1,151 @@
+//! The exploration loop with the random strategy on the simulated application: budgets,
+//! episodes, determinism by seed, and failures with replayable traces.
+
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+use rand_chacha::ChaCha8Rng;
+use wayfarer_core::candidates::DenyText;
+use wayfarer_core::config::OracleConfig;
+use wayfarer_core::input::InputGenerator;
+use wayfarer_core::sim::{SimApp, SimEnv};
+use wayfarer_core::state::StructureAbstraction;
+use wayfarer_core::{
+    run, Action, Budget, Element, Environment, EventKind, Observation, Observer, Oracles, Progress,
+    RunOptions, RunSummary, StepRecord,
+};
+use wayfarer_strategies::RandomAgent;
+
+/// Valid values by input type, so forms can be passed.
+struct Valid;
+
+impl InputGenerator for Valid {
+    fn name(&self) -> &str {
+        "valid"
+    }
+    fn text_for(&mut self, e: &Element, _: &Observation, _: &mut ChaCha8Rng) -> String {
+        match e.input_type.as_deref() {
+            Some("email") => "a@b.co".into(),
+            Some("number") => "5".into(),
+            _ => "x".into(),
+        }
+    }
+}
+
+#[derive(Default)]
+struct Actions(Vec<Action>, u64);
+
+impl Observer for Actions {
+    fn on_step(&mut self, r: &StepRecord, _: &Progress) {
+        self.0.push(r.action.clone());
+    }
+    fn on_reset(&mut self, _: u64, _: &wayfarer_core::Outcome) {
+        self.1 += 1;
+    }
+}
+
+fn explore(
+    app: SimApp,
+    seed: u64,
+    budget: &str,
+    episode_steps: u32,
+) -> (RunSummary, Actions, SimEnv) {
+    let mut env = SimEnv::new(app);
+    let mut agent = RandomAgent::new(Box::new(Valid));
+    let mut abs = StructureAbstraction::default();
+    let opts = RunOptions {
+        budget: budget.parse::<Budget>().unwrap(),
+        episode_steps,
+        seed,
+        deny: DenyText::default(),
+        oracles: Oracles::new(OracleConfig::default(), vec![]).unwrap(),
+        stop: Arc::new(AtomicBool::new(false)),
+        target: "sim".into(),
+    };
+    let mut log = Actions::default();
+    let summary = run(&mut env, &mut agent, &mut abs, &opts, &mut [&mut log]).unwrap();
+    (summary, log, env)
+}
+
+#[test]
+fn same_seed_same_actions_other_seed_other_actions() {
+    let app = SimApp::generate(11, 20);
+    let (_, a, _) = explore(app.clone(), 5, "300", 40);
+    let (_, b, _) = explore(app.clone(), 5, "300", 40);
+    let (_, c, _) = explore(app, 6, "300", 40);
+    assert_eq!(a.0.len(), 300);
+    assert_eq!(a.0, b.0);
+    assert_ne!(a.0, c.0);
+}
+
+#[test]
+fn episodes_reset_the_environment_and_the_budget_is_kept() {
+    let (summary, log, env) = explore(SimApp::generate(3, 10), 1, "35", 10);
+    assert_eq!(summary.steps, 35);
+    assert_eq!(summary.episodes, 4);
+    assert_eq!(env.resets, 4);
+    assert_eq!(log.1, 4);
+    assert!(summary.states >= 2);
+    assert!(summary.actions_discovered >= 2);
+}
+
+#[test]
+fn a_time_budget_ends_the_run() {
+    let (summary, _, _) = explore(SimApp::generate(3, 10), 1, "200ms", 50);
+    assert!(summary.steps > 10);
+    assert!(summary.duration_s < 2.0);
+}
+
+#[test]
+fn the_seeded_bug_is_found_and_its_trace_replays() {
+    let app = SimApp::form_chain(3, 1);
+    let (summary, _, _) = explore(app.clone(), 2, "2000", 30);
+    let bug = summary
+        .failures
+        .iter()
+        .find(|f| f.kind == "exception")
+        .expect("random finds the bug behind two one-field forms");
+    assert!(bug.message.contains("reading 'total'"));
+    assert_eq!(summary.failures.len(), 1, "repeats are one failure");
+    assert!(bug.count >= 1);
+    assert!(bug.step >= 5, "needs two forms and the click: {}", bug.step);
+}
+
+#[test]
+fn failure_traces_start_at_a_reset_and_reproduce() {
+    // The trace recorded with the failure, replayed on a fresh session, raises it again.
+    let app = SimApp::form_chain(3, 1);
+    let mut env = SimEnv::new(app.clone());
+    let mut agent = RandomAgent::new(Box::new(Valid));
+    let mut abs = StructureAbstraction::default();
+    let opts = RunOptions {
+        budget: Budget::actions(2000),
+        episode_steps: 30,
+        seed: 9,
+        deny: DenyText::default(),
+        oracles: Oracles::new(OracleConfig::default(), vec![]).unwrap(),
+        stop: Arc::new(AtomicBool::new(false)),
+        target: "sim".into(),
+    };
+    struct Keep(Vec<wayfarer_core::Failure>);
+    impl Observer for Keep {
+        fn on_failure(&mut self, f: &wayfarer_core::Failure) {
+            self.0.push(f.clone());
+        }
+    }
+    let mut keep = Keep(Vec::new());
+    run(&mut env, &mut agent, &mut abs, &opts, &mut [&mut keep]).unwrap();
+    let failure = keep.0.first().expect("a failure");
+    let mut fresh = SimEnv::new(app);
+    fresh.reset().unwrap();
+    let mut raised = false;
+    for a in &failure.trace {
+        let out = fresh.step(a).unwrap();
+        raised |= out.events.iter().any(|e| e.kind == EventKind::Exception);
+    }
+    assert!(raised, "trace {:?} does not reproduce", failure.trace);
+    assert_eq!(
+        failure.trace.last().unwrap().target.as_deref(),
+        Some("#bug")
+    );
+}
