@@ -1,0 +1,93 @@
+//! wayfarer's own fixture web applications, served in-process on 127.0.0.1.
+//!
+//! * [`App::Expense`]: an expense tracker modelled on DimeShift (registration, login, a
+//!   div-based budget wizard, reports).
+//! * [`App::Clinic`]: a veterinary clinic modelled on Spring PetClinic (owners, pets, visits).
+//! * [`App::Hazards`]: robustness pages for the browser driver (dialogs, popups, hangs, ...).
+//!
+//! Expense and Clinic carry seeded bugs ([`seeded_bugs`]) that `ServeOptions { bugs: false }`
+//! switches off. All data live in a per-browser-session store keyed by the `sid` cookie, so
+//! clearing cookies gives a fresh application. Every user-facing control carries a
+//! `data-action-id`, logged by `/static/wf.js` into `window.__wfActions`; each app ships a
+//! feature grammar ([`feature_grammar`]). See `testapps/README.md`.
+
+mod bugs;
+mod clinic;
+mod common;
+mod expense;
+mod hazards;
+mod server;
+mod session;
+
+pub use bugs::{seeded_bugs, SeededBug};
+pub use server::Server;
+
+/// One of the fixture applications.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum App {
+    Expense,
+    Clinic,
+    Hazards,
+}
+
+impl App {
+    /// Short name: "expense", "clinic", "hazards".
+    pub fn name(&self) -> &'static str {
+        match self {
+            App::Expense => "expense",
+            App::Clinic => "clinic",
+            App::Hazards => "hazards",
+        }
+    }
+
+    /// Inverse of [`App::name`].
+    pub fn from_name(s: &str) -> Option<App> {
+        match s {
+            "expense" => Some(App::Expense),
+            "clinic" => Some(App::Clinic),
+            "hazards" => Some(App::Hazards),
+            _ => None,
+        }
+    }
+
+    /// The applications meant for exploration and benchmarks (Hazards is a driver test page).
+    pub fn all_apps() -> &'static [App] {
+        &[App::Expense, App::Clinic]
+    }
+}
+
+impl std::fmt::Display for App {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// How to serve an application.
+#[derive(Clone, Debug)]
+pub struct ServeOptions {
+    /// `true` (the default) turns the seeded bugs on; `false` serves the fixed build.
+    pub bugs: bool,
+    /// Port on 127.0.0.1; 0 picks an ephemeral one.
+    pub port: u16,
+}
+
+impl Default for ServeOptions {
+    fn default() -> Self {
+        ServeOptions {
+            bugs: true,
+            port: 0,
+        }
+    }
+}
+
+/// The feature grammar of an application: the content of `testapps/<app>/features.grammar`.
+///
+/// One feature per line, `name: regex`, the regex matched (unanchored) against the
+/// space-separated sequence of action ids; lines starting with `#` are comments.
+pub fn feature_grammar(app: App) -> &'static str {
+    match app {
+        App::Expense => include_str!("../expense/features.grammar"),
+        App::Clinic => include_str!("../clinic/features.grammar"),
+        App::Hazards => include_str!("../hazards/features.grammar"),
+    }
+}

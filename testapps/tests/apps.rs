@@ -1,0 +1,155 @@
+//! Plain HTTP tests of the fixture applications.
+
+mod support;
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::Duration;
+
+use support::Client;
+use wayfarer_testapps::{App, ServeOptions, Server};
+
+fn start(app: App, bugs: bool) -> Server {
+    Server::start(app, ServeOptions { bugs, port: 0 }).expect("server starts")
+}
+
+#[test]
+fn start_pages_are_served_and_instrumented() {
+    for (app, must) in [
+        (
+            App::Expense,
+            [
+                "expense.login.email",
+                "expense.login.submit",
+                "expense.login.demo",
+            ],
+        ),
+        (
+            App::Clinic,
+            [
+                "clinic.nav.home",
+                "clinic.nav.find_owners",
+                "clinic.nav.vets",
+            ],
+        ),
+        (
+            App::Hazards,
+            [
+                "hazards.index.dialogs",
+                "hazards.index.never",
+                "hazards.index.xss",
+            ],
+        ),
+    ] {
+        let s = start(app, true);
+        assert!(s.url().starts_with("http://127.0.0.1:") && s.url().ends_with('/'));
+        let mut c = Client::new(s.addr());
+        let r = c.get("/");
+        assert_eq!(r.status, 200, "{app}");
+        assert!(r.header("content-type").unwrap().starts_with("text/html"));
+        for id in must {
+            assert!(
+                r.body.contains(&format!("data-action-id=\"{id}\"")),
+                "{app}: {id}"
+            );
+        }
+        assert!(r.body.contains("/static/wf.js"));
+        assert_eq!(c.get("/static/wf.js").status, 200);
+        assert!(c.get("/static/wf.js").body.contains("__wfActions"));
+        assert_eq!(c.get("/favicon.ico").status, 204);
+        assert_eq!(c.get("/no/such/page").status, 404);
+    }
+}
+
+#[test]
+fn app_scripts_are_served() {
+    let s = start(App::Expense, true);
+    let mut c = Client::new(s.addr());
+    let js = c.get("/static/expense.js");
+    assert_eq!(js.status, 200);
+    assert!(js.header("content-type").unwrap().contains("javascript"));
+    assert!(js.body.contains("SEEDED BUG expense-wizard-confirm"));
+    let s = start(App::Clinic, true);
+    let mut c = Client::new(s.addr());
+    assert!(c
+        .get("/static/clinic.js")
+        .body
+        .contains("SEEDED BUG clinic-visit-empty-description"));
+    assert_eq!(c.get("/static/clinic.css").status, 200);
+}
+
+#[test]
+fn hazards_pages() {
+    let s = start(App::Hazards, true);
+    let mut c = Client::new(s.addr());
+    let r = c.get("/boom");
+    assert_eq!(r.status, 500);
+    assert!(r.body.contains("Internal Server Error"));
+    let r = c.get("/download/report.csv");
+    assert!(r
+        .header("content-disposition")
+        .unwrap()
+        .starts_with("attachment"));
+    let r = c.get("/xss");
+    assert_eq!(r.status, 200);
+    assert!(!r.body.contains("<script>alert(1)") && !r.body.contains("<img src=x"));
+    assert!(r.body.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
+    assert!(r
+        .body
+        .contains("&quot;&gt;&lt;img src=x onerror=alert(1)&gt;"));
+    for p in [
+        "/mutating",
+        "/dialogs",
+        "/popup",
+        "/throws",
+        "/external",
+        "/download",
+        "/frames",
+        "/frames/inner",
+    ] {
+        assert_eq!(c.get(p).status, 200, "{p}");
+    }
+    assert!(c
+        .get("/external")
+        .body
+        .contains("action=\"http://example.invalid/submit\""));
+    // /never accepts the request and never answers.
+    let mut t = TcpStream::connect(s.addr()).unwrap();
+    t.set_read_timeout(Some(Duration::from_millis(300)))
+        .unwrap();
+    t.write_all(b"GET /never HTTP/1.1\r\nHost: x\r\n\r\n")
+        .unwrap();
+    let mut buf = [0u8; 16];
+    let e = t.read(&mut buf).expect_err("no answer");
+    assert!(matches!(
+        e.kind(),
+        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+    ));
+    // Shutting down does not wait for the hanging request.
+    let addr = s.addr();
+    s.shutdown();
+    assert!(TcpStream::connect(addr).is_err());
+}
+
+#[test]
+fn binds_loopback_only_and_works_inside_a_runtime() {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let s = rt.block_on(async { start(App::Clinic, false) });
+    assert!(s.addr().ip().is_loopback());
+    assert_eq!(s.addr().ip().to_string(), "127.0.0.1");
+    assert_eq!(Client::new(s.addr()).get("/").status, 200);
+    // A busy fixed port is an error, not a panic.
+    assert!(Server::start(
+        App::Clinic,
+        ServeOptions {
+            bugs: true,
+            port: s.addr().port()
+        }
+    )
+    .is_err());
+    drop(rt);
+    s.shutdown();
+}
