@@ -1,0 +1,333 @@
+//! Acting on the page with real input: mouse events at the element's centre after
+//! scrolling it into view, Delete + Input.insertText for typing, native setters only where
+//! browsers offer no text entry (date/time/color/range), history and navigation by CDP.
+
+use std::time::Duration;
+
+use chromiumoxide::cdp::browser_protocol::input::{
+    DispatchKeyEventParams, DispatchKeyEventType, DispatchMouseEventParams, DispatchMouseEventType,
+    InsertTextParams, MouseButton,
+};
+use chromiumoxide::cdp::browser_protocol::page::{
+    GetNavigationHistoryParams, NavigateParams, NavigateToHistoryEntryParams, StopLoadingParams,
+};
+use chromiumoxide::Page;
+use wayfarer_core::{Action, ActionKind, Event, EventKind};
+
+use crate::cdp::{call, eval, BrowserError};
+use crate::events::SharedRef;
+use crate::scope::Scope;
+
+/// Resolves `A >>> B >>> C` (shadow hosts and same-origin frames) to an element or null.
+const FIND_JS: &str = r#"const __wfFind = (loc) => {
+  const parts = loc.split(" >>> ");
+  let root = document, el = null;
+  for (let i = 0; i < parts.length; i++) {
+    try { el = root.querySelector(parts[i]); } catch (e) { return null; }
+    if (!el) return null;
+    if (i < parts.length - 1) {
+      if (el.shadowRoot) { root = el.shadowRoot; continue; }
+      let d = null;
+      try { d = el.contentDocument; } catch (e) { d = null; }
+      if (!d) return null;
+      root = d;
+    }
+  }
+  return el;
+};"#;
+
+/// Scroll into view and return the centre in top-level viewport coordinates.
+const POINT_JS: &str = r#"const el = __wfFind(loc);
+if (!el) return null;
+el.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
+const r = el.getBoundingClientRect();
+let x = r.left + r.width / 2, y = r.top + r.height / 2;
+for (let w = el.ownerDocument.defaultView; w && w.frameElement; w = w.frameElement.ownerDocument.defaultView) {
+  const fe = w.frameElement, fr = fe.getBoundingClientRect(), cs = getComputedStyle(fe);
+  x += fr.left + fe.clientLeft + parseFloat(cs.paddingLeft || "0");
+  y += fr.top + fe.clientTop + parseFloat(cs.paddingTop || "0");
+}
+return [x, y, r.width, r.height];"#;
+
+/// Focus and select the current content; date-like inputs get the value set natively.
+const PREPARE_TYPE_JS: &str = r#"const el = __wfFind(loc);
+if (!el) return null;
+const t = (el.type || "").toLowerCase();
+if (el.localName === "input" && ["date", "datetime-local", "month", "week", "time", "color", "range"].includes(t)) {
+  const set = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "value").set;
+  el.focus();
+  set.call(el, value);
+  el.dispatchEvent(new Event("input", { bubbles: true }));
+  el.dispatchEvent(new Event("change", { bubbles: true }));
+  el.blur();
+  return "native";
+}
+el.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
+el.focus();
+if (el.localName === "input" || el.localName === "textarea") {
+  try { el.select(); } catch (e) { /* not selectable */ }
+  return el.value ? "filled" : "empty";
+}
+if (el.isContentEditable) {
+  const doc = el.ownerDocument, r = doc.createRange();
+  r.selectNodeContents(el);
+  const s = doc.defaultView.getSelection();
+  s.removeAllRanges();
+  s.addRange(r);
+  return el.textContent ? "filled" : "empty";
+}
+return "empty";"#;
+
+const BLUR_JS: &str = r#"const el = __wfFind(loc); if (el && el.blur) el.blur(); return true;"#;
+
+const SELECT_JS: &str = r#"const el = __wfFind(loc);
+if (!el) return null;
+const opts = Array.from(el.options || []);
+const v = value;
+let o = v === null ? opts.find(o => !o.disabled && !o.selected && o.value !== "") || opts.find(o => !o.selected)
+  : opts.find(o => o.value === v) || opts.find(o => o.textContent.trim() === v);
+if (!o) return "nooption";
+el.focus();
+if (el.multiple) o.selected = true; else el.value = o.value;
+el.dispatchEvent(new Event("input", { bubbles: true }));
+el.dispatchEvent(new Event("change", { bubbles: true }));
+el.blur();
+return "ok";"#;
+
+const SUBMIT_JS: &str = r#"const el = __wfFind(loc);
+if (!el) return null;
+const f = el.form || el.closest("form");
+if (!f) return "noform";
+if (f.requestSubmit) f.requestSubmit(); else f.submit();
+return "ok";"#;
+
+/// `body` sees the locator as `loc` and the value (or null) as `value`.
+fn script(body: &str, loc: &str, value: Option<&str>) -> String {
+    let loc = serde_json::to_string(loc).unwrap_or_else(|_| "\"\"".into());
+    let value = serde_json::to_string(&value).unwrap_or_else(|_| "null".into());
+    format!("((loc, value) => {{ {FIND_JS}\n{body} }})({loc}, {value})")
+}
+
+/// What acting needs from the session.
+pub(crate) struct Actor<'a> {
+    pub page: &'a Page,
+    pub shared: &'a SharedRef,
+    pub scope: &'a Scope,
+    pub cdp: Duration,
+    pub load: Duration,
+}
+
+/// How a navigation ended.
+pub(crate) enum Nav {
+    Done,
+    /// The browser could not load it (refused, DNS, invalid): net error text.
+    Failed(String),
+    /// No answer within the load bound; loading was stopped.
+    TimedOut,
+}
+
+impl Actor<'_> {
+    pub async fn act(&self, action: &Action) -> Result<(), BrowserError> {
+        let target = || {
+            action.target.as_deref().ok_or_else(|| {
+                BrowserError::Step(format!("{} needs a target", action.kind.as_str()))
+            })
+        };
+        match action.kind {
+            ActionKind::Click | ActionKind::Check => self.click(target()?, 1).await,
+            ActionKind::DoubleClick => self.click(target()?, 2).await,
+            ActionKind::Hover => {
+                let (x, y) = self.point(target()?).await?;
+                self.mouse(DispatchMouseEventType::MouseMoved, x, y, 0)
+                    .await
+            }
+            ActionKind::Type => {
+                self.type_text(target()?, action.value.as_deref().unwrap_or(""))
+                    .await
+            }
+            ActionKind::Select => {
+                let loc = target()?;
+                match self
+                    .run(SELECT_JS, loc, action.value.as_deref())
+                    .await?
+                    .as_str()
+                {
+                    Some("ok") => Ok(()),
+                    Some(_) => Err(BrowserError::Step(format!(
+                        "no option {:?} in {loc}",
+                        action.value.as_deref().unwrap_or("")
+                    ))),
+                    None => Err(BrowserError::NotFound(loc.to_string())),
+                }
+            }
+            ActionKind::Submit => {
+                let loc = target()?;
+                match self.run(SUBMIT_JS, loc, None).await?.as_str() {
+                    Some("ok") => Ok(()),
+                    Some(_) => Err(BrowserError::Step(format!("{loc} is not in a form"))),
+                    None => Err(BrowserError::NotFound(loc.to_string())),
+                }
+            }
+            ActionKind::Back => self.back().await,
+            ActionKind::Navigate => {
+                let value = action
+                    .value
+                    .as_deref()
+                    .ok_or_else(|| BrowserError::Step("navigate needs a URL".into()))?;
+                self.navigate_in_scope(value).await
+            }
+        }
+    }
+
+    async fn run(
+        &self,
+        body: &str,
+        loc: &str,
+        value: Option<&str>,
+    ) -> Result<serde_json::Value, BrowserError> {
+        eval(self.page, script(body, loc, value), self.cdp).await
+    }
+
+    /// Scroll the element into view and return its centre, or `NotFound`.
+    pub async fn point(&self, loc: &str) -> Result<(f64, f64), BrowserError> {
+        let v = self.run(POINT_JS, loc, None).await?;
+        let a = v
+            .as_array()
+            .ok_or_else(|| BrowserError::NotFound(loc.to_string()))?;
+        let num = |i: usize| a.get(i).and_then(|x| x.as_f64()).unwrap_or(0.0);
+        Ok((num(0), num(1)))
+    }
+
+    async fn mouse(
+        &self,
+        kind: DispatchMouseEventType,
+        x: f64,
+        y: f64,
+        clicks: i64,
+    ) -> Result<(), BrowserError> {
+        let mut b = DispatchMouseEventParams::builder()
+            .r#type(kind.clone())
+            .x(x)
+            .y(y);
+        if kind != DispatchMouseEventType::MouseMoved {
+            b = b.button(MouseButton::Left).click_count(clicks);
+            b = b.buttons(if kind == DispatchMouseEventType::MousePressed {
+                1
+            } else {
+                0
+            });
+        }
+        let p = b.build().map_err(BrowserError::Step)?;
+        call(self.page, p, self.cdp).await.map(|_| ())
+    }
+
+    pub async fn click(&self, loc: &str, clicks: i64) -> Result<(), BrowserError> {
+        let (x, y) = self.point(loc).await?;
+        self.mouse(DispatchMouseEventType::MouseMoved, x, y, 0)
+            .await?;
+        for n in 1..=clicks {
+            self.mouse(DispatchMouseEventType::MousePressed, x, y, n)
+                .await?;
+            self.mouse(DispatchMouseEventType::MouseReleased, x, y, n)
+                .await?;
+        }
+        Ok(())
+    }
+
+    async fn key(
+        &self,
+        kind: DispatchKeyEventType,
+        key: &str,
+        code: i64,
+    ) -> Result<(), BrowserError> {
+        let p = DispatchKeyEventParams::builder()
+            .r#type(kind)
+            .key(key)
+            .code(key)
+            .windows_virtual_key_code(code)
+            .native_virtual_key_code(code)
+            .build()
+            .map_err(BrowserError::Step)?;
+        call(self.page, p, self.cdp).await.map(|_| ())
+    }
+
+    pub async fn type_text(&self, loc: &str, value: &str) -> Result<(), BrowserError> {
+        let state = self.run(PREPARE_TYPE_JS, loc, Some(value)).await?;
+        match state.as_str() {
+            None => return Err(BrowserError::NotFound(loc.to_string())),
+            Some("native") => return Ok(()),
+            Some("filled") => {
+                // The selection holds the old value: Delete removes it as a user would.
+                self.key(DispatchKeyEventType::KeyDown, "Delete", 46)
+                    .await?;
+                self.key(DispatchKeyEventType::KeyUp, "Delete", 46).await?;
+            }
+            Some(_) => {}
+        }
+        if !value.is_empty() {
+            call(self.page, InsertTextParams::new(value), self.cdp).await?;
+        }
+        self.run(BLUR_JS, loc, None).await.map(|_| ())
+    }
+
+    async fn back(&self) -> Result<(), BrowserError> {
+        let h = call(self.page, GetNavigationHistoryParams::default(), self.cdp).await?;
+        let i = h.current_index;
+        if i <= 0 {
+            return Ok(());
+        }
+        match h.entries.get((i - 1) as usize) {
+            // Never back out of the application (e.g. to the about:blank before the start).
+            Some(e) if self.scope.allows(&e.url) => {
+                call(self.page, NavigateToHistoryEntryParams::new(e.id), self.cdp)
+                    .await
+                    .map(|_| ())
+            }
+            _ => Ok(()),
+        }
+    }
+
+    async fn navigate_in_scope(&self, value: &str) -> Result<(), BrowserError> {
+        let base = self
+            .page
+            .url()
+            .await
+            .ok()
+            .flatten()
+            .and_then(|u| url::Url::parse(&u).ok());
+        let url = match base {
+            Some(b) => b.join(value),
+            None => url::Url::parse(value),
+        }
+        .map_err(|e| BrowserError::Step(format!("bad URL {value:?}: {e}")))?;
+        if !self.scope.allows(url.as_str()) {
+            self.shared.push(
+                Event::new(
+                    EventKind::ExternalNavigation,
+                    format!("navigation to {url} blocked (outside the allowed origins)"),
+                )
+                .at(url.to_string(), None, None),
+            );
+            return Ok(());
+        }
+        // A failed load shows up as RequestFailed from the network events.
+        self.navigate(url.as_str()).await.map(|_| ())
+    }
+
+    /// Page.navigate bounded by the load timeout (the command returns once the response
+    /// starts, or at once with a net error).
+    pub async fn navigate(&self, url: &str) -> Result<Nav, BrowserError> {
+        match tokio::time::timeout(self.load, self.page.execute(NavigateParams::new(url))).await {
+            Ok(Ok(r)) => match r.result.error_text.clone() {
+                Some(e) if !e.is_empty() && e != "net::ERR_ABORTED" => Ok(Nav::Failed(e)),
+                _ => Ok(Nav::Done),
+            },
+            Ok(Err(chromiumoxide::error::CdpError::Chrome(e))) => Ok(Nav::Failed(e.message)),
+            Ok(Err(e)) => Err(crate::cdp::classify("Page.navigate", e)),
+            Err(_) => {
+                let _ = call(self.page, StopLoadingParams::default(), self.cdp).await;
+                Ok(Nav::TimedOut)
+            }
+        }
+    }
+}

@@ -1,0 +1,94 @@
+//! Every CDP call goes through `call`: a tokio timeout around the command, and errors
+//! sorted into what the environment must do about them (retry, restart, report).
+
+use std::time::Duration;
+
+use chromiumoxide::error::CdpError;
+use chromiumoxide::types::Command;
+use chromiumoxide::Page;
+
+/// Internal failure of a browser operation; `env` maps it to `EnvError` or a restart.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum BrowserError {
+    /// The command got no answer within the CDP timeout (hung renderer or browser).
+    #[error("CDP {0} timed out")]
+    Timeout(String),
+    /// The websocket or the process is gone.
+    #[error("browser connection lost ({0})")]
+    Dead(String),
+    /// Chromium answered with an error (bad params, no context, ...).
+    #[error("CDP {0}: {1}")]
+    Protocol(String, String),
+    #[error("{0}")]
+    NotFound(String),
+    /// The start URL could not be loaded at all.
+    #[error("cannot load {0}: {1}")]
+    Unreachable(String, String),
+    #[error("{0}")]
+    Step(String),
+}
+
+pub(crate) fn classify(method: &str, err: CdpError) -> BrowserError {
+    match err {
+        CdpError::Timeout => BrowserError::Timeout(method.to_string()),
+        CdpError::Ws(e) => BrowserError::Dead(e.to_string()),
+        CdpError::Io(e) => BrowserError::Dead(e.to_string()),
+        CdpError::ChannelSendError(e) => BrowserError::Dead(e.to_string()),
+        CdpError::NoResponse => BrowserError::Dead("no response".into()),
+        CdpError::Chrome(e) => BrowserError::Protocol(method.to_string(), e.message),
+        other => BrowserError::Protocol(method.to_string(), other.to_string()),
+    }
+}
+
+/// Run one command on the page's session, bounded by `limit`.
+pub(crate) async fn call<T: Command>(
+    page: &Page,
+    cmd: T,
+    limit: Duration,
+) -> Result<T::Response, BrowserError> {
+    let method = cmd.identifier().to_string();
+    match tokio::time::timeout(limit, page.execute(cmd)).await {
+        Ok(Ok(resp)) => Ok(resp.result),
+        Ok(Err(e)) => Err(classify(&method, e)),
+        Err(_) => Err(BrowserError::Timeout(method)),
+    }
+}
+
+/// Run one browser-level command (no session), bounded by `limit`.
+pub(crate) async fn call_browser<T: Command>(
+    browser: &chromiumoxide::Browser,
+    cmd: T,
+    limit: Duration,
+) -> Result<T::Response, BrowserError> {
+    let method = cmd.identifier().to_string();
+    match tokio::time::timeout(limit, browser.execute(cmd)).await {
+        Ok(Ok(resp)) => Ok(resp.result),
+        Ok(Err(e)) => Err(classify(&method, e)),
+        Err(_) => Err(BrowserError::Timeout(method)),
+    }
+}
+
+/// Evaluate `expression` in the page's main world and return its JSON value.
+pub(crate) async fn eval(
+    page: &Page,
+    expression: impl Into<String>,
+    limit: Duration,
+) -> Result<serde_json::Value, BrowserError> {
+    use chromiumoxide::cdp::js_protocol::runtime::EvaluateParams;
+    let params = EvaluateParams::builder()
+        .expression(expression)
+        .return_by_value(true)
+        .await_promise(false)
+        .build()
+        .map_err(|e| BrowserError::Step(e.to_string()))?;
+    let ret = call(page, params, limit).await?;
+    if let Some(ex) = ret.exception_details {
+        let msg = ex
+            .exception
+            .as_ref()
+            .and_then(|e| e.description.clone())
+            .unwrap_or(ex.text);
+        return Err(BrowserError::Protocol("Runtime.evaluate".into(), msg));
+    }
+    Ok(ret.result.value.unwrap_or(serde_json::Value::Null))
+}

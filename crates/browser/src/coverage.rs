@@ -1,0 +1,250 @@
+//! JS coverage by the one definition of DESIGN 4: scripts of the application's origins,
+//! keyed by content hash; a character is covered when the innermost range containing it
+//! had a count > 0 in any take (takes are merged with OR into one bitset per script).
+
+use std::collections::{HashMap, HashSet};
+
+use chromiumoxide::cdp::js_protocol::profiler::{FunctionCoverage, TakePreciseCoverageParams};
+use chromiumoxide::Page;
+use wayfarer_core::Coverage;
+
+use crate::cdp::{call, BrowserError};
+use crate::events::SharedRef;
+
+#[derive(Debug, Default)]
+struct ScriptBits {
+    len: usize,
+    bits: Vec<u64>,
+    covered: u64,
+}
+
+impl ScriptBits {
+    fn grow(&mut self, len: usize) {
+        if len > self.len {
+            self.len = len;
+            self.bits.resize(len.div_ceil(64), 0);
+        }
+    }
+
+    /// Set bits [a, b); returns how many were newly set.
+    fn set(&mut self, a: usize, b: usize) -> u64 {
+        let b = b.min(self.len);
+        let mut added = 0;
+        let mut i = a;
+        while i < b {
+            let w = i / 64;
+            let lo = i % 64;
+            let hi = ((w + 1) * 64).min(b) - w * 64;
+            let mask = if hi - lo == 64 {
+                u64::MAX
+            } else {
+                ((1u64 << (hi - lo)) - 1) << lo
+            };
+            added += (mask & !self.bits[w]).count_ones() as u64;
+            self.bits[w] |= mask;
+            i = w * 64 + hi;
+        }
+        self.covered += added;
+        added
+    }
+}
+
+/// Coverage merged over the whole run (it survives resets and browser restarts).
+#[derive(Debug, Default)]
+pub(crate) struct CoverageAcc {
+    hash_ids: HashMap<String, usize>,
+    scripts: Vec<ScriptBits>,
+    functions_total: HashSet<(usize, i64)>,
+    functions_covered: HashSet<(usize, i64)>,
+    total_bytes: u64,
+    covered_bytes: u64,
+    first_load: Option<u64>,
+}
+
+impl CoverageAcc {
+    /// Count a script in the denominator (once per content hash).
+    pub fn register(&mut self, hash: &str, len: usize) -> usize {
+        let id = match self.hash_ids.get(hash) {
+            Some(&id) => id,
+            None => {
+                self.scripts.push(ScriptBits::default());
+                self.hash_ids
+                    .insert(hash.to_string(), self.scripts.len() - 1);
+                self.scripts.len() - 1
+            }
+        };
+        let s = &mut self.scripts[id];
+        if len > s.len {
+            self.total_bytes += (len - s.len) as u64;
+            s.grow(len);
+        }
+        id
+    }
+
+    /// Merge one take of one script.
+    pub fn merge(&mut self, hash: &str, len: usize, functions: &[FunctionCoverage]) {
+        let max_end = functions
+            .iter()
+            .flat_map(|f| f.ranges.iter().map(|r| r.end_offset.max(0) as usize))
+            .max()
+            .unwrap_or(0);
+        let id = self.register(hash, len.max(max_end));
+        let mut ranges: Vec<(usize, usize, i64)> = Vec::new();
+        for f in functions {
+            if let Some(first) = f.ranges.first() {
+                self.functions_total.insert((id, first.start_offset));
+                if first.count > 0 {
+                    self.functions_covered.insert((id, first.start_offset));
+                }
+            }
+            ranges.extend(f.ranges.iter().map(|r| {
+                (
+                    r.start_offset.max(0) as usize,
+                    r.end_offset.max(0) as usize,
+                    r.count,
+                )
+            }));
+        }
+        let added = paint(&mut self.scripts[id], &mut ranges);
+        self.covered_bytes += added;
+    }
+
+    pub fn mark_first_load(&mut self) {
+        if self.first_load.is_none() {
+            self.first_load = Some(self.covered_bytes);
+        }
+    }
+
+    pub fn snapshot(&self) -> Coverage {
+        Coverage {
+            covered_bytes: self.covered_bytes,
+            total_bytes: self.total_bytes,
+            functions_covered: self.functions_covered.len() as u64,
+            functions_total: self.functions_total.len() as u64,
+            first_load_covered_bytes: self.first_load.unwrap_or(0),
+        }
+    }
+}
+
+/// Sweep the properly nested ranges (outer first) and set the bits of every stretch whose
+/// innermost range has count > 0. Returns the newly covered characters.
+fn paint(script: &mut ScriptBits, ranges: &mut [(usize, usize, i64)]) -> u64 {
+    ranges.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
+    let mut added = 0;
+    let mut stack: Vec<(usize, i64)> = Vec::new();
+    let mut pos = 0usize;
+    let mut emit = |script: &mut ScriptBits, a: usize, b: usize, count: i64| {
+        if count > 0 && b > a {
+            added += script.set(a, b);
+        }
+    };
+    for &(start, end, count) in ranges.iter() {
+        while let Some(&(top_end, top_count)) = stack.last() {
+            if top_end > start {
+                break;
+            }
+            emit(script, pos, top_end, top_count);
+            pos = pos.max(top_end);
+            stack.pop();
+        }
+        if let Some(&(_, top_count)) = stack.last() {
+            emit(script, pos, start, top_count);
+        }
+        pos = pos.max(start);
+        stack.push((end, count));
+    }
+    while let Some((top_end, top_count)) = stack.pop() {
+        emit(script, pos, top_end, top_count);
+        pos = pos.max(top_end);
+    }
+    added
+}
+
+/// Take precise coverage and merge what belongs to the application's scripts.
+pub(crate) async fn take(
+    page: &Page,
+    shared: &SharedRef,
+    acc: &mut CoverageAcc,
+    limit: std::time::Duration,
+) -> Result<(), BrowserError> {
+    let ret = call(page, TakePreciseCoverageParams::default(), limit).await?;
+    // Scripts announced since the last take enter the denominator even if never run.
+    let (new_scripts, known) = {
+        let mut s = shared.lock();
+        let new = std::mem::take(&mut s.new_scripts);
+        let known: HashMap<String, (String, usize)> = ret
+            .result
+            .iter()
+            .filter_map(|sc| {
+                s.scripts
+                    .get(sc.script_id.inner())
+                    .map(|v| (sc.script_id.inner().clone(), v.clone()))
+            })
+            .collect();
+        (new, known)
+    };
+    for (hash, len) in &new_scripts {
+        acc.register(hash, *len);
+    }
+    for sc in &ret.result {
+        // Unknown ids are scripts of other origins, evaluations (ours included) and the
+        // crate's utility world: not part of the application.
+        if let Some((hash, len)) = known.get(sc.script_id.inner()) {
+            acc.merge(hash, *len, &sc.functions);
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chromiumoxide::cdp::js_protocol::profiler::CoverageRange;
+
+    fn func(ranges: &[(i64, i64, i64)]) -> FunctionCoverage {
+        FunctionCoverage {
+            function_name: String::new(),
+            ranges: ranges
+                .iter()
+                .map(|&(s, e, c)| CoverageRange {
+                    start_offset: s,
+                    end_offset: e,
+                    count: c,
+                })
+                .collect(),
+            is_block_coverage: true,
+        }
+    }
+
+    #[test]
+    fn innermost_range_wins_and_takes_merge_with_or() {
+        let mut acc = CoverageAcc::default();
+        // script of 100 chars: top level ran, a function [20,60) did not, except nothing.
+        acc.merge("h", 100, &[func(&[(0, 100, 1)]), func(&[(20, 60, 0)])]);
+        let c = acc.snapshot();
+        assert_eq!(c.total_bytes, 100);
+        assert_eq!(c.covered_bytes, 60);
+        assert_eq!((c.functions_covered, c.functions_total), (1, 2));
+        // Second take: the function ran but its block [30,40) did not.
+        acc.merge(
+            "h",
+            100,
+            &[func(&[(0, 100, 0)]), func(&[(20, 60, 1), (30, 40, 0)])],
+        );
+        let c = acc.snapshot();
+        assert_eq!(c.covered_bytes, 90);
+        assert_eq!(c.functions_covered, 2);
+        // Same content seen again (another page): counted once.
+        acc.register("h", 100);
+        assert_eq!(acc.snapshot().total_bytes, 100);
+    }
+
+    #[test]
+    fn bitset_ranges_across_words() {
+        let mut s = ScriptBits::default();
+        s.grow(300);
+        assert_eq!(s.set(3, 250), 247);
+        assert_eq!(s.set(0, 300), 53);
+        assert_eq!(s.covered, 300);
+    }
+}

@@ -1,0 +1,411 @@
+//! `BrowserEnv`: the synchronous `Environment` over the async browser. It owns a small
+//! tokio runtime, checks the browser's health before each call and restarts it (or
+//! reopens a crashed page) so the run goes on from a reset.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use wayfarer_core::{
+    Action, ActionKind, Coverage, EnvError, EnvTimings, Environment, Event, EventKind, Outcome,
+};
+
+use crate::actions::Actor;
+use crate::cdp::BrowserError;
+use crate::coverage::{self, CoverageAcc};
+use crate::events::SharedRef;
+use crate::launch::{launch, Launched};
+use crate::options::BrowserOptions;
+use crate::scan::{scan, scan_script, ScanScript};
+use crate::scope::Scope;
+use crate::session::Session;
+use crate::stability::{wait_stable, WaitLimits};
+
+/// The async side; `BrowserEnv` blocks on its methods.
+pub(crate) struct Inner {
+    pub opts: BrowserOptions,
+    pub scope: Arc<Scope>,
+    pub scan: ScanScript,
+    pub lim: WaitLimits,
+    pub shared: SharedRef,
+    pub cov: CoverageAcc,
+    pub launched: Option<Launched>,
+    pub session: Option<Session>,
+    pub first_reset_done: bool,
+}
+
+/// Headless Chromium as a `wayfarer_core::Environment`.
+pub struct BrowserEnv {
+    rt: tokio::runtime::Runtime,
+    inner: Inner,
+    restarts: u32,
+    timeouts_in_row: u32,
+    closed: bool,
+}
+
+const LAUNCH_ATTEMPTS: u32 = 3;
+
+impl BrowserEnv {
+    /// Start the browser and open the first page (still on about:blank: call `reset`).
+    /// Blocks; must not be called from inside another tokio runtime.
+    pub fn launch(opts: BrowserOptions) -> Result<BrowserEnv, EnvError> {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .thread_name("wayfarer-browser")
+            .enable_all()
+            .build()
+            .map_err(|e| EnvError::Browser(format!("tokio runtime: {e}")))?;
+        let c = &opts.config;
+        let lim = WaitLimits {
+            quiet: Duration::from_millis(c.quiet_ms),
+            stable: Duration::from_millis(c.stable_timeout_ms),
+            load: Duration::from_millis(c.load_timeout_ms),
+            cdp: Duration::from_millis(c.cdp_timeout_ms.max(100)),
+        };
+        let mut inner = Inner {
+            scope: Arc::new(Scope::new(&opts.start_url, &opts.allow_origins)),
+            scan: scan_script(&opts.deny),
+            lim,
+            shared: SharedRef::default(),
+            cov: CoverageAcc::default(),
+            launched: None,
+            session: None,
+            first_reset_done: false,
+            opts,
+        };
+        rt.block_on(inner.start())
+            .map_err(|e| EnvError::Browser(e.to_string()))?;
+        Ok(BrowserEnv {
+            rt,
+            inner,
+            restarts: 0,
+            timeouts_in_row: 0,
+            closed: false,
+        })
+    }
+
+    /// Pid of the launched Chromium (None when attached by `cdp_url`).
+    pub fn browser_pid(&self) -> Option<u32> {
+        self.inner.launched.as_ref().and_then(|l| l.pid)
+    }
+
+    /// How many times the browser was relaunched or a crashed page reopened.
+    pub fn restarts(&self) -> u32 {
+        self.restarts
+    }
+
+    /// Crash the page's renderer (`Page.crash`): lets tests exercise crash recovery.
+    #[doc(hidden)]
+    pub fn crash_page_for_tests(&mut self) {
+        use chromiumoxide::cdp::browser_protocol::page::CrashParams;
+        if let Ok(page) = self.inner.page() {
+            // Page.crash never answers; the short timeout is expected to expire.
+            let limit = Duration::from_millis(300);
+            let _ = self
+                .rt
+                .block_on(crate::cdp::call(&page, CrashParams::default(), limit));
+        }
+    }
+
+    /// Why the browser is unusable, if it is (process gone, socket closed).
+    fn health(&mut self) -> Option<String> {
+        let _guard = self.rt.enter();
+        let Some(l) = self.inner.launched.as_mut() else {
+            return Some("the browser is not running".into());
+        };
+        if let Some(why) = l.exited() {
+            return Some(why);
+        }
+        if self.inner.shared.lock().dead {
+            return Some("the connection to the browser was lost".into());
+        }
+        None
+    }
+
+    fn crashed(&self) -> bool {
+        self.inner.shared.lock().crashed
+    }
+
+    /// Run `op` with the browser's health checked before and after, restarting as needed.
+    fn guarded<F>(&mut self, op: F) -> Result<Outcome, EnvError>
+    where
+        F: for<'a> FnOnce(
+            &'a mut Inner,
+        ) -> futures::future::BoxFuture<'a, Result<Outcome, BrowserError>>,
+    {
+        if self.closed {
+            return Err(EnvError::Browser("the environment is closed".into()));
+        }
+        if let Some(why) = self.health() {
+            return self.restart(why);
+        }
+        if self.crashed() {
+            return self.reopen_page();
+        }
+        let result = self.rt.block_on(op(&mut self.inner));
+        if let Some(why) = self.health() {
+            return self.restart(why);
+        }
+        if self.crashed() {
+            return self.reopen_page();
+        }
+        match result {
+            Ok(o) => {
+                self.timeouts_in_row = 0;
+                Ok(o)
+            }
+            Err(BrowserError::Unreachable(url, reason)) => {
+                Err(EnvError::Unreachable { url, reason })
+            }
+            Err(BrowserError::NotFound(loc)) => {
+                self.timeouts_in_row = 0;
+                Err(EnvError::ElementNotFound(loc))
+            }
+            Err(BrowserError::Dead(why)) => self.restart(why),
+            Err(e @ BrowserError::Timeout(_)) => {
+                self.timeouts_in_row += 1;
+                if self.timeouts_in_row >= 2 {
+                    self.restart(format!("two CDP calls in a row timed out (last: {e})"))
+                } else {
+                    Err(EnvError::Step(e.to_string()))
+                }
+            }
+            Err(e) => {
+                self.timeouts_in_row = 0;
+                Err(EnvError::Step(e.to_string()))
+            }
+        }
+    }
+
+    /// Relaunch the browser (coverage is kept), reset, and say so in the outcome.
+    fn restart(&mut self, why: String) -> Result<Outcome, EnvError> {
+        tracing::warn!(%why, "restarting the browser");
+        self.timeouts_in_row = 0;
+        let inner = &mut self.inner;
+        let mut last = String::new();
+        let mut started = false;
+        for attempt in 1..=LAUNCH_ATTEMPTS {
+            self.rt.block_on(inner.stop());
+            match self.rt.block_on(inner.start()) {
+                Ok(()) => {
+                    started = true;
+                    break;
+                }
+                Err(e) => {
+                    tracing::warn!(attempt, %e, "relaunch failed");
+                    last = e.to_string();
+                }
+            }
+        }
+        if !started {
+            return Err(EnvError::Browser(format!(
+                "the browser could not be restarted after {LAUNCH_ATTEMPTS} attempts ({why}): {last}"
+            )));
+        }
+        self.restarts += 1;
+        inner.shared.push(Event::new(
+            EventKind::BrowserRestart,
+            format!("browser restarted: {why}"),
+        ));
+        self.reset_after_recovery()
+    }
+
+    /// A renderer crash: a new page in the same browser, then a reset.
+    fn reopen_page(&mut self) -> Result<Outcome, EnvError> {
+        tracing::warn!("page crashed; opening a new one");
+        let inner = &mut self.inner;
+        let reopened = self.rt.block_on(async {
+            if let (Some(s), Some(l)) = (inner.session.take(), inner.launched.as_ref()) {
+                s.close(&l.browser, inner.lim.cdp).await;
+            }
+            inner.open_session().await
+        });
+        match reopened {
+            Ok(()) => {
+                self.restarts += 1;
+                self.reset_after_recovery()
+            }
+            Err(e) => self.restart(format!("no new page after a crash: {e}")),
+        }
+    }
+
+    fn reset_after_recovery(&mut self) -> Result<Outcome, EnvError> {
+        match self.rt.block_on(self.inner.reset_once()) {
+            Ok(mut o) => {
+                o.restarted = true;
+                Ok(o)
+            }
+            Err(BrowserError::Unreachable(url, reason)) => {
+                Err(EnvError::Unreachable { url, reason })
+            }
+            Err(e) => Err(EnvError::Browser(format!(
+                "reset after a restart failed: {e}"
+            ))),
+        }
+    }
+}
+
+impl Inner {
+    /// Launch (or attach) and open a session.
+    async fn start(&mut self) -> Result<(), BrowserError> {
+        let launched = launch(&self.opts, &self.shared).await?;
+        self.launched = Some(launched);
+        self.open_session().await
+    }
+
+    pub(crate) async fn open_session(&mut self) -> Result<(), BrowserError> {
+        let l = self
+            .launched
+            .as_ref()
+            .ok_or_else(|| BrowserError::Dead("no browser".into()))?;
+        let s = Session::open(
+            &l.browser,
+            self.opts.config.isolate,
+            &self.shared,
+            self.scope.clone(),
+            self.lim.cdp,
+        )
+        .await?;
+        self.session = Some(s);
+        Ok(())
+    }
+
+    /// Close everything we hold; errors are ignored (the browser may be dead).
+    async fn stop(&mut self) {
+        let cdp = self.lim.cdp.min(Duration::from_secs(2));
+        if let Some(l) = self.launched.take() {
+            if let Some(s) = self.session.take() {
+                if !l.owned {
+                    s.close(&l.browser, cdp).await;
+                }
+            }
+            l.shutdown(cdp).await;
+        }
+        self.session = None;
+    }
+
+    pub(crate) fn page(&self) -> Result<chromiumoxide::Page, BrowserError> {
+        self.session
+            .as_ref()
+            .map(|s| s.page.clone())
+            .ok_or_else(|| BrowserError::Dead("no page".into()))
+    }
+
+    pub(crate) fn actor<'a>(&'a self, page: &'a chromiumoxide::Page) -> Actor<'a> {
+        Actor {
+            page,
+            shared: &self.shared,
+            scope: &self.scope,
+            cdp: self.lim.cdp,
+            load: self.lim.load,
+        }
+    }
+
+    /// Take coverage; a failure only costs this take's data (unless the browser is gone).
+    pub(crate) async fn take_coverage(&mut self) -> Result<(), BrowserError> {
+        let page = self.page()?;
+        match coverage::take(&page, &self.shared, &mut self.cov, self.lim.cdp).await {
+            Err(e @ (BrowserError::Dead(_) | BrowserError::Timeout(_))) => Err(e),
+            Err(e) => {
+                tracing::debug!(%e, "coverage take failed");
+                Ok(())
+            }
+            Ok(()) => Ok(()),
+        }
+    }
+
+    pub(crate) async fn wait(&self, since: Instant) -> Duration {
+        let t = Instant::now();
+        if let (Some(l), Ok(page)) = (self.launched.as_ref(), self.page()) {
+            if let Some(hang) = wait_stable(&l.browser, &page, &self.shared, since, self.lim).await
+            {
+                self.shared.push(hang);
+            }
+        }
+        t.elapsed()
+    }
+
+    /// Scan and pack the outcome with everything collected since the last one.
+    pub(crate) async fn observe(
+        &mut self,
+        act: Duration,
+        wait: Duration,
+    ) -> Result<Outcome, BrowserError> {
+        let t = Instant::now();
+        self.take_coverage().await?;
+        let page = self.page()?;
+        let mut observation = scan(&page, &self.scan, self.lim.cdp).await?;
+        let mut s = self.shared.lock();
+        observation.status = s.doc_status;
+        Ok(Outcome {
+            observation,
+            events: std::mem::take(&mut s.events),
+            timings: EnvTimings {
+                act,
+                wait,
+                scan: t.elapsed(),
+            },
+            restarted: false,
+        })
+    }
+
+    async fn step_once(&mut self, action: &Action) -> Result<Outcome, BrowserError> {
+        let page = self.page()?;
+        let t = Instant::now();
+        self.actor(&page).act(action).await?;
+        // A click may navigate away: take coverage before the old document is gone. Chrome
+        // defers commands while a navigation is pending, so this take is short and optional.
+        if matches!(
+            action.kind,
+            ActionKind::Click | ActionKind::DoubleClick | ActionKind::Check | ActionKind::Submit
+        ) {
+            let limit = self.lim.cdp.min(Duration::from_millis(300));
+            if let Err(e) = coverage::take(&page, &self.shared, &mut self.cov, limit).await {
+                tracing::debug!(%e, "coverage take after the action skipped");
+            }
+        }
+        let act = t.elapsed();
+        let wait = self.wait(Instant::now()).await;
+        let out = self.observe(act, wait).await?;
+        tracing::debug!(action = %action.describe(), timings = ?out.timings, events = out.events.len(), "step");
+        Ok(out)
+    }
+}
+
+impl Environment for BrowserEnv {
+    fn reset(&mut self) -> Result<Outcome, EnvError> {
+        self.guarded(|inner| Box::pin(inner.reset_once()))
+    }
+
+    fn step(&mut self, action: &Action) -> Result<Outcome, EnvError> {
+        let action = action.clone();
+        self.guarded(move |inner| Box::pin(async move { inner.step_once(&action).await }))
+    }
+
+    fn observe(&mut self) -> Result<Outcome, EnvError> {
+        self.guarded(|inner| Box::pin(inner.observe(Duration::ZERO, Duration::ZERO)))
+    }
+
+    fn coverage(&mut self) -> Option<Coverage> {
+        Some(self.inner.cov.snapshot())
+    }
+
+    fn close(&mut self) {
+        if self.closed {
+            return;
+        }
+        self.closed = true;
+        self.rt.block_on(self.inner.stop());
+    }
+}
+
+// The CLI may drive the environment from a worker thread.
+const _: fn() = || {
+    fn send<T: Send>() {}
+    send::<BrowserEnv>();
+};
+
+impl Drop for BrowserEnv {
+    fn drop(&mut self) {
+        self.close();
+    }
+}

@@ -1,0 +1,487 @@
+//! The event task: one task per page merges every CDP event we rely on and turns it into
+//! `wayfarer_core::Event`s, network bookkeeping for the stability wait, scope decisions on
+//! paused document requests, dialog answers and the script registry for coverage.
+
+use std::collections::{HashMap, HashSet};
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use chromiumoxide::cdp::browser_protocol::browser::EventDownloadWillBegin;
+use chromiumoxide::cdp::browser_protocol::fetch::{
+    ContinueRequestParams, EventRequestPaused, FailRequestParams,
+};
+use chromiumoxide::cdp::browser_protocol::inspector::EventTargetCrashed;
+use chromiumoxide::cdp::browser_protocol::log::{EventEntryAdded, LogEntryLevel, LogEntrySource};
+use chromiumoxide::cdp::browser_protocol::network::{
+    ErrorReason, EventLoadingFailed, EventLoadingFinished, EventRequestWillBeSent,
+    EventResponseReceived, ResourceType,
+};
+use chromiumoxide::cdp::browser_protocol::page::{
+    EventJavascriptDialogOpening, HandleJavaScriptDialogParams,
+};
+use chromiumoxide::cdp::browser_protocol::target::{EventTargetCreated, TargetId};
+use chromiumoxide::cdp::js_protocol::debugger::EventScriptParsed;
+use chromiumoxide::cdp::js_protocol::runtime::{
+    ConsoleApiCalledType, EventConsoleApiCalled, EventExceptionThrown, RemoteObject, StackTrace,
+};
+use chromiumoxide::{Browser, Page};
+use futures::{Stream, StreamExt};
+use tokio::task::JoinHandle;
+use wayfarer_core::{Event, EventKind};
+
+use crate::cdp::{call, BrowserError};
+use crate::scope::Scope;
+
+/// One request the page has in flight.
+#[derive(Debug)]
+struct Req {
+    url: String,
+    /// Same-origin and not a long-lived stream: the stability wait waits for it.
+    counted: bool,
+    main_doc: bool,
+    started: Instant,
+}
+
+/// In-flight requests from Network events. Streams of different event types are not
+/// ordered with each other, so a finish seen before its start is remembered.
+#[derive(Debug)]
+pub(crate) struct NetTracker {
+    reqs: HashMap<String, Req>,
+    finished_early: HashSet<String>,
+    pub last_change: Instant,
+}
+
+impl Default for NetTracker {
+    fn default() -> Self {
+        NetTracker {
+            reqs: HashMap::new(),
+            finished_early: HashSet::new(),
+            last_change: Instant::now(),
+        }
+    }
+}
+
+impl NetTracker {
+    fn start(&mut self, id: &str, url: &str, counted: bool, main_doc: bool) {
+        self.last_change = Instant::now();
+        if self.finished_early.remove(id) {
+            return;
+        }
+        self.reqs.insert(
+            id.to_string(),
+            Req {
+                url: url.to_string(),
+                counted,
+                main_doc,
+                started: Instant::now(),
+            },
+        );
+    }
+
+    fn finish(&mut self, id: &str) -> Option<Req> {
+        self.last_change = Instant::now();
+        let r = self.reqs.remove(id);
+        if r.is_none() {
+            if self.finished_early.len() > 1000 {
+                self.finished_early.clear();
+            }
+            self.finished_early.insert(id.to_string());
+        }
+        r
+    }
+
+    /// Counted requests younger than `max_age` (older ones hung and were reported),
+    /// whether one of them is the main document, and a sample URL for messages.
+    pub fn pending(&self, max_age: Duration) -> (usize, bool, Option<String>) {
+        let mut n = 0;
+        let mut doc = false;
+        let mut sample = None;
+        for r in self.reqs.values() {
+            if r.counted && r.started.elapsed() < max_age {
+                n += 1;
+                doc |= r.main_doc;
+                if sample.is_none() || r.main_doc {
+                    sample = Some(r.url.clone());
+                }
+            }
+        }
+        (n, doc, sample)
+    }
+
+    pub fn clear(&mut self) {
+        self.reqs.clear();
+        self.finished_early.clear();
+        self.last_change = Instant::now();
+    }
+}
+
+/// State written by the event tasks and read by the environment.
+#[derive(Debug, Default)]
+pub(crate) struct Shared {
+    pub events: Vec<Event>,
+    pub net: NetTracker,
+    /// HTTP status of the last main-document response.
+    pub doc_status: Option<u16>,
+    /// The main frame's id (equal to the page's target id).
+    pub main_frame: String,
+    pub crashed: bool,
+    /// Popups seen and not yet closed (closing needs the browser, which the env owns).
+    pub popups: Vec<TargetId>,
+    /// scriptId -> (content hash, length) for the application's scripts.
+    pub scripts: HashMap<String, (String, usize)>,
+    pub new_scripts: Vec<(String, usize)>,
+    /// The websocket handler saw a fatal connection error.
+    pub dead: bool,
+}
+
+/// Events kept between two outcomes; a page flooding the console loses the excess.
+const MAX_EVENTS: usize = 5000;
+
+impl Shared {
+    pub fn add(&mut self, ev: Event) {
+        tracing::debug!(kind = ?ev.kind, message = %ev.message, "event");
+        if self.events.len() < MAX_EVENTS {
+            self.events.push(ev);
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub(crate) struct SharedRef(Arc<Mutex<Shared>>);
+
+impl SharedRef {
+    pub fn lock(&self) -> MutexGuard<'_, Shared> {
+        // A panicked event task must not take the environment down with it.
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub fn push(&self, ev: Event) {
+        self.lock().add(ev);
+    }
+}
+
+enum Ev {
+    Exception(Arc<EventExceptionThrown>),
+    Console(Arc<EventConsoleApiCalled>),
+    Log(Arc<EventEntryAdded>),
+    Request(Arc<EventRequestWillBeSent>),
+    Response(Arc<EventResponseReceived>),
+    Finished(Arc<EventLoadingFinished>),
+    Failed(Arc<EventLoadingFailed>),
+    Crashed,
+    Dialog(Arc<EventJavascriptDialogOpening>),
+    Paused(Arc<EventRequestPaused>),
+    Script(Arc<EventScriptParsed>),
+}
+
+type EvStream = Pin<Box<dyn Stream<Item = Ev> + Send>>;
+
+macro_rules! listen {
+    ($page:expr, $ty:ty, $f:expr) => {{
+        let s = $page
+            .event_listener::<$ty>()
+            .await
+            .map_err(|e| BrowserError::Dead(e.to_string()))?;
+        Box::pin(s.map($f)) as EvStream
+    }};
+}
+
+/// Subscribe the page's listeners (before it navigates) and start the event task.
+pub(crate) async fn subscribe(
+    page: &Page,
+    shared: SharedRef,
+    scope: Arc<Scope>,
+    cdp: Duration,
+) -> Result<JoinHandle<()>, BrowserError> {
+    let streams: Vec<EvStream> = vec![
+        listen!(page, EventExceptionThrown, Ev::Exception),
+        listen!(page, EventConsoleApiCalled, Ev::Console),
+        listen!(page, EventEntryAdded, Ev::Log),
+        listen!(page, EventRequestWillBeSent, Ev::Request),
+        listen!(page, EventResponseReceived, Ev::Response),
+        listen!(page, EventLoadingFinished, Ev::Finished),
+        listen!(page, EventLoadingFailed, Ev::Failed),
+        listen!(page, EventTargetCrashed, |_| Ev::Crashed),
+        listen!(page, EventJavascriptDialogOpening, Ev::Dialog),
+        listen!(page, EventRequestPaused, Ev::Paused),
+        listen!(page, EventScriptParsed, Ev::Script),
+    ];
+    let page = page.clone();
+    Ok(tokio::spawn(async move {
+        let mut all = futures::stream::select_all(streams);
+        while let Some(ev) = all.next().await {
+            handle(ev, &page, &shared, &scope, cdp);
+        }
+        tracing::debug!("page event streams ended");
+    }))
+}
+
+/// Browser-level events: popups (closed later by the env) and refused downloads.
+pub(crate) async fn subscribe_browser(
+    browser: &Browser,
+    shared: SharedRef,
+) -> Result<JoinHandle<()>, BrowserError> {
+    let mut created = browser
+        .event_listener::<EventTargetCreated>()
+        .await
+        .map_err(|e| BrowserError::Dead(e.to_string()))?;
+    let mut downloads = browser
+        .event_listener::<EventDownloadWillBegin>()
+        .await
+        .map_err(|e| BrowserError::Dead(e.to_string()))?;
+    Ok(tokio::spawn(async move {
+        loop {
+            tokio::select! {
+                Some(ev) = created.next() => {
+                    let info = &ev.target_info;
+                    if info.r#type == "page" && info.opener_id.is_some() {
+                        let url = if info.url.is_empty() { "a new window".to_string() } else { info.url.clone() };
+                        shared.push(Event::new(EventKind::Popup, format!("popup closed: {url}")).at(info.url.clone(), None, None));
+                        shared.lock().popups.push(info.target_id.clone());
+                    }
+                }
+                Some(ev) = downloads.next() => {
+                    shared.push(
+                        Event::new(EventKind::Download, format!("download refused: {}", ev.suggested_filename))
+                            .at(ev.url.clone(), None, None),
+                    );
+                }
+                else => break,
+            }
+        }
+    }))
+}
+
+fn is_http(url: &str) -> bool {
+    url.starts_with("http://") || url.starts_with("https://")
+}
+
+fn first_line(s: &str) -> String {
+    s.lines()
+        .next()
+        .unwrap_or("")
+        .trim()
+        .chars()
+        .take(500)
+        .collect()
+}
+
+fn object_text(o: &RemoteObject) -> String {
+    if let Some(v) = &o.value {
+        return match v {
+            serde_json::Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+    }
+    if let Some(d) = &o.description {
+        return d.clone();
+    }
+    if let Some(u) = &o.unserializable_value {
+        return u.inner().clone();
+    }
+    String::new()
+}
+
+/// url, 1-based line and column of the top frame.
+fn top_frame(st: Option<&StackTrace>) -> Option<(String, u32, u32)> {
+    let f = st?.call_frames.first()?;
+    Some((
+        f.url.clone(),
+        (f.line_number + 1) as u32,
+        (f.column_number + 1) as u32,
+    ))
+}
+
+fn handle(ev: Ev, page: &Page, shared: &SharedRef, scope: &Scope, cdp: Duration) {
+    match ev {
+        Ev::Exception(e) => {
+            let d = &e.exception_details;
+            let rejection = d.text.starts_with("Uncaught (in promise)");
+            let message = d
+                .exception
+                .as_ref()
+                .map(|o| first_line(&object_text(o)))
+                .filter(|m| !m.is_empty())
+                .unwrap_or_else(|| first_line(&d.text));
+            let kind = if rejection {
+                EventKind::UnhandledRejection
+            } else {
+                EventKind::Exception
+            };
+            let mut event = Event::new(kind, message);
+            match d.url.as_ref().filter(|u| !u.is_empty()) {
+                Some(url) => {
+                    event = event.at(
+                        url.clone(),
+                        Some((d.line_number + 1) as u32),
+                        Some((d.column_number + 1) as u32),
+                    )
+                }
+                None => {
+                    if let Some((u, l, c)) = top_frame(d.stack_trace.as_ref()) {
+                        event = event.at(u, Some(l), Some(c));
+                    }
+                }
+            }
+            shared.push(event);
+        }
+        Ev::Console(e) => {
+            if e.r#type == ConsoleApiCalledType::Error || e.r#type == ConsoleApiCalledType::Assert {
+                let text: Vec<String> = e.args.iter().map(object_text).collect();
+                let msg: String = text.join(" ").chars().take(500).collect();
+                let mut event = Event::new(EventKind::ConsoleError, msg);
+                if let Some((u, l, c)) = top_frame(e.stack_trace.as_ref()) {
+                    event = event.at(u, Some(l), Some(c));
+                }
+                shared.push(event);
+            }
+        }
+        Ev::Log(e) => {
+            // Network entries duplicate HttpResponse/RequestFailed; violations are advice.
+            let en = &e.entry;
+            if en.level == LogEntryLevel::Error
+                && !matches!(
+                    en.source,
+                    LogEntrySource::Network | LogEntrySource::Violation
+                )
+            {
+                let mut event = Event::new(EventKind::ConsoleError, first_line(&en.text));
+                if let Some(u) = &en.url {
+                    event = event.at(u.clone(), en.line_number.map(|l| (l + 1) as u32), None);
+                }
+                shared.push(event);
+            }
+        }
+        Ev::Request(e) => {
+            let url = &e.request.url;
+            if !is_http(url) {
+                return;
+            }
+            let ty = e.r#type.clone();
+            let main_doc = ty == Some(ResourceType::Document)
+                && e.frame_id.as_ref().map(|f| f.inner().as_str())
+                    == Some(shared.lock().main_frame.as_str());
+            let streaming = matches!(
+                ty,
+                Some(ResourceType::EventSource)
+                    | Some(ResourceType::WebSocket)
+                    | Some(ResourceType::Ping)
+                    | Some(ResourceType::Prefetch)
+                    | Some(ResourceType::CspViolationReport)
+            );
+            let counted = scope.allows(url) && !streaming;
+            shared
+                .lock()
+                .net
+                .start(e.request_id.inner(), url, counted, main_doc);
+        }
+        Ev::Response(e) => {
+            let url = &e.response.url;
+            if !is_http(url) {
+                return;
+            }
+            let status = e.response.status.clamp(0, u16::MAX as i64) as u16;
+            let document = e.r#type == ResourceType::Document;
+            let mut s = shared.lock();
+            if document
+                && e.frame_id.as_ref().map(|f| f.inner().as_str()) == Some(s.main_frame.as_str())
+            {
+                s.doc_status = Some(status);
+            }
+            s.add(Event::http(status, url.clone(), document));
+        }
+        Ev::Finished(e) => {
+            shared.lock().net.finish(e.request_id.inner());
+        }
+        Ev::Failed(e) => {
+            let mut s = shared.lock();
+            let req = s.net.finish(e.request_id.inner());
+            // ERR_ABORTED is our own stopLoading, a blocked navigation, a download or a
+            // page navigating away: not a failure of the application.
+            if e.error_text == "net::ERR_ABORTED" {
+                return;
+            }
+            let document = e.r#type == ResourceType::Document;
+            let mut event = Event::new(EventKind::RequestFailed, e.error_text.clone());
+            event.document = document;
+            if let Some(r) = req {
+                if r.main_doc {
+                    // An error page replaces the document: no HTTP status any more.
+                    s.doc_status = None;
+                }
+                event = event.at(r.url, None, None);
+            }
+            s.add(event);
+        }
+        Ev::Crashed => {
+            shared.lock().crashed = true;
+            shared.push(Event::new(
+                EventKind::PageCrash,
+                "the page's renderer crashed",
+            ));
+        }
+        Ev::Dialog(e) => {
+            shared.push(Event::new(
+                EventKind::Dialog,
+                format!("{}: {}", e.r#type.as_ref(), first_line(&e.message)),
+            ));
+            let page = page.clone();
+            tokio::spawn(async move {
+                let params = HandleJavaScriptDialogParams::builder()
+                    .accept(true)
+                    .prompt_text("")
+                    .build();
+                if let Ok(p) = params {
+                    if let Err(err) = call(&page, p, cdp).await {
+                        tracing::debug!(%err, "dialog not answered");
+                    }
+                }
+            });
+        }
+        Ev::Paused(e) => {
+            let url = e.request.url.clone();
+            let main = e.frame_id.inner() == &shared.lock().main_frame;
+            let block = e.resource_type == ResourceType::Document
+                && main
+                && is_http(&url)
+                && !scope.allows(&url);
+            if block {
+                shared.push(
+                    Event::new(
+                        EventKind::ExternalNavigation,
+                        format!("navigation to {url} blocked (outside the allowed origins)"),
+                    )
+                    .at(url, None, None),
+                );
+            }
+            let page = page.clone();
+            let id = e.request_id.clone();
+            // Answer from a separate task: the event loop must not wait on a round trip.
+            tokio::spawn(async move {
+                let r = if block {
+                    call(&page, FailRequestParams::new(id, ErrorReason::Aborted), cdp)
+                        .await
+                        .map(|_| ())
+                } else {
+                    call(&page, ContinueRequestParams::new(id), cdp)
+                        .await
+                        .map(|_| ())
+                };
+                if let Err(err) = r {
+                    tracing::debug!(%err, "paused request not answered");
+                }
+            });
+        }
+        Ev::Script(e) => {
+            if e.url.is_empty() || !scope.allows(&e.url) {
+                return;
+            }
+            let len = e.length.unwrap_or(0).max(0) as usize;
+            let mut s = shared.lock();
+            s.scripts
+                .insert(e.script_id.inner().clone(), (e.hash.clone(), len));
+            s.new_scripts.push((e.hash.clone(), len));
+        }
+    }
+}

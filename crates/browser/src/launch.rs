@@ -1,0 +1,153 @@
+//! Starting (or attaching to) Chromium and keeping its CDP handler running.
+
+use std::time::Duration;
+
+use chromiumoxide::error::CdpError;
+use chromiumoxide::{Browser, BrowserConfig};
+use futures::StreamExt;
+use tempfile::TempDir;
+use tokio::task::JoinHandle;
+
+use crate::cdp::BrowserError;
+use crate::events::{subscribe_browser, SharedRef};
+use crate::options::{find_chrome, BrowserOptions};
+
+pub(crate) struct Launched {
+    pub browser: Browser,
+    handler: JoinHandle<()>,
+    browser_events: JoinHandle<()>,
+    /// Fresh profile, removed on shutdown.
+    user_data_dir: Option<TempDir>,
+    pub pid: Option<u32>,
+    /// We started the process (not attached by `cdp_url`).
+    pub owned: bool,
+}
+
+fn config(opts: &BrowserOptions, dir: &TempDir) -> Result<BrowserConfig, BrowserError> {
+    let chrome = match &opts.chrome {
+        Some(p) => p.clone(),
+        None => find_chrome(opts.config.chrome.as_deref())
+            .map_err(|e| BrowserError::Step(e.to_string()))?,
+    };
+    let c = &opts.config;
+    let mut args = vec![
+        "--disable-gpu".to_string(),
+        "--disable-quic".to_string(),
+        "--disable-component-update".to_string(),
+        "--disable-background-networking".to_string(),
+        "--disable-sync".to_string(),
+        "--no-first-run".to_string(),
+        "--disable-default-apps".to_string(),
+        "--mute-audio".to_string(),
+    ];
+    if let Some(rules) = &c.host_resolver_rules {
+        args.push(format!("--host-resolver-rules={rules}"));
+    }
+    BrowserConfig::builder()
+        .chrome_executable(chrome)
+        .new_headless_mode()
+        .no_sandbox()
+        // No forced 800x600 viewport or touch emulation: the window size is the viewport.
+        .viewport(None)
+        .window_size(c.window_width, c.window_height)
+        .user_data_dir(dir.path())
+        .disable_https_first()
+        .request_timeout(Duration::from_millis(c.cdp_timeout_ms.max(1000)))
+        .launch_timeout(Duration::from_secs(30))
+        .args(args)
+        .build()
+        .map_err(BrowserError::Step)
+}
+
+/// Launch Chromium (or connect to `cdp_url`) and start the handler and browser-level tasks.
+pub(crate) async fn launch(
+    opts: &BrowserOptions,
+    shared: &SharedRef,
+) -> Result<Launched, BrowserError> {
+    let (mut browser, mut handler, dir) = match &opts.cdp_url {
+        Some(url) => {
+            let (b, h) = Browser::connect(url.clone())
+                .await
+                .map_err(|e| BrowserError::Step(format!("cannot connect to {url}: {e}")))?;
+            (b, h, None)
+        }
+        None => {
+            let dir = tempfile::Builder::new()
+                .prefix("wayfarer-chromium-")
+                .tempdir()
+                .map_err(|e| BrowserError::Step(format!("temp profile: {e}")))?;
+            let cfg = config(opts, &dir)?;
+            let (b, h) = Browser::launch(cfg)
+                .await
+                .map_err(|e| BrowserError::Step(format!("cannot launch Chromium: {e}")))?;
+            (b, h, Some(dir))
+        }
+    };
+    shared.lock().dead = false;
+    let flag = shared.clone();
+    let handler = tokio::spawn(async move {
+        loop {
+            match handler.next().await {
+                Some(Ok(())) => {}
+                // Protocol drift (events our types cannot parse): keep going.
+                Some(Err(CdpError::InvalidMessage(..))) | Some(Err(CdpError::Serde(_))) => {}
+                Some(Err(e)) => {
+                    tracing::debug!(%e, "CDP connection error");
+                    flag.lock().dead = true;
+                    // Avoid spinning on a closed socket while the env notices.
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                }
+                None => {
+                    flag.lock().dead = true;
+                    break;
+                }
+            }
+        }
+    });
+    let pid = browser.get_mut_child().and_then(|c| c.as_mut_inner().id());
+    let browser_events = subscribe_browser(&browser, shared.clone()).await?;
+    Ok(Launched {
+        owned: dir.is_some(),
+        browser,
+        handler,
+        browser_events,
+        user_data_dir: dir,
+        pid,
+    })
+}
+
+impl Launched {
+    /// Why the browser is unusable, if it is.
+    pub fn exited(&mut self) -> Option<String> {
+        match self.browser.try_wait() {
+            Ok(Some(status)) => Some(format!("browser process exited ({status})")),
+            _ => None,
+        }
+    }
+
+    /// Close the browser politely, then kill it; wait for it and remove the profile.
+    pub async fn shutdown(mut self, cdp: Duration) {
+        if self.owned {
+            let closed =
+                tokio::time::timeout(cdp.min(Duration::from_secs(3)), self.browser.close()).await;
+            if !matches!(closed, Ok(Ok(_))) {
+                let _ = self.browser.kill().await;
+            }
+            if tokio::time::timeout(Duration::from_secs(5), self.browser.wait())
+                .await
+                .is_err()
+            {
+                let _ = self.browser.kill().await;
+                let _ = tokio::time::timeout(Duration::from_secs(2), self.browser.wait()).await;
+            }
+        }
+        self.browser_events.abort();
+        self.handler.abort();
+        if let Some(dir) = self.user_data_dir.take() {
+            // Chromium may still be flushing the profile for a moment after exit.
+            if let Err(e) = dir.close() {
+                tracing::debug!(%e, "profile not removed");
+            }
+        }
+    }
+}

@@ -1,0 +1,23 @@
+//! wayfarer-browser: the browser `Environment` over CDP (chromiumoxide, tokio).
+//!
+//! `BrowserEnv` is synchronous on purpose (the loop and strategies are): it owns a small
+//! tokio runtime and blocks on it. Inside, one Chromium (launched headless or attached by
+//! websocket), one page per session, a single event task that turns CDP events into
+//! `wayfarer_core::Event`s, a one-call scan script, real input events, a stability wait
+//! without fixed sleeps, and merged precise JS coverage.
+
+mod actions;
+mod cdp;
+mod coverage;
+mod env;
+mod events;
+mod launch;
+mod options;
+mod reset;
+mod scan;
+mod scope;
+mod session;
+mod stability;
+
+pub use env::BrowserEnv;
+pub use options::{find_chrome, BrowserOptions};

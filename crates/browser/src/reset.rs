@@ -1,0 +1,119 @@
+//! Reset: leave the app, clear its cookies and storage in place (or open a fresh browser
+//! context when isolating), replay the login steps, load the start URL and wait.
+
+use std::time::Instant;
+
+use chromiumoxide::cdp::browser_protocol::network::ClearBrowserCookiesParams;
+use chromiumoxide::cdp::browser_protocol::page::ResetNavigationHistoryParams;
+use chromiumoxide::cdp::browser_protocol::storage::ClearDataForOriginParams;
+use wayfarer_core::config::LoginStep;
+use wayfarer_core::{Event, EventKind, Outcome};
+
+use crate::actions::Nav;
+use crate::cdp::{call, eval, BrowserError};
+use crate::env::Inner;
+
+impl Inner {
+    pub(crate) async fn reset_once(&mut self) -> Result<Outcome, BrowserError> {
+        let t = Instant::now();
+        let cdp = self.lim.cdp;
+        // Whatever ran since the last step counts before the page goes away.
+        self.take_coverage().await?;
+        if self.opts.config.isolate {
+            let l = self
+                .launched
+                .as_ref()
+                .ok_or_else(|| BrowserError::Dead("no browser".into()))?;
+            if let Some(s) = self.session.take() {
+                s.close(&l.browser, cdp).await;
+            }
+            self.open_session().await?;
+        } else {
+            let page = self.page()?;
+            // Leave first, so the app's unload handlers cannot write after the clear. A
+            // page-initiated about:blank keeps the renderer (faster than Page.navigate).
+            let leave =
+                "try { sessionStorage.clear() } catch (e) {} location.replace('about:blank'); 1";
+            let _ = eval(&page, leave, cdp).await;
+            let left = eval(&page, "location.href", cdp).await;
+            if !matches!(&left, Ok(serde_json::Value::String(u)) if u == "about:blank") {
+                self.actor(&page).navigate("about:blank").await?;
+            }
+            if self.launched.as_ref().is_some_and(|l| l.owned) {
+                call(&page, ClearBrowserCookiesParams::default(), cdp).await?;
+            }
+            let origins: Vec<String> = self.scope.origins().cloned().collect();
+            for origin in origins {
+                call(&page, ClearDataForOriginParams::new(origin, "all"), cdp).await?;
+            }
+        }
+        {
+            let mut s = self.shared.lock();
+            s.net.clear();
+            s.doc_status = None;
+        }
+        for step in self.opts.login.clone() {
+            self.login_step(&step).await?;
+        }
+        let page = self.page()?;
+        let start = self.opts.start_url.to_string();
+        match self.actor(&page).navigate(&start).await? {
+            Nav::Failed(reason) => return Err(BrowserError::Unreachable(start, reason)),
+            Nav::TimedOut => self.shared.push(Event::new(
+                EventKind::Hang,
+                format!(
+                    "page not stable: load of {start} did not finish within {} ms (stopped)",
+                    self.lim.load.as_millis()
+                ),
+            )),
+            Nav::Done => {}
+        }
+        let act = t.elapsed();
+        let wait = self.wait(Instant::now()).await;
+        // Back from the start page must be a no-op, as in a fresh browser.
+        let _ = call(&page, ResetNavigationHistoryParams::default(), cdp).await;
+        let outcome = self.observe(act, wait).await?;
+        if !self.first_reset_done {
+            self.first_reset_done = true;
+            self.cov.mark_first_load();
+        }
+        tracing::debug!(timings = ?outcome.timings, url = %outcome.observation.url, "reset");
+        Ok(outcome)
+    }
+
+    async fn login_step(&mut self, step: &LoginStep) -> Result<(), BrowserError> {
+        let page = self.page()?;
+        let actor = self.actor(&page);
+        if let Some(goto) = &step.goto {
+            let url = self
+                .opts
+                .start_url
+                .join(goto)
+                .map_err(|e| BrowserError::Step(format!("login goto {goto:?}: {e}")))?;
+            if let Nav::Failed(reason) = actor.navigate(url.as_str()).await? {
+                return Err(BrowserError::Unreachable(url.to_string(), reason));
+            }
+            self.wait(Instant::now()).await;
+        }
+        let not_found = |e: BrowserError| match e {
+            BrowserError::NotFound(sel) => {
+                BrowserError::Step(format!("login step: {sel} not found"))
+            }
+            other => other,
+        };
+        if let Some(sel) = &step.fill {
+            let actor = self.actor(&page);
+            actor
+                .type_text(sel, step.value.as_deref().unwrap_or(""))
+                .await
+                .map_err(not_found)?;
+            self.wait(Instant::now()).await;
+        }
+        if let Some(sel) = &step.click {
+            let actor = self.actor(&page);
+            actor.click(sel, 1).await.map_err(not_found)?;
+            self.wait(Instant::now()).await;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,320 @@
+// The scan: a function returning the whole observation as a JSON string shaped like
+// wayfarer_core::Observation. It is installed once per document (scan.rs) and called with
+// cfg = {deny: [{selector, text}], maxElements, maxTags, maxHtml}.
+(function (cfg) {
+  "use strict";
+  const MAX_EL = cfg.maxElements, MAX_TAGS = cfg.maxTags, MAX_HTML = cfg.maxHtml;
+  const MAX_TEXT_LEAVES = Math.floor(MAX_EL * 0.75);
+  const SKIP = new Set(["script", "style", "noscript", "template", "head", "meta", "link", "title", "base"]);
+  const ACTION_TAGS = new Set(["button", "textarea", "select", "summary"]);
+  const ACTION_ROLES = new Set(["button", "link", "checkbox", "tab", "menuitem", "option", "radio", "switch"]);
+  const ATTRS = ["id", "name", "class", "placeholder", "aria-label", "href", "min", "max", "step", "pattern",
+    "minlength", "maxlength", "multiple", "required", "title", "alt", "for", "action", "method", "autocomplete",
+    "data-testid", "readonly", "accept", "src", "contenteditable", "role", "type"];
+  const HTML_ATTRS = ["id", "class", "name", "type", "href", "role", "aria-label", "placeholder", "for",
+    "action", "method", "title", "alt", "value", "data-testid"];
+  const IMPLICIT_ROLE = {
+    a: "link", button: "button", select: "combobox", textarea: "textbox", summary: "button", nav: "navigation",
+    form: "form", table: "table", ul: "list", ol: "list", li: "listitem", img: "img", main: "main",
+    h1: "heading", h2: "heading", h3: "heading", h4: "heading", h5: "heading", h6: "heading", dialog: "dialog",
+  };
+  const ERROR_PATTERNS = [/Internal Server Error/, /Traceback \(most recent call last\)/, /Exception in thread/,
+    /\bat Object\.<anonymous>/, /Whitelabel Error Page/, /Stack trace:/, /Fatal error:/, /Unhandled exception/i,
+    /Server Error in '/, /\n\s+at [\w.$<>]+ \([^)]*:\d+:\d+\)/];
+
+  const deny = (cfg.deny || []).map(r => ({ selector: r.selector || null, text: r.text ? r.text.toLowerCase() : null }));
+  const elements = [];
+  const tags = [];
+  let html = "";
+  let textLeaves = 0;
+  let errorCorpus = "";
+  const loweredErrorCap = 200000;
+
+  const squash = (s, n) => { s = (s || "").replace(/\s+/g, " ").trim(); return s.length > n ? s.slice(0, n) : s; };
+  const esc = s => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+
+  // Per-root counts so uniqueness checks are O(1) instead of a querySelectorAll per element.
+  const rootInfo = new Map();
+  function infoOf(root) {
+    let info = rootInfo.get(root);
+    if (info) return info;
+    info = { ids: new Map(), testids: new Map(), names: new Map() };
+    for (const e of root.querySelectorAll("[id],[data-testid],[name]")) {
+      const bump = (m, k) => m.set(k, (m.get(k) || 0) + 1);
+      if (e.id) bump(info.ids, e.id);
+      const t = e.getAttribute("data-testid"); if (t) bump(info.testids, t);
+      const n = e.getAttribute("name"); if (n) bump(info.names, e.localName + "\u0000" + n);
+    }
+    rootInfo.set(root, info);
+    return info;
+  }
+  const attrSel = (name, v) => "[" + name + "=\"" + v.replace(/\\/g, "\\\\").replace(/"/g, "\\\"") + "\"]";
+  const pathCache = new Map();
+  function segment(el) {
+    const tag = CSS.escape(el.localName);
+    const parent = el.parentElement;
+    if (!parent) return tag;
+    let n = 0, k = 0;
+    for (let s = parent.firstElementChild; s; s = s.nextElementSibling) {
+      if (s.localName === el.localName) { n++; if (s === el) k = n; }
+    }
+    return n > 1 ? tag + ":nth-of-type(" + k + ")" : tag;
+  }
+  function uniqueId(el, info) {
+    return el.id && info.ids.get(el.id) === 1 ? "#" + CSS.escape(el.id) : null;
+  }
+  // A selector unique within the element's own root (document or shadow root).
+  function locatorIn(el) {
+    const root = el.getRootNode();
+    const info = infoOf(root);
+    const byId = uniqueId(el, info);
+    if (byId) return byId;
+    const t = el.getAttribute("data-testid");
+    if (t && info.testids.get(t) === 1) return attrSel("data-testid", t);
+    const n = el.getAttribute("name");
+    if (n && info.names.get(el.localName + "\u0000" + n) === 1) return CSS.escape(el.localName) + attrSel("name", n);
+    return pathOf(el, info);
+  }
+  function pathOf(el, info) {
+    if (pathCache.has(el)) return pathCache.get(el);
+    const parent = el.parentElement;
+    let p;
+    if (!parent) p = CSS.escape(el.localName);
+    else {
+      const pid = uniqueId(parent, info);
+      p = (pid || pathOf(parent, info)) + " > " + segment(el);
+    }
+    pathCache.set(el, p);
+    return p;
+  }
+  function xpathOf(el) {
+    const parts = [];
+    for (let e = el; e && e.nodeType === 1; e = e.parentElement) {
+      let k = 1;
+      for (let s = e.previousElementSibling; s; s = s.previousElementSibling) if (s.localName === e.localName) k++;
+      parts.unshift(e.localName + "[" + k + "]");
+    }
+    return "/" + parts.join("/");
+  }
+
+  // A label's text without the control's own text (a wrapping label holds the control).
+  function textOutside(label, el) {
+    if (!label.contains(el)) return label.textContent;
+    let out = "";
+    const w = document.createTreeWalker(label, NodeFilter.SHOW_TEXT);
+    for (let n = w.nextNode(); n; n = w.nextNode()) if (!el.contains(n)) out += n.data;
+    return out;
+  }
+
+  function labelOf(el) {
+    try {
+      if (el.labels && el.labels.length) {
+        const t = squash(Array.from(el.labels).map(l => textOutside(l, el)).join(" "), 100);
+        if (t) return t;
+      }
+      const lb = el.getAttribute("aria-labelledby");
+      if (lb) {
+        const root = el.getRootNode();
+        const t = squash(lb.split(/\s+/).map(id => { const r = root.getElementById ? root.getElementById(id) : null; return r ? r.textContent : ""; }).join(" "), 100);
+        if (t) return t;
+      }
+      // Nearest preceding text: previous siblings, then the parent's, three levels up.
+      let node = el;
+      for (let depth = 0; depth < 3 && node; depth++) {
+        for (let s = node.previousSibling; s; s = s.previousSibling) {
+          if (s.nodeType === 1 && SKIP.has(s.localName)) continue;
+          const t = squash(s.textContent, 1000);
+          if (t) return t.length > 100 ? t.slice(t.length - 100) : t;
+        }
+        node = node.parentNode;
+      }
+    } catch (e) { /* detached or odd node */ }
+    return "";
+  }
+
+  function roleOf(el) {
+    const r = el.getAttribute("role");
+    if (r) return r.trim().split(/\s+/)[0];
+    if (el.localName === "a") return el.hasAttribute("href") ? "link" : null;
+    if (el.localName === "input") {
+      const t = (el.type || "text").toLowerCase();
+      if (t === "checkbox" || t === "radio") return t;
+      if (["submit", "button", "reset", "image"].includes(t)) return "button";
+      if (t === "range") return "slider";
+      if (t === "hidden") return null;
+      return "textbox";
+    }
+    return IMPLICIT_ROLE[el.localName] || null;
+  }
+
+  function reasonsOf(el, cs, parentCursor) {
+    const r = [];
+    const tag = el.localName;
+    if (tag === "a" && el.hasAttribute("href")) r.push("tag:a");
+    else if (tag === "input" && (el.type || "").toLowerCase() !== "hidden") r.push("tag:input");
+    else if (ACTION_TAGS.has(tag)) r.push("tag:" + tag);
+    const role = el.getAttribute("role");
+    if (role && ACTION_ROLES.has(role.trim())) r.push("role:" + role.trim());
+    if (el.hasAttribute("onclick")) r.push("onclick");
+    const ti = el.getAttribute("tabindex");
+    if (ti !== null && parseInt(ti, 10) >= 0) r.push("tabindex");
+    if (el.isContentEditable && (!el.parentElement || !el.parentElement.isContentEditable)) r.push("contenteditable");
+    if (cs.cursor === "pointer" && parentCursor !== "pointer") r.push("cursor:pointer");
+    return r;
+  }
+
+  function deniedBy(el, text, label) {
+    for (const d of deny) {
+      if (d.text) {
+        const aria = (el.getAttribute("aria-label") || "").toLowerCase();
+        if (text.toLowerCase().includes(d.text) || label.toLowerCase().includes(d.text) || aria.includes(d.text)) return true;
+      }
+    }
+    return false;
+  }
+
+  function hasOwnText(el) {
+    for (let c = el.firstChild; c; c = c.nextSibling) {
+      if (c.nodeType === 3 && c.data.trim()) return true;
+    }
+    return false;
+  }
+
+  function textOf(el) {
+    const tag = el.localName;
+    if (tag === "input") {
+      const t = (el.type || "").toLowerCase();
+      if (["submit", "button", "reset"].includes(t)) return squash(el.value, 100);
+      return "";
+    }
+    if (tag === "select" || tag === "textarea") return "";
+    return squash(el.textContent, 100);
+  }
+
+  // ctx: {prefix, xprefix, ox, oy, hidden, cursor, denied}
+  function visit(el, ctx) {
+    const tag = el.localName;
+    if (tags.length < MAX_TAGS) tags.push(tag);
+    const skip = SKIP.has(tag);
+    let cs = null, visible = false, rect = null;
+    let hidden = ctx.hidden;
+    if (!hidden && !skip) {
+      cs = getComputedStyle(el);
+      if (cs.display === "none") hidden = true;
+      else {
+        const b = el.getBoundingClientRect();
+        rect = b;
+        visible = b.width > 0 && b.height > 0 && cs.visibility !== "hidden" && cs.visibility !== "collapse";
+      }
+    }
+    const cursor = cs ? cs.cursor : ctx.cursor;
+    // Selector rules cover descendants (also across shadow/frame boundaries); text rules
+    // only the element whose own text matches.
+    let denied = ctx.denied;
+    if (!denied) {
+      for (const d of deny) {
+        if (d.selector) { try { if (el.matches(d.selector)) { denied = true; break; } } catch (e) { /* bad selector */ } }
+      }
+    }
+    if (visible && elements.length < MAX_EL) {
+      const reasons = reasonsOf(el, cs, ctx.cursor);
+      const isLeaf = !reasons.length && hasOwnText(el) && textLeaves < MAX_TEXT_LEAVES;
+      if (reasons.length || isLeaf) {
+        if (isLeaf) textLeaves++;
+        const text = textOf(el);
+        const label = reasons.length ? labelOf(el) : "";
+        const attrs = {};
+        for (const a of ATTRS) { const v = el.getAttribute(a); if (v !== null) attrs[a] = v.length > 300 ? v.slice(0, 300) : v; }
+        if ("value" in el && (tag === "input" || tag === "textarea" || tag === "select")) {
+          const v = String(el.value == null ? "" : el.value);
+          // Typed passwords stay out of observations (they end up in reports).
+          attrs.value = el.type === "password" && v ? "********" : v.length > 300 ? v.slice(0, 300) : v;
+        }
+        const type = tag === "input" ? (el.getAttribute("type") || "text").toLowerCase()
+          : tag === "button" ? (el.getAttribute("type") || "submit").toLowerCase() : null;
+        const out = {
+          locator: ctx.prefix + locatorIn(el),
+          xpath: ctx.xprefix + xpathOf(el),
+          tag,
+          role: roleOf(el),
+          type,
+          attrs,
+          text,
+          label,
+          rect: { x: rect.left + ctx.ox, y: rect.top + ctx.oy, width: rect.width, height: rect.height },
+          visible: true,
+          enabled: !(el.matches(":disabled") || el.getAttribute("aria-disabled") === "true"),
+          actionable: reasons,
+          options: tag === "select" ? Array.from(el.options).map(o => o.value) : [],
+          checked: (tag === "input" && (el.type === "checkbox" || el.type === "radio")) ? !!el.checked : null,
+          denied: denied || deniedBy(el, text, label),
+        };
+        elements.push(out);
+      }
+    }
+    if (html.length < MAX_HTML) {
+      let a = "";
+      for (const n of HTML_ATTRS) { const v = el.getAttribute(n); if (v !== null && v.length < 200) a += " " + n + "=\"" + esc(v) + "\""; }
+      html += "<" + tag + a + ">";
+    }
+    if (tag === "svg" || skip) {
+      if (html.length < MAX_HTML) html += "</" + tag + ">";
+      return;
+    }
+    const child = { prefix: ctx.prefix, xprefix: ctx.xprefix, ox: ctx.ox, oy: ctx.oy, hidden, cursor, denied };
+    if (el.shadowRoot) {
+      const sub = { ...child, prefix: ctx.prefix + locatorIn(el) + " >>> ", xprefix: ctx.xprefix + xpathOf(el) + " >>> " };
+      for (let c = el.shadowRoot.firstElementChild; c; c = c.nextElementSibling) visit(c, sub);
+    }
+    if (tag === "iframe" || tag === "frame") {
+      let doc = null;
+      try { doc = el.contentDocument; } catch (e) { doc = null; }
+      if (doc && doc.documentElement && rect) {
+        const fs = getComputedStyle(el);
+        const sub = {
+          ...child,
+          prefix: ctx.prefix + locatorIn(el) + " >>> ", xprefix: ctx.xprefix + xpathOf(el) + " >>> ",
+          ox: ctx.ox + rect.left + el.clientLeft + parseFloat(fs.paddingLeft || "0"),
+          oy: ctx.oy + rect.top + el.clientTop + parseFloat(fs.paddingTop || "0"),
+          cursor: "auto",
+        };
+        visit(doc.documentElement, sub);
+      }
+    }
+    for (let c = el.firstChild; c; c = c.nextSibling) {
+      if (c.nodeType === 1) visit(c, child);
+      else if (c.nodeType === 3) {
+        const t = c.data;
+        if (!t.trim()) continue;
+        if (html.length < MAX_HTML) html += esc(t.replace(/\s+/g, " "));
+        if (!hidden && errorCorpus.length < loweredErrorCap) errorCorpus += t + "\n";
+      }
+    }
+    if (html.length < MAX_HTML) html += "</" + tag + ">";
+  }
+
+  const root = document.documentElement;
+  if (root) visit(root, { prefix: "", xprefix: "", ox: window.scrollX, oy: window.scrollY, hidden: false, cursor: "auto", denied: false });
+
+  let errorText = null;
+  for (const re of ERROR_PATTERNS) {
+    const m = re.exec(errorCorpus);
+    if (m) {
+      const start = Math.max(0, m.index - 60);
+      errorText = squash(errorCorpus.slice(start, m.index + m[0].length + 140), 200);
+      break;
+    }
+  }
+  const de = document.documentElement;
+  return JSON.stringify({
+    url: location.href,
+    title: document.title || "",
+    tags,
+    html: html.length > MAX_HTML ? html.slice(0, MAX_HTML) : html,
+    elements,
+    viewport: { width: window.innerWidth, height: window.innerHeight },
+    page: { width: de ? de.scrollWidth : 0, height: de ? de.scrollHeight : 0 },
+    status: null,
+    error_text: errorText,
+  });
+})

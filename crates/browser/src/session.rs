@@ -1,0 +1,130 @@
+//! A session: one page (in the default context, or a fresh one when isolating), with its
+//! listeners subscribed on about:blank and every domain we rely on enabled before the
+//! first navigation.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use chromiumoxide::cdp::browser_protocol::browser::{
+    BrowserContextId, SetDownloadBehaviorBehavior, SetDownloadBehaviorParams,
+};
+use chromiumoxide::cdp::browser_protocol::fetch::{self, RequestPattern, RequestStage};
+use chromiumoxide::cdp::browser_protocol::inspector;
+use chromiumoxide::cdp::browser_protocol::network::ResourceType;
+use chromiumoxide::cdp::browser_protocol::page::AddScriptToEvaluateOnNewDocumentParams;
+use chromiumoxide::cdp::browser_protocol::target::{
+    CloseTargetParams, CreateBrowserContextParams, CreateTargetParams, DisposeBrowserContextParams,
+};
+use chromiumoxide::cdp::js_protocol::debugger;
+use chromiumoxide::cdp::js_protocol::profiler;
+use chromiumoxide::{Browser, Page};
+use tokio::task::JoinHandle;
+
+use crate::cdp::{call, call_browser, BrowserError};
+use crate::events::{subscribe, SharedRef};
+use crate::scope::Scope;
+use crate::stability::STABILITY_INSTALL;
+
+pub(crate) struct Session {
+    pub page: Page,
+    context: Option<BrowserContextId>,
+    task: JoinHandle<()>,
+}
+
+impl Session {
+    pub async fn open(
+        browser: &Browser,
+        isolate: bool,
+        shared: &SharedRef,
+        scope: Arc<Scope>,
+        cdp: Duration,
+    ) -> Result<Session, BrowserError> {
+        let context = if isolate {
+            Some(
+                call_browser(browser, CreateBrowserContextParams::default(), cdp)
+                    .await?
+                    .browser_context_id,
+            )
+        } else {
+            None
+        };
+        let mut params = CreateTargetParams::new("about:blank");
+        params.browser_context_id = context.clone();
+        let page = match tokio::time::timeout(cdp, browser.new_page(params)).await {
+            Ok(Ok(p)) => p,
+            Ok(Err(e)) => return Err(crate::cdp::classify("Target.createTarget", e)),
+            Err(_) => return Err(BrowserError::Timeout("Target.createTarget".into())),
+        };
+        {
+            let mut s = shared.lock();
+            s.main_frame = page.target_id().inner().clone();
+            s.crashed = false;
+            s.net.clear();
+            s.doc_status = None;
+            // Script ids are per renderer: a new page starts a new registry.
+            s.scripts.clear();
+        }
+        let task = subscribe(&page, shared.clone(), scope, cdp).await?;
+        let session = Session {
+            page,
+            context,
+            task,
+        };
+        session.enable(browser, cdp).await?;
+        Ok(session)
+    }
+
+    async fn enable(&self, browser: &Browser, cdp: Duration) -> Result<(), BrowserError> {
+        let p = &self.page;
+        call(p, inspector::EnableParams::default(), cdp).await?;
+        call(p, debugger::EnableParams::default(), cdp).await?;
+        // Debugger is on only for scriptParsed: never stop on `debugger;` statements.
+        call(p, debugger::SetSkipAllPausesParams::new(true), cdp).await?;
+        call(p, profiler::EnableParams::default(), cdp).await?;
+        let cov = profiler::StartPreciseCoverageParams::builder()
+            .call_count(true)
+            .detailed(true)
+            .build();
+        call(p, cov, cdp).await?;
+        let pattern = RequestPattern::builder()
+            .url_pattern("*")
+            .resource_type(ResourceType::Document)
+            .request_stage(RequestStage::Request)
+            .build();
+        call(
+            p,
+            fetch::EnableParams::builder().pattern(pattern).build(),
+            cdp,
+        )
+        .await?;
+        call(
+            p,
+            AddScriptToEvaluateOnNewDocumentParams::new(STABILITY_INSTALL),
+            cdp,
+        )
+        .await?;
+        let mut dl = SetDownloadBehaviorParams::builder()
+            .behavior(SetDownloadBehaviorBehavior::Deny)
+            .events_enabled(true);
+        if let Some(c) = &self.context {
+            dl = dl.browser_context_id(c.clone());
+        }
+        let dl = dl.build().map_err(BrowserError::Step)?;
+        call_browser(browser, dl, cdp).await?;
+        Ok(())
+    }
+
+    /// Close the page (and its context); errors are only logged, the page may be gone.
+    pub async fn close(self, browser: &Browser, cdp: Duration) {
+        self.task.abort();
+        let id = self.page.target_id().clone();
+        if let Err(e) = call_browser(browser, CloseTargetParams::new(id), cdp).await {
+            tracing::debug!(%e, "page not closed");
+        }
+        if let Some(c) = self.context {
+            if let Err(e) = call_browser(browser, DisposeBrowserContextParams::new(c), cdp).await {
+                tracing::debug!(%e, "context not disposed");
+            }
+        }
+    }
+}

@@ -1,0 +1,526 @@
+//! Real-browser tests against a tiny in-test HTTP server (Chromium at /usr/bin/chromium).
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::server::{html, js, Reply, TestServer};
+use common::*;
+use wayfarer_core::config::{DenyRule, LoginStep};
+use wayfarer_core::{Action, ActionKind, EnvError, Environment, EventKind};
+
+const FORM_PAGE: &str = r#"<!doctype html><html><head><title>Form</title></head><body>
+<h1>Welcome</h1>
+<form id="f" action="/submitted" method="get">
+  <label for="email">Email</label><input id="email" name="email" type="email">
+  <label>Name <input name="name"></label>
+  <label>Color <select name="color"><option value="r">Red</option><option value="g">Green</option></select></label>
+  <button type="submit">Send</button>
+</form>
+<a href="/other">Other page</a>
+<div id="clicky" onclick="this.textContent='clicked'">Click me</div>
+<div id="host"></div>
+<iframe id="frame" src="/inner" width="300" height="100" style="margin-top: 40px"></iframe>
+<p id="out">nothing yet</p>
+<script>
+  const root = document.getElementById('host').attachShadow({mode: 'open'});
+  root.innerHTML = '<button id="sbtn">Shadow</button>';
+  root.getElementById('sbtn').addEventListener('click', () => {
+    document.getElementById('out').textContent = 'shadow clicked';
+  });
+</script>
+</body></html>"#;
+
+const INNER_PAGE: &str = r#"<!doctype html><body><button id="ibtn"
+  onclick="parent.document.getElementById('out').textContent='iframe clicked'">Inner</button></body>"#;
+
+#[test]
+fn scan_finds_elements_and_clicks_reach_shadow_and_iframe() {
+    let srv = TestServer::start(vec![
+        ("/", html(FORM_PAGE)),
+        ("/inner", html(INNER_PAGE)),
+        ("/other", html("<p>other</p>")),
+    ]);
+    let mut o = options(&srv.url("/"));
+    o.deny = vec![DenyRule {
+        selector: Some("#clicky".into()),
+        text: None,
+    }];
+    o.deny.push(DenyRule {
+        selector: None,
+        text: Some("OTHER PAGE".into()),
+    });
+    let mut env = launch(o);
+    let out = env.reset().unwrap();
+    let obs = &out.observation;
+    assert_eq!(obs.title, "Form");
+    assert_eq!(obs.status, Some(200));
+    assert!(obs.tags.iter().any(|t| t == "form"));
+    assert!(obs.html.contains("<form"));
+    assert!(
+        !obs.html.contains("attachShadow"),
+        "scripts are dropped from html"
+    );
+    assert!(obs.error_text.is_none());
+
+    let email = find(obs, "#email");
+    assert_eq!(email.label, "Email");
+    assert_eq!(email.input_type.as_deref(), Some("email"));
+    assert!(email.actionable.contains(&"tag:input".to_string()));
+    let name = find(obs, "input[name=\"name\"]");
+    assert!(name.label.contains("Name"), "{:?}", name.label);
+    let select = find(obs, "select[name=\"color\"]");
+    assert_eq!(select.options, vec!["r", "g"]);
+    assert_eq!(
+        select.label, "Color",
+        "the wrapped control's own text is not its label"
+    );
+    let link = obs
+        .elements
+        .iter()
+        .find(|e| e.text == "Other page")
+        .unwrap();
+    assert!(link.actionable.contains(&"tag:a".to_string()));
+    assert!(link.denied, "text rules match case-insensitively");
+    assert_eq!(link.role.as_deref(), Some("link"));
+    let clicky = find(obs, "#clicky");
+    assert!(clicky.actionable.contains(&"onclick".to_string()));
+    assert!(clicky.denied && !clicky.is_actionable());
+    assert!(has_text(obs, "Welcome"), "text leaves are included");
+    let shadow = find(obs, "#host >>> #sbtn");
+    assert!(shadow.is_actionable());
+    // Page coordinates: the iframe's button sits below the shadow button (frame margin).
+    let inner = find(obs, "#frame >>> #ibtn");
+    assert!(
+        inner.rect.y > shadow.rect.y + 40.0,
+        "{:?} vs {:?}",
+        inner.rect,
+        shadow.rect
+    );
+
+    let out = env
+        .step(&Action::on(ActionKind::Click, "#host >>> #sbtn"))
+        .unwrap();
+    assert!(has_text(&out.observation, "shadow clicked"));
+    let out = env
+        .step(&Action::on(ActionKind::Click, "#frame >>> #ibtn"))
+        .unwrap();
+    assert!(has_text(&out.observation, "iframe clicked"));
+
+    let out = env
+        .step(&Action::on(ActionKind::Type, "#email").with_value("a@b.c"))
+        .unwrap();
+    assert_eq!(
+        find(&out.observation, "#email").attr("value"),
+        Some("a@b.c")
+    );
+    let out = env
+        .step(&Action::on(ActionKind::Type, "#email").with_value("x@y.z"))
+        .unwrap();
+    assert_eq!(
+        find(&out.observation, "#email").attr("value"),
+        Some("x@y.z")
+    );
+    let out = env
+        .step(&Action::on(ActionKind::Select, "select[name=\"color\"]").with_value("g"))
+        .unwrap();
+    assert_eq!(
+        find(&out.observation, "select[name=\"color\"]").attr("value"),
+        Some("g")
+    );
+
+    let out = env.step(&Action::on(ActionKind::Submit, "#email")).unwrap();
+    let url = &out.observation.url;
+    assert!(url.contains("/submitted?email=x%40y.z"), "{url}");
+    assert_eq!(out.observation.status, Some(404));
+
+    match env.step(&Action::on(ActionKind::Click, "#nope")) {
+        Err(EnvError::ElementNotFound(l)) => assert_eq!(l, "#nope"),
+        other => panic!("expected ElementNotFound, got {other:?}"),
+    }
+    let t = out.timings;
+    assert!(t.scan > Duration::ZERO && t.act > Duration::ZERO);
+    env.close();
+}
+
+const EVENTS_PAGE: &str = r#"<!doctype html><body>
+<script src="/err.js"></script>
+<script>
+  console.error('console boom');
+  Promise.reject(new Error('rejected!'));
+  fetch('/missing');
+  fetch('http://127.0.0.1:REFUSED/').catch(() => {});
+</script>
+<button id="t" onclick="bad()">throw</button>
+<a id="boom" href="/boom">boom</a>
+</body>"#;
+
+const ERR_JS: &str = "// helper\nfunction bad() {\n  const o = undefined;\n  return o.x;\n}\n";
+
+#[test]
+fn events_exceptions_rejections_console_statuses_failures() {
+    let refused = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let page = EVENTS_PAGE.replace("REFUSED", &refused.to_string());
+    let srv = TestServer::start(vec![
+        ("/", html(page)),
+        ("/err.js", js(ERR_JS)),
+        (
+            "/boom",
+            Reply::Page(500, "text/html", "<h1>Internal Server Error</h1><pre>Traceback (most recent call last):\n  File x</pre>".into()),
+        ),
+    ]);
+    let mut env = launch(options(&srv.url("/")));
+    let out = env.reset().unwrap();
+    let ev = &out.events;
+    let console = events_of(ev, EventKind::ConsoleError);
+    assert!(
+        console.iter().any(|e| e.message == "console boom"),
+        "{ev:?}"
+    );
+    let rej = events_of(ev, EventKind::UnhandledRejection);
+    assert!(
+        rej.iter().any(|e| e.message.contains("rejected!")),
+        "{ev:?}"
+    );
+    let missing = events_of(ev, EventKind::HttpResponse);
+    assert!(missing
+        .iter()
+        .any(|e| e.status == Some(404) && e.url.as_deref().unwrap().ends_with("/missing")));
+    let failed = events_of(ev, EventKind::RequestFailed);
+    assert!(
+        failed
+            .iter()
+            .any(|e| e.message.contains("ERR_CONNECTION_REFUSED")),
+        "{ev:?}"
+    );
+
+    let out = env.step(&Action::on(ActionKind::Click, "#t")).unwrap();
+    let ex = events_of(&out.events, EventKind::Exception);
+    assert_eq!(ex.len(), 1, "{:?}", out.events);
+    assert_eq!(
+        ex[0].message,
+        "TypeError: Cannot read properties of undefined (reading 'x')"
+    );
+    assert!(ex[0].url.as_deref().unwrap().ends_with("/err.js"));
+    assert_eq!(ex[0].line, Some(4));
+
+    let out = env.step(&Action::on(ActionKind::Click, "#boom")).unwrap();
+    assert_eq!(out.observation.status, Some(500));
+    assert!(out
+        .events
+        .iter()
+        .any(|e| e.kind == EventKind::HttpResponse && e.status == Some(500) && e.document));
+    assert!(out
+        .observation
+        .error_text
+        .as_deref()
+        .unwrap()
+        .contains("Internal Server Error"));
+}
+
+const MUTATING: &str = r#"<!doctype html><body><button id="b">b</button><div id="d"></div>
+<script>setInterval(() => { document.getElementById('d').textContent = Math.random(); }, 10);</script></body>"#;
+
+const DIALOGS: &str = r#"<!doctype html><body>
+<button id="alert" onclick="alert('hello'); window.open('/popup');">alert</button>
+<a id="never" href="/never">never</a></body>"#;
+
+#[test]
+fn hazards_are_bounded_mutation_dialogs_popups_never_answering_server() {
+    let srv = TestServer::start(vec![
+        ("/", html(DIALOGS)),
+        ("/mutating", html(MUTATING)),
+        ("/popup", html("<p>popup</p>")),
+        ("/never", Reply::Never),
+    ]);
+    let mut o = options(&srv.url("/"));
+    // Under CPU contention a 10 ms interval can stall for 50 ms; a longer quiet window
+    // keeps "mutates forever" unambiguous.
+    o.config.quiet_ms = 250;
+    let (stable, load) = (o.config.stable_timeout_ms, o.config.load_timeout_ms);
+    let margin = Duration::from_millis(1500);
+    let mut env = launch(o);
+    env.reset().unwrap();
+
+    let t = Instant::now();
+    let out = env.step(&Action::on(ActionKind::Click, "#alert")).unwrap();
+    assert!(t.elapsed() < Duration::from_millis(stable) + margin);
+    let dialogs = events_of(&out.events, EventKind::Dialog);
+    assert_eq!(dialogs.len(), 1, "{:?}", out.events);
+    assert_eq!(dialogs[0].message, "alert: hello");
+    assert_eq!(
+        events_of(&out.events, EventKind::Popup).len(),
+        1,
+        "{:?}",
+        out.events
+    );
+
+    let t = Instant::now();
+    let out = env
+        .step(&Action {
+            kind: ActionKind::Navigate,
+            target: None,
+            value: Some("/mutating".into()),
+        })
+        .unwrap();
+    assert!(
+        t.elapsed() < Duration::from_millis(stable) + margin,
+        "{:?}",
+        t.elapsed()
+    );
+    assert!(
+        !events_of(&out.events, EventKind::Hang).is_empty(),
+        "{:?}",
+        out.events
+    );
+    let t = Instant::now();
+    let out = env.step(&Action::on(ActionKind::Click, "#b")).unwrap();
+    assert!(t.elapsed() < Duration::from_millis(stable) + margin);
+    let hang = events_of(&out.events, EventKind::Hang);
+    assert!(
+        hang.iter().any(|h| h.message.contains("DOM")),
+        "{:?}",
+        out.events
+    );
+
+    env.reset().unwrap();
+    let t = Instant::now();
+    let out = env.step(&Action::on(ActionKind::Click, "#never")).unwrap();
+    assert!(
+        t.elapsed() < Duration::from_millis(load) + margin,
+        "{:?}",
+        t.elapsed()
+    );
+    let hang = events_of(&out.events, EventKind::Hang);
+    assert!(
+        hang.iter().any(|h| h.message.contains("/never")),
+        "{:?}",
+        out.events
+    );
+    // The page is still usable afterwards.
+    let out = env.reset().unwrap();
+    assert!(out.observation.element("#alert").is_some());
+}
+
+#[test]
+fn external_navigation_is_blocked_and_recorded() {
+    let other = TestServer::start(vec![("/", html("<p>other origin</p>"))]);
+    let page = format!(
+        r#"<!doctype html><body><a id="ext" href="http://example.com/">ext</a>
+        <form id="f" method="post" action="{}"><button id="post">post</button></form></body>"#,
+        other.url("/")
+    );
+    let srv = TestServer::start(vec![("/", html(page))]);
+    let mut env = launch(options(&srv.url("/")));
+    let start = env.reset().unwrap().observation.url;
+    for target in ["#ext", "#post"] {
+        let out = env.step(&Action::on(ActionKind::Click, target)).unwrap();
+        let ext = events_of(&out.events, EventKind::ExternalNavigation);
+        assert_eq!(ext.len(), 1, "{target}: {:?}", out.events);
+        assert_eq!(out.observation.url, start);
+        assert_eq!(out.observation.status, Some(200));
+        assert!(out.observation.element("#ext").is_some());
+    }
+}
+
+#[test]
+fn killed_browser_is_restarted() {
+    let srv = TestServer::start(vec![(
+        "/",
+        html("<button id=b onclick=\"this.textContent='done'\">go</button>"),
+    )]);
+    let mut env = launch(options(&srv.url("/")));
+    env.reset().unwrap();
+    let pid = env.browser_pid().expect("launched browser has a pid");
+    let status = std::process::Command::new("kill")
+        .args(["-9", &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    std::thread::sleep(Duration::from_millis(200));
+    let out = env.step(&Action::on(ActionKind::Click, "#b")).unwrap();
+    assert!(out.restarted);
+    assert_eq!(events_of(&out.events, EventKind::BrowserRestart).len(), 1);
+    assert_eq!(env.restarts(), 1);
+    assert_ne!(env.browser_pid(), Some(pid));
+    let out = env.step(&Action::on(ActionKind::Click, "#b")).unwrap();
+    assert!(!out.restarted);
+    assert!(has_text(&out.observation, "done"));
+}
+
+#[test]
+fn crashed_renderer_gets_a_new_page() {
+    let srv = TestServer::start(vec![(
+        "/",
+        html("<button id=b onclick=\"this.textContent='done'\">go</button>"),
+    )]);
+    let mut env = launch(options(&srv.url("/")));
+    env.reset().unwrap();
+    let pid = env.browser_pid();
+    env.crash_page_for_tests();
+    std::thread::sleep(Duration::from_millis(300));
+    let out = env.step(&Action::on(ActionKind::Click, "#b")).unwrap();
+    assert!(out.restarted);
+    let crashes = events_of(&out.events, EventKind::PageCrash);
+    assert_eq!(crashes.len(), 1, "{:?}", out.events);
+    assert_eq!(env.browser_pid(), pid, "same browser, new page");
+    let out = env.step(&Action::on(ActionKind::Click, "#b")).unwrap();
+    assert!(has_text(&out.observation, "done"));
+}
+
+const SHARED_JS: &str = r#"function handler() {
+  let total = 0;
+  for (let i = 0; i < 10; i++) {
+    total += i * 2;
+  }
+  document.getElementById('out').textContent = 'total ' + total;
+  return total;
+}
+function unused() { return 42; }
+"#;
+
+#[test]
+fn coverage_grows_with_handlers_and_counts_shared_scripts_once() {
+    let srv = TestServer::start(vec![
+        (
+            "/",
+            html(
+                r#"<!doctype html><body><script src="/shared.js"></script>
+            <button id="b" onclick="handler()">run</button><p id="out">-</p>
+            <a id="next" href="/two">two</a></body>"#,
+            ),
+        ),
+        (
+            "/two",
+            html(r#"<!doctype html><body><script src="/shared.js"></script><p>two</p></body>"#),
+        ),
+        ("/shared.js", js(SHARED_JS)),
+    ]);
+    let mut env = launch(options(&srv.url("/")));
+    env.reset().unwrap();
+    let c1 = env.coverage().unwrap();
+    assert_eq!(c1.total_bytes, SHARED_JS.len() as u64, "{c1:?}");
+    assert_eq!(c1.first_load_covered_bytes, c1.covered_bytes);
+    env.step(&Action::on(ActionKind::Click, "#b")).unwrap();
+    let c2 = env.coverage().unwrap();
+    assert!(c2.covered_bytes > c1.covered_bytes, "{c1:?} -> {c2:?}");
+    assert!(c2.functions_covered > c1.functions_covered);
+    // The onclick attribute became an inline script of the app ("handler()").
+    assert_eq!(c2.total_bytes, c1.total_bytes + "handler()".len() as u64);
+    env.step(&Action::on(ActionKind::Click, "#next")).unwrap();
+    let c3 = env.coverage().unwrap();
+    assert_eq!(
+        c3.total_bytes, c2.total_bytes,
+        "the same script on two pages counts once"
+    );
+    assert_eq!(c3.first_load_covered_bytes, c1.first_load_covered_bytes);
+    assert!(c3.covered_bytes <= c3.total_bytes);
+}
+
+const LOGIN: &str = r#"<!doctype html><body><input id="user">
+<button id="go" onclick="localStorage.setItem('user', document.getElementById('user').value)">go</button></body>"#;
+
+const COUNTER: &str = r#"<!doctype html><body><p id="n">?</p><p id="c">?</p><p id="u">?</p>
+<button id="inc" onclick="inc()">inc</button>
+<script>
+  function show() {
+    document.getElementById('u').textContent = 'user ' + localStorage.getItem('user');
+    document.getElementById('n').textContent = 'count ' + (localStorage.getItem('n') || 0);
+    document.getElementById('c').textContent = 'cookie [' + document.cookie + ']';
+  }
+  function inc() {
+    localStorage.setItem('n', +(localStorage.getItem('n') || 0) + 1);
+    document.cookie = 'seen=yes';
+    show();
+  }
+  show();
+</script></body>"#;
+
+#[test]
+fn reset_clears_cookies_and_storage_in_place_and_isolated() {
+    let srv = TestServer::start(vec![("/", html(COUNTER)), ("/login", html(LOGIN))]);
+    let step =
+        |goto: Option<&str>, fill: Option<&str>, value: Option<&str>, click: Option<&str>| {
+            LoginStep {
+                goto: goto.map(String::from),
+                fill: fill.map(String::from),
+                value: value.map(String::from),
+                click: click.map(String::from),
+            }
+        };
+    for isolate in [false, true] {
+        let mut o = options(&srv.url("/"));
+        o.config.isolate = isolate;
+        // Login runs after the storage is cleared: its mark survives every reset.
+        o.login = vec![
+            step(Some("/login"), None, None, None),
+            step(None, Some("#user"), Some("bob"), None),
+            step(None, None, None, Some("#go")),
+        ];
+        let mut env = launch(o);
+        let out = env.reset().unwrap();
+        assert!(has_text(&out.observation, "count 0"));
+        env.step(&Action::on(ActionKind::Click, "#inc")).unwrap();
+        let out = env.step(&Action::on(ActionKind::Click, "#inc")).unwrap();
+        assert!(has_text(&out.observation, "count 2"));
+        assert!(has_text(&out.observation, "cookie [seen=yes]"));
+        let out = env.reset().unwrap();
+        assert!(has_text(&out.observation, "count 0"), "isolate={isolate}");
+        assert!(has_text(&out.observation, "user bob"), "isolate={isolate}");
+        assert!(has_text(&out.observation, "cookie []"), "isolate={isolate}");
+        // Back right after a reset stays on the start page.
+        let out = env.step(&Action::back()).unwrap();
+        assert!(has_text(&out.observation, "count 0"));
+    }
+}
+
+#[test]
+fn unreachable_start_url_fails_fast() {
+    let mut env = launch(options("http://127.0.0.1:1/"));
+    let t = Instant::now();
+    match env.reset() {
+        Err(EnvError::Unreachable { url, reason }) => {
+            assert!(url.starts_with("http://127.0.0.1:1"));
+            assert!(reason.starts_with("net::"), "{reason}");
+        }
+        other => panic!(
+            "expected Unreachable, got {:?}",
+            other.map(|o| o.observation.url)
+        ),
+    }
+    assert!(t.elapsed() < Duration::from_secs(5));
+}
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+/// Prints medians with `--nocapture`; asserts only loose bounds (shared CI machines).
+#[test]
+fn timings_on_a_small_page() {
+    let srv = TestServer::start(vec![("/", html(FORM_PAGE)), ("/inner", html(INNER_PAGE))]);
+    let start = url::Url::parse(&srv.url("/")).unwrap();
+    let mut env = launch(wayfarer_browser::BrowserOptions::new(start));
+    let mut resets = Vec::new();
+    let mut scans = Vec::new();
+    let mut clicks = Vec::new();
+    for _ in 0..5 {
+        let t = Instant::now();
+        let out = env.reset().unwrap();
+        resets.push(t.elapsed());
+        scans.push(out.timings.scan);
+    }
+    for _ in 0..15 {
+        let out = env.step(&Action::on(ActionKind::Click, "#clicky")).unwrap();
+        clicks.push(out.timings.act + out.timings.wait);
+        scans.push(out.timings.scan);
+    }
+    let (r, s, c) = (median(resets), median(scans), median(clicks));
+    eprintln!("medians: scan {s:?}, click+wait {c:?} (quiet 100 ms), reset {r:?}");
+    assert!(s < Duration::from_millis(500), "scan {s:?}");
+    assert!(c < Duration::from_millis(1500), "click+wait {c:?}");
+}

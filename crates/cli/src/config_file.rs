@@ -1,0 +1,159 @@
+//! Reading `wayfarer.toml`: `${ENV}` references are filled in from the environment
+//! (secrets stay out of the file), then the TOML is parsed into the core `Config`.
+
+use std::path::Path;
+
+use anyhow::{bail, Context, Result};
+use wayfarer_core::Config;
+
+/// Load the configuration file, or the defaults when there is none.
+pub fn load(path: Option<&Path>) -> Result<Config> {
+    let Some(path) = path else {
+        return Ok(Config::default());
+    };
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read config file {}", path.display()))?;
+    parse(&text, |k| std::env::var(k).ok())
+        .with_context(|| format!("invalid config file {}", path.display()))
+}
+
+/// Parse configuration text, resolving `${NAME}` with `env`.
+pub fn parse(text: &str, env: impl Fn(&str) -> Option<String>) -> Result<Config> {
+    let text = substitute(text, env)?;
+    let config: Config = toml::from_str(&text).map_err(|e| anyhow::anyhow!("{e}"))?;
+    for (i, step) in config.login.iter().enumerate() {
+        let actions = [
+            step.goto.is_some(),
+            step.fill.is_some(),
+            step.click.is_some(),
+        ];
+        if actions.iter().filter(|b| **b).count() != 1 {
+            bail!(
+                "login step {} must have exactly one of goto, fill, click",
+                i + 1
+            );
+        }
+        if step.fill.is_some() != step.value.is_some() {
+            bail!(
+                "login step {}: `fill` needs a `value` (and only `fill` takes one)",
+                i + 1
+            );
+        }
+    }
+    for (i, rule) in config.deny.iter().enumerate() {
+        if rule.selector.is_none() && rule.text.is_none() {
+            bail!("deny rule {} needs a selector or a text", i + 1);
+        }
+    }
+    Ok(config)
+}
+
+fn substitute(text: &str, env: impl Fn(&str) -> Option<String>) -> Result<String> {
+    let re = regex::Regex::new(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}").expect("valid regex");
+    let mut missing = Vec::new();
+    let out = re.replace_all(text, |c: &regex::Captures| match env(&c[1]) {
+        // Escaped for a TOML basic string, where references are expected to sit.
+        Some(v) => v.replace('\\', "\\\\").replace('"', "\\\""),
+        None => {
+            missing.push(c[1].to_string());
+            String::new()
+        }
+    });
+    if !missing.is_empty() {
+        bail!(
+            "environment variable(s) not set: {} (referenced as ${{NAME}} in the config)",
+            missing.join(", ")
+        );
+    }
+    Ok(out.into_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SAMPLE: &str = r##"
+[scope]
+allow_origins = ["http://127.0.0.1:9000"]
+
+[[deny]]
+text = "Log out"
+
+[[deny]]
+selector = "#delete-account"
+
+[[login]]
+goto = "/login"
+
+[[login]]
+fill = "#email"
+value = "${APP_USER}"
+
+[[login]]
+fill = "#password"
+value = "${APP_PASS}"
+
+[[login]]
+click = "button[type=submit]"
+
+[inputs]
+"(?i)zip|postal" = "75001"
+
+[budget]
+budget = "2m"
+episode_steps = 40
+
+[strategy]
+name = "random"
+seed = 7
+
+[oracles]
+http_4xx = true
+ignore = ["console_error: .*favicon"]
+
+[browser]
+isolate = true
+quiet_ms = 150
+"##;
+
+    fn env(k: &str) -> Option<String> {
+        match k {
+            "APP_USER" => Some("demo@example.com".into()),
+            "APP_PASS" => Some("p\"w".into()),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn a_full_config_parses_with_secrets_from_the_environment() {
+        let c = parse(SAMPLE, env).unwrap();
+        assert_eq!(c.scope.allow_origins, vec!["http://127.0.0.1:9000"]);
+        assert_eq!(c.deny.len(), 2);
+        assert_eq!(c.login[1].value.as_deref(), Some("demo@example.com"));
+        assert_eq!(c.login[2].value.as_deref(), Some("p\"w"));
+        assert_eq!(c.inputs["(?i)zip|postal"], "75001");
+        assert_eq!(c.budget.episode_steps, Some(40));
+        assert_eq!(c.strategy.seed, Some(7));
+        assert!(c.oracles.http_4xx);
+        assert!(c.browser.isolate);
+        assert_eq!(c.browser.quiet_ms, 150);
+        assert_eq!(
+            c.browser.stable_timeout_ms, 5000,
+            "unset keys keep defaults"
+        );
+    }
+
+    #[test]
+    fn missing_secrets_and_bad_keys_are_clear_errors() {
+        let e = parse(SAMPLE, |_| None).unwrap_err().to_string();
+        assert!(e.contains("APP_USER") && e.contains("APP_PASS"), "{e}");
+        let e = format!("{:#}", parse("[scope]\nallow = 1\n", env).unwrap_err());
+        assert!(e.contains("unknown field"), "{e}");
+        let e = parse("[[login]]\nclick = \"#a\"\ngoto = \"/\"\n", env)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("exactly one"), "{e}");
+        assert!(parse("[[deny]]\n", env).is_err());
+        assert!(parse("not toml at all [", env).is_err());
+    }
+}

@@ -1,0 +1,209 @@
+//! `explore` and `demo`: wire the configuration, the browser, the strategy and the
+//! observers together, run the loop, and report.
+
+use std::net::{TcpStream, ToSocketAddrs};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{anyhow, bail, Context, Result};
+use url::Url;
+use wayfarer_browser::{find_chrome, BrowserEnv, BrowserOptions};
+use wayfarer_core::candidates::DenyText;
+use wayfarer_core::state::StructureAbstraction;
+use wayfarer_core::{run, Budget, Environment, Observer, Oracles, RunOptions, RunSummary};
+
+use crate::args::RunArgs;
+use crate::progress::ProgressLine;
+use crate::report::FailureTraces;
+use crate::{config_file, print, report, seeded};
+
+/// Parse a start URL, with a message that says what a good one looks like.
+pub fn parse_url(raw: &str) -> Result<Url> {
+    let url = Url::parse(raw).map_err(|e| {
+        anyhow!("{raw:?} is not a URL ({e}); give a full URL such as http://localhost:3000/")
+    })?;
+    if !matches!(url.scheme(), "http" | "https") || url.host().is_none() {
+        bail!("{raw:?} is not an http(s) URL; give a full URL such as http://localhost:3000/");
+    }
+    Ok(url)
+}
+
+/// Fail fast, with a clear line, when nothing listens at the start URL.
+fn check_reachable(url: &Url) -> Result<()> {
+    let host = url.host_str().unwrap_or_default();
+    let port = url.port_or_known_default().unwrap_or(80);
+    let addrs: Vec<_> = (host, port)
+        .to_socket_addrs()
+        .with_context(|| format!("cannot resolve {host} for {url}"))?
+        .collect();
+    let mut last = None;
+    for a in &addrs {
+        match TcpStream::connect_timeout(a, Duration::from_secs(3)) {
+            Ok(_) => return Ok(()),
+            Err(e) => last = Some(e),
+        }
+    }
+    let why = last
+        .map(|e| e.to_string())
+        .unwrap_or_else(|| "no address".into());
+    bail!("cannot reach {url}: {why}; is the application running?")
+}
+
+/// Run an exploration of `url`; returns the process exit code (0 clean, 1 failures).
+pub fn explore(raw_url: &str, args: &RunArgs) -> Result<i32> {
+    let (summary, failures) = explore_url(raw_url, args)?;
+    emit(args, &summary, &failures, None)
+}
+
+/// Write `report.json` and print the summary (JSON or text); returns the exit code.
+fn emit(
+    args: &RunArgs,
+    summary: &RunSummary,
+    failures: &[wayfarer_core::Failure],
+    seeded: Option<&[seeded::SeededResult]>,
+) -> Result<i32> {
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("wayfarer-out"));
+    let report_path = report::write(&out, summary, failures, seeded)?;
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string(&report::Summary { summary, seeded })?
+        );
+    } else if !args.quiet {
+        print!("{}", print::summary_text(summary));
+        if let Some(seeded) = seeded {
+            print!("{}", seeded::text(seeded));
+        }
+        println!("Report: {}", report_path.display());
+    }
+    Ok(if summary.failures.is_empty() { 0 } else { 1 })
+}
+
+/// Explore `url` and return the summary with the full failures (traces included).
+fn explore_url(raw_url: &str, args: &RunArgs) -> Result<(RunSummary, Vec<wayfarer_core::Failure>)> {
+    let url = parse_url(raw_url)?;
+    let config = config_file::load(args.config.as_deref())?;
+    let budget: Budget = args
+        .budget
+        .clone()
+        .or(config.budget.budget.clone())
+        .unwrap_or_else(|| "300".into())
+        .parse()?;
+    let strategy = args
+        .strategy
+        .clone()
+        .or(config.strategy.name.clone())
+        .unwrap_or_else(|| "random".into());
+    let seed = args.seed.or(config.strategy.seed).unwrap_or(1);
+    let inputs_name = args
+        .inputs
+        .clone()
+        .or(config.strategy.inputs.clone())
+        .unwrap_or_else(|| wayfarer_strategies::default_inputs(&strategy).to_string());
+    let dictionary = wayfarer_inputs::Dictionary::new(&config.inputs)?;
+    let inputs = wayfarer_inputs::by_name(&inputs_name, dictionary)?;
+    let mut agent = wayfarer_strategies::by_name(&strategy, inputs)?;
+
+    let chrome = match &args.cdp {
+        Some(_) => None,
+        None => {
+            check_reachable(&url)?;
+            let explicit = args.chrome.clone().or(config.browser.chrome.clone());
+            Some(find_chrome(explicit.as_deref())?)
+        }
+    };
+    let mut browser_config = config.browser.clone();
+    browser_config.isolate |= args.isolate;
+    let mut app_origins = vec![url.origin().ascii_serialization()];
+    app_origins.extend(config.scope.allow_origins.iter().cloned());
+    let oracles = Oracles::new(config.oracles.clone(), app_origins)?;
+
+    let stop = Arc::new(AtomicBool::new(false));
+    {
+        let stop = stop.clone();
+        // A second Ctrl-C while the run winds down kills the process as usual.
+        let _ = ctrlc::set_handler(move || {
+            if stop.swap(true, Ordering::SeqCst) {
+                std::process::exit(130);
+            }
+        });
+    }
+    let opts = RunOptions {
+        budget,
+        episode_steps: config.budget.episode_steps.unwrap_or(50),
+        seed,
+        deny: DenyText::new(&config.deny),
+        oracles,
+        stop,
+        target: url.to_string(),
+    };
+
+    let show_progress = !args.quiet && !args.json;
+    if show_progress {
+        eprintln!(
+            "wayfarer: exploring {url} with {strategy} (seed {seed}, budget {budget}); Ctrl-C stops with a report"
+        );
+    }
+    let mut env = BrowserEnv::launch(BrowserOptions {
+        start_url: url.clone(),
+        config: browser_config,
+        allow_origins: config.scope.allow_origins.clone(),
+        deny: config.deny.clone(),
+        login: config.login.clone(),
+        cdp_url: args.cdp.clone(),
+        chrome,
+    })
+    .context("cannot start the browser")?;
+
+    let mut progress = ProgressLine::new();
+    let mut traces = FailureTraces::default();
+    let mut abstraction = StructureAbstraction::default();
+    let result = {
+        let mut observers: Vec<&mut dyn Observer> = vec![&mut traces];
+        if show_progress {
+            observers.push(&mut progress);
+        }
+        run(
+            &mut env,
+            agent.as_mut(),
+            &mut abstraction,
+            &opts,
+            &mut observers,
+        )
+    };
+    env.close();
+    let summary: RunSummary = result?;
+    Ok((summary, traces.0))
+}
+
+/// Serve a bundled application on 127.0.0.1 and explore it.
+pub fn demo(app: &str, fixed: bool, args: &RunArgs) -> Result<i32> {
+    let which = wayfarer_testapps::App::from_name(app)
+        .filter(|a| wayfarer_testapps::App::all_apps().contains(a))
+        .ok_or_else(|| anyhow!("unknown demo app {app:?}; available: expense, clinic"))?;
+    let server = wayfarer_testapps::Server::start(
+        which,
+        wayfarer_testapps::ServeOptions {
+            bugs: !fixed,
+            ..Default::default()
+        },
+    )
+    .context("cannot start the demo application")?;
+    if !args.quiet && !args.json {
+        eprintln!(
+            "wayfarer: serving the {app} demo at {} (seeded bugs {})",
+            server.url(),
+            if fixed { "off" } else { "on" }
+        );
+    }
+    let result = explore_url(&server.url(), args);
+    server.shutdown();
+    let (summary, failures) = result?;
+    let found = seeded::found(which, &summary);
+    emit(args, &summary, &failures, Some(&found))
+}

@@ -1,0 +1,45 @@
+//! `wayfarer`: the command line. It parses arguments, reads the configuration, and hands
+//! everything to the engine; output goes through observers.
+
+mod args;
+mod config_file;
+mod explore;
+mod print;
+mod progress;
+mod report;
+mod seeded;
+
+use clap::Parser;
+use tracing_subscriber::EnvFilter;
+
+use crate::args::{Cli, Command};
+
+fn main() {
+    let cli = Cli::parse();
+    // chromiumoxide warns on every CDP message newer than its generated types; that
+    // protocol drift is expected and handled, so its handler logs only at -vv.
+    let default_level = match cli.verbose {
+        0 => "warn,chromiumoxide=error",
+        1 => "info,chromiumoxide=error",
+        _ => "debug",
+    };
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default_level)),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+
+    let result = match &cli.command {
+        Command::Explore { url, run } => explore::explore(url, run),
+        Command::Demo { app, fixed, run } => explore::demo(app, *fixed, run),
+    };
+    let code = match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            2
+        }
+    };
+    std::process::exit(code);
+}

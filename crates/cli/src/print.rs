@@ -1,0 +1,74 @@
+//! The human summary printed at the end of a run.
+
+use std::fmt::Write;
+
+use wayfarer_core::RunSummary;
+
+pub fn summary_text(s: &RunSummary) -> String {
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "wayfarer explored {} with {} (seed {}, budget {})",
+        s.target, s.strategy, s.seed, s.budget
+    );
+    let _ = writeln!(
+        o,
+        "  {} steps in {:.1}s ({:.1} steps/s), {} episodes, {} states, {} URLs, {} actions discovered",
+        s.steps, s.duration_s, s.steps_per_second, s.episodes, s.states, s.urls, s.actions_discovered
+    );
+    if let Some(c) = &s.js_coverage {
+        let _ = writeln!(
+            o,
+            "  JS coverage {:.1}% ({} of {} bytes; {:.1}% after the first load), {} of {} functions",
+            c.ratio * 100.0,
+            c.covered_bytes,
+            c.total_bytes,
+            c.first_load_ratio * 100.0,
+            c.functions_covered,
+            c.functions_total
+        );
+    }
+    let t = &s.timings_ms;
+    let _ = writeln!(
+        o,
+        "  median ms per step {:.1}: scan {:.1} · analysis {:.2} · decide {:.2} · act {:.1} · wait {:.1}",
+        t.step, t.scan, t.analysis, t.decide, t.act, t.wait
+    );
+    if s.restarts > 0 {
+        let _ = writeln!(
+            o,
+            "  browser restarted {} time(s) after a crash or hang",
+            s.restarts
+        );
+    }
+    if s.step_errors > 0 {
+        let _ = writeln!(
+            o,
+            "  {} step(s) could not be performed (element gone or step error)",
+            s.step_errors
+        );
+    }
+    if let Some(why) = &s.stopped_early {
+        let _ = writeln!(o, "  stopped before the budget: {why}");
+    }
+    if s.failures.is_empty() {
+        let _ = writeln!(o, "No failures found.");
+    } else {
+        let _ = writeln!(o, "{} unique failure(s):", s.failures.len());
+        for (i, f) in s.failures.iter().enumerate() {
+            let msg: String = f.message.chars().take(160).collect();
+            let _ = writeln!(
+                o,
+                "  {}. [{}] {}\n     first at step {} on {} · seen {} time(s) · {} action(s) from a reset",
+                i + 1,
+                f.kind,
+                msg,
+                f.step,
+                f.page_url,
+                f.count,
+                f.trace_len
+            );
+        }
+    }
+    o
+}

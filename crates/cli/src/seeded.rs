@@ -1,0 +1,87 @@
+//! For the bundled demo applications: which of their seeded bugs the run found.
+
+use serde::Serialize;
+use wayfarer_core::summary::FailureLine;
+use wayfarer_core::RunSummary;
+use wayfarer_testapps::{seeded_bugs, App, SeededBug};
+
+/// One seeded bug and the step of the first failure that matches it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SeededResult {
+    pub id: String,
+    pub min_actions: u32,
+    pub found_at_step: Option<u64>,
+}
+
+fn matches(bug: &SeededBug, f: &FailureLine) -> bool {
+    let kind_fits = match bug.kind {
+        "exception" => matches!(f.kind.as_str(), "exception" | "unhandled_rejection"),
+        "http-500" => matches!(f.kind.as_str(), "http_5xx" | "error_text"),
+        "console-error" => f.kind == "console_error",
+        _ => true,
+    };
+    kind_fits && f.message.contains(bug.message_contains)
+}
+
+pub fn found(app: App, summary: &RunSummary) -> Vec<SeededResult> {
+    seeded_bugs(app)
+        .iter()
+        .map(|bug| SeededResult {
+            id: bug.id.to_string(),
+            min_actions: bug.min_actions,
+            found_at_step: summary
+                .failures
+                .iter()
+                .filter(|f| matches(bug, f))
+                .map(|f| f.step)
+                .min(),
+        })
+        .collect()
+}
+
+pub fn text(results: &[SeededResult]) -> String {
+    let hits = results.iter().filter(|r| r.found_at_step.is_some()).count();
+    let mut s = format!(
+        "Seeded bugs of the demo app found: {hits} of {}\n",
+        results.len()
+    );
+    for r in results {
+        let status = match r.found_at_step {
+            Some(step) => format!("found at step {step}"),
+            None => "not found".to_string(),
+        };
+        s.push_str(&format!(
+            "  {} (needs {} actions): {status}\n",
+            r.id, r.min_actions
+        ));
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failure_matches_its_seeded_bug_by_kind_and_message() {
+        let summary = RunSummary {
+            failures: vec![FailureLine {
+                kind: "http_5xx".into(),
+                signature: String::new(),
+                message: "HTTP 500 from http://127.0.0.1:9/register".into(),
+                step: 12,
+                count: 1,
+                page_url: String::new(),
+                trace_len: 3,
+            }],
+            ..RunSummary::default()
+        };
+        let r = found(App::Expense, &summary);
+        let hit = r
+            .iter()
+            .find(|r| r.id == "expense-register-email-500")
+            .unwrap();
+        assert_eq!(hit.found_at_step, Some(12));
+        assert_eq!(r.iter().filter(|r| r.found_at_step.is_some()).count(), 1);
+    }
+}

@@ -1,0 +1,88 @@
+//! The `wayfarer` binary: exit codes, one-line errors, the JSON summary.
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+fn wayfarer() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_wayfarer"))
+}
+
+#[test]
+fn unreachable_and_malformed_urls_exit_2_fast_with_one_line() {
+    for url in ["http://127.0.0.1:1", "not-a-url"] {
+        let started = Instant::now();
+        let out = wayfarer().args(["explore", url]).output().unwrap();
+        assert!(started.elapsed() < Duration::from_secs(5), "{url}");
+        assert_eq!(out.status.code(), Some(2), "{url}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.trim().lines().count(), 1, "{url}: {err}");
+        assert!(err.starts_with("error: "), "{err}");
+    }
+}
+
+#[test]
+fn bad_flags_and_configs_exit_2() {
+    let out = wayfarer().args(["explore", "--budget"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("wayfarer.toml");
+    std::fs::write(&cfg, "[scope]\nnope = 1\n").unwrap();
+    let out = wayfarer()
+        .args(["explore", "http://127.0.0.1:1/", "--config"])
+        .arg(&cfg)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown field"));
+    let out = wayfarer()
+        .args(["demo", "--budget", "ten"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("invalid budget"));
+}
+
+#[test]
+fn demo_json_summary_has_the_promised_fields_and_exit_code() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = wayfarer()
+        .args(["demo", "--budget", "40", "--seed", "3", "--json", "--out"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let v: serde_json::Value = serde_json::from_str(stdout.trim())
+        .unwrap_or_else(|e| panic!("{e}: {stdout} / {}", String::from_utf8_lossy(&out.stderr)));
+    for key in [
+        "steps",
+        "episodes",
+        "states",
+        "urls",
+        "actions_discovered",
+        "failures",
+        "js_coverage",
+        "timings_ms",
+        "steps_per_second",
+    ] {
+        assert!(v.get(key).is_some(), "missing {key} in {v}");
+    }
+    assert_eq!(v["steps"], 40);
+    for key in ["covered_bytes", "total_bytes", "ratio", "first_load_ratio"] {
+        assert!(v["js_coverage"].get(key).is_some(), "js_coverage.{key}");
+    }
+    for key in ["scan", "analysis", "decide", "act", "wait"] {
+        assert!(v["timings_ms"].get(key).is_some(), "timings_ms.{key}");
+    }
+    let failures = v["failures"].as_array().unwrap();
+    let expected = if failures.is_empty() { 0 } else { 1 };
+    assert_eq!(out.status.code(), Some(expected));
+    for f in failures {
+        for key in ["kind", "signature", "message", "step"] {
+            assert!(f.get(key).is_some(), "failure.{key}");
+        }
+    }
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("report.json")).unwrap())
+            .unwrap();
+    assert_eq!(report["steps"], v["steps"]);
+}
