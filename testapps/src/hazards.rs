@@ -47,6 +47,10 @@ pub(crate) fn router() -> Router {
             }),
         )
         .route("/never", get(never))
+        .route(
+            "/stuck",
+            get(|| async { page("Stuck requests", "stuck", STUCK) }),
+        )
         .route("/slow", get(slow))
         .route("/boom", get(|| async { common::internal_error() }))
         .route(
@@ -86,6 +90,12 @@ fn page(title: &str, page_id: &str, body: &str) -> Response {
         &[("title", &esc(title)), ("page", page_id), ("body", body)],
     ))
 }
+
+/// Every control here waits on a server that never answers: a link and a fetch.
+const STUCK: &str = r#"<h1>Stuck requests</h1>
+<p><a href="/never" data-action-id="hazards.stuck.link">Open the page that never answers</a></p>
+<p><button id="fetch-never" data-action-id="hazards.stuck.fetch"
+  onclick="fetch('/never').then(function () { document.title = 'answered'; })">Fetch forever</button></p>"#;
 
 /// Accepts the request and never answers.
 async fn never() -> Response {

@@ -21,12 +21,12 @@ fn quick_config() -> BrowserConfig {
 #[test]
 fn hazard_pages_do_not_hang_the_run() {
     let server = Server::start(App::Hazards, ServeOptions::default()).unwrap();
-    for (page, budget) in [("mutating", 6), ("dialogs", 12), ("never", 4)] {
+    for (page, budget) in [("mutating", 6), ("dialogs", 12), ("stuck", 6)] {
         let url = format!("{}{page}", server.url());
         let mut env = common::launch(&url, quick_config());
         let opts = common::options(&url, 3, Budget::actions(budget), 10);
         let started = Instant::now();
-        let (summary, steps) = common::explore(&mut env, &opts, &mut common::Nobody);
+        let (summary, steps) = common::explore_all(&mut env, &opts, &mut common::Nobody);
         let took = started.elapsed();
         eprintln!(
             "{page}: {} steps in {:.1}s, median wait {:.0} ms",
@@ -41,11 +41,17 @@ fn hazard_pages_do_not_hang_the_run() {
             "{page}: took {took:?}"
         );
         let events: Vec<EventKind> = steps
+            .0
             .iter()
-            .flat_map(|s| s.events.iter().map(|e| e.kind))
+            .flat_map(|s| s.events.iter())
+            .chain(steps.1.iter())
+            .map(|e| e.kind)
             .collect();
         match page {
-            "mutating" => assert!(events.contains(&EventKind::Hang), "{page}: {events:?}"),
+            "mutating" => {
+                assert!(events.contains(&EventKind::Hang), "{page}: {events:?}");
+                assert!(summary.failures.iter().any(|f| f.kind == "hang"));
+            }
             "dialogs" => assert!(
                 events.contains(&EventKind::Dialog) || events.contains(&EventKind::Popup),
                 "{page}: {events:?}"
@@ -53,6 +59,27 @@ fn hazard_pages_do_not_hang_the_run() {
             _ => {}
         }
     }
+}
+
+#[test]
+fn a_start_page_that_never_answers_ends_the_run_with_a_reason() {
+    let server = Server::start(App::Hazards, ServeOptions::default()).unwrap();
+    let url = format!("{}never", server.url());
+    let mut env = common::launch(&url, quick_config());
+    let opts = common::options(&url, 1, Budget::actions(20), 10);
+    let started = Instant::now();
+    let (summary, _) = common::explore(&mut env, &opts, &mut common::Nobody);
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(summary.steps, 0);
+    assert!(summary.stopped_early.is_some());
+    assert!(
+        summary.failures.iter().any(|f| f.kind == "hang"),
+        "{summary:?}"
+    );
 }
 
 /// Kills the browser with SIGKILL once, at a given step.

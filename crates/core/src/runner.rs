@@ -19,6 +19,9 @@ use crate::record::{StepRecord, StepTimings};
 use crate::state::{Abstraction, Analysis};
 use crate::summary::{RunSummary, Tally};
 
+/// Resets in a row that found no action on the start page before the run gives up.
+const EMPTY_START_LIMIT: u32 = 3;
+
 /// How a run is shaped.
 pub struct RunOptions {
     pub budget: Budget,
@@ -57,6 +60,7 @@ pub fn run(
     let mut tally = Tally::default();
     let mut steps: u64 = 0;
     let mut stopped_early = None;
+    let mut empty_starts = 0;
 
     let first = env.reset()?;
     let (mut cur, events) = begin_episode(first, 1, abstraction, &mut tally, observers);
@@ -91,10 +95,23 @@ pub fn run(
             ));
         }
         if candidates.is_empty() {
+            if cur.episode_step == 0 {
+                // The start page itself offers nothing: resetting again will not help for long.
+                empty_starts += 1;
+                if empty_starts >= EMPTY_START_LIMIT {
+                    stopped_early = Some(format!(
+                        "the start page ({}) offered no action after {EMPTY_START_LIMIT} resets; \
+                         does it load, and is anything on it clickable?",
+                        cur.obs.url
+                    ));
+                    break;
+                }
+            }
             // A dead end with nowhere to go back to: start a new episode.
             cur.episode_step = opts.episode_steps;
             continue;
         }
+        empty_starts = 0;
         let t_decide = Instant::now();
         let action = agent.choose(
             &View {

@@ -149,3 +149,20 @@ fn failure_traces_start_at_a_reset_and_reproduce() {
         Some("#bug")
     );
 }
+
+#[test]
+fn a_start_page_without_actions_ends_the_run_instead_of_resetting_forever() {
+    // Regression: the loop used to reset without end when the start page offered nothing.
+    let app = SimApp {
+        pages: vec![wayfarer_core::sim::Page::default()],
+        bug_page: None,
+    };
+    let (summary, _, env) = explore(app, 1, "50", 10);
+    assert_eq!(summary.steps, 0);
+    assert!(summary
+        .stopped_early
+        .as_deref()
+        .unwrap()
+        .contains("no action"));
+    assert_eq!(env.resets, 3);
+}

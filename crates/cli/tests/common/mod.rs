@@ -12,13 +12,17 @@ use wayfarer_core::config::{BrowserConfig, OracleConfig};
 use wayfarer_core::state::StructureAbstraction;
 use wayfarer_core::{run, Budget, Observer, Oracles, Progress, RunOptions, RunSummary, StepRecord};
 
-/// Records every step.
+/// Records every step, and the events raised by resets.
 #[derive(Default)]
-pub struct Steps(pub Vec<StepRecord>);
+pub struct Steps(pub Vec<StepRecord>, pub Vec<wayfarer_core::Event>);
 
 impl Observer for Steps {
     fn on_step(&mut self, r: &StepRecord, _: &Progress) {
         self.0.push(r.clone());
+    }
+
+    fn on_reset(&mut self, _: u64, out: &wayfarer_core::Outcome) {
+        self.1.extend(out.events.iter().cloned());
     }
 }
 
@@ -56,6 +60,16 @@ pub fn explore(
     opts: &RunOptions,
     extra: &mut dyn Observer,
 ) -> (RunSummary, Vec<StepRecord>) {
+    let (summary, steps) = explore_all(env, opts, extra);
+    (summary, steps.0)
+}
+
+/// Like `explore`, with the reset events too.
+pub fn explore_all(
+    env: &mut BrowserEnv,
+    opts: &RunOptions,
+    extra: &mut dyn Observer,
+) -> (RunSummary, Steps) {
     let inputs = wayfarer_inputs::by_name("random", wayfarer_inputs::Dictionary::default())
         .expect("random inputs");
     let mut agent = wayfarer_strategies::by_name("random", inputs).unwrap();
@@ -69,7 +83,7 @@ pub fn explore(
         &mut [&mut steps, extra],
     )
     .unwrap();
-    (summary, steps.0)
+    (summary, steps)
 }
 
 pub struct Nobody;
