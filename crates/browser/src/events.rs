@@ -370,7 +370,9 @@ fn handle(ev: Ev, page: &Page, shared: &SharedRef, scope: &Scope, cdp: Duration)
                     | Some(ResourceType::Prefetch)
                     | Some(ResourceType::CspViolationReport)
             );
-            let counted = scope.allows(url) && !streaming;
+            // The favicon never blocks what a user sees (and error pages keep asking for it).
+            let favicon = url.ends_with("/favicon.ico");
+            let counted = scope.allows(url) && !streaming && !favicon;
             shared
                 .lock()
                 .net
@@ -399,7 +401,9 @@ fn handle(ev: Ev, page: &Page, shared: &SharedRef, scope: &Scope, cdp: Duration)
             let req = s.net.finish(e.request_id.inner());
             // ERR_ABORTED is our own stopLoading, a blocked navigation, a download or a
             // page navigating away: not a failure of the application.
-            if e.error_text == "net::ERR_ABORTED" {
+            // ERR_CACHE_MISS is Chrome refusing to resubmit a form when history goes back to
+            // a POST result without asking the user: a property of `back`, not of the app.
+            if e.error_text == "net::ERR_ABORTED" || e.error_text == "net::ERR_CACHE_MISS" {
                 return;
             }
             let document = e.r#type == ResourceType::Document;

@@ -11,8 +11,9 @@ use anyhow::{anyhow, bail, Context, Result};
 use url::Url;
 use wayfarer_browser::{find_chrome, BrowserEnv, BrowserOptions};
 use wayfarer_core::candidates::DenyText;
+use wayfarer_core::config::DenyRule;
 use wayfarer_core::state::StructureAbstraction;
-use wayfarer_core::{run, Budget, Environment, Observer, Oracles, RunOptions, RunSummary};
+use wayfarer_core::{run, Budget, Config, Environment, Observer, Oracles, RunOptions, RunSummary};
 
 use crate::args::RunArgs;
 use crate::progress::ProgressLine;
@@ -53,7 +54,7 @@ fn check_reachable(url: &Url) -> Result<()> {
 
 /// Run an exploration of `url`; returns the process exit code (0 clean, 1 failures).
 pub fn explore(raw_url: &str, args: &RunArgs) -> Result<i32> {
-    let (summary, failures) = explore_url(raw_url, args)?;
+    let (summary, failures) = explore_url(raw_url, args, |_| {})?;
     emit(args, &summary, &failures, None)
 }
 
@@ -85,9 +86,14 @@ fn emit(
 }
 
 /// Explore `url` and return the summary with the full failures (traces included).
-fn explore_url(raw_url: &str, args: &RunArgs) -> Result<(RunSummary, Vec<wayfarer_core::Failure>)> {
+fn explore_url(
+    raw_url: &str,
+    args: &RunArgs,
+    adjust: impl FnOnce(&mut Config),
+) -> Result<(RunSummary, Vec<wayfarer_core::Failure>)> {
     let url = parse_url(raw_url)?;
-    let config = config_file::load(args.config.as_deref())?;
+    let mut config = config_file::load(args.config.as_deref())?;
+    adjust(&mut config);
     let budget: Budget = args
         .budget
         .clone()
@@ -201,7 +207,13 @@ pub fn demo(app: &str, fixed: bool, args: &RunArgs) -> Result<i32> {
             if fixed { "off" } else { "on" }
         );
     }
-    let result = explore_url(&server.url(), args);
+    // The demo knows its app: logging out only undoes the login, so it is never clicked.
+    let result = explore_url(&server.url(), args, |c| {
+        c.deny.push(DenyRule {
+            selector: None,
+            text: Some("Log out".into()),
+        })
+    });
     server.shutdown();
     let (summary, failures) = result?;
     let found = seeded::found(which, &summary);

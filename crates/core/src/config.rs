@@ -124,7 +124,7 @@ impl Default for BrowserConfig {
         BrowserConfig {
             chrome: None,
             isolate: false,
-            quiet_ms: 100,
+            quiet_ms: 50,
             stable_timeout_ms: 5_000,
             load_timeout_ms: 10_000,
             cdp_timeout_ms: 10_000,

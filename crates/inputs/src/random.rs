@@ -172,6 +172,13 @@ fn email(rng: &mut ChaCha8Rng) -> String {
     if rng.gen_bool(0.1) {
         return MALFORMED.choose(rng).copied().unwrap_or("@").to_string();
     }
+    if rng.gen_bool(0.1) {
+        // Valid for HTML (no dot needed after the @), yet many servers choke on it.
+        let (local_len, host_len) = (rng.gen_range(1..=8), rng.gen_range(1..=8));
+        let local = from_set(rng, LOWER, local_len);
+        let host = from_set(rng, LOWER, host_len);
+        return format!("{local}@{host}");
+    }
     let local_len = rng.gen_range(1..=12);
     let local = from_set(rng, b"abcdefghijklmnopqrstuvwxyz0123456789._+", local_len);
     let host_len = rng.gen_range(1..=8);
@@ -280,6 +287,20 @@ mod tests {
         let v = draws(&input("email", &[]), 1, 1000);
         let with_at = v.iter().filter(|s| s.contains('@')).count();
         assert!(with_at > 600 && with_at < 1000, "{with_at}");
+    }
+
+    #[test]
+    fn dotless_domains_appear_among_emails() {
+        // "a@b" passes the browser's validation and reaches the server: worth trying.
+        let v = draws(&input("email", &[]), 4, 1000);
+        let dotless = v
+            .iter()
+            .filter(|s| {
+                s.split_once('@')
+                    .is_some_and(|(l, d)| !l.is_empty() && !d.is_empty() && !d.contains('.'))
+            })
+            .count();
+        assert!(dotless > 30, "{dotless}");
     }
 
     #[test]
