@@ -327,6 +327,40 @@ fn external_navigation_is_blocked_and_recorded() {
 }
 
 #[test]
+fn going_back_to_a_post_result_is_not_a_failure() {
+    // Regression: Chrome's refusal to resubmit (ERR_CACHE_MISS) was reported as a request
+    // failure, and the error page's favicon request then held the wait until a Hang.
+    let srv = TestServer::start(vec![
+        (
+            "/",
+            html(r#"<form method="post" action="/done"><button id="go">Go</button></form>"#),
+        ),
+        (
+            "/done",
+            html(r#"<p>saved</p><a id="next" href="/next">next</a>"#),
+        ),
+        ("/next", html("<p>next</p>")),
+    ]);
+    let mut env = launch(options(&srv.url("/")));
+    env.reset().unwrap();
+    env.step(&Action::on(ActionKind::Click, "#go")).unwrap();
+    env.step(&Action::on(ActionKind::Click, "#next")).unwrap();
+    let started = Instant::now();
+    let out = env.step(&Action::back()).unwrap();
+    assert!(
+        events_of(&out.events, EventKind::RequestFailed).is_empty(),
+        "{:?}",
+        out.events
+    );
+    assert!(
+        events_of(&out.events, EventKind::Hang).is_empty(),
+        "{:?}",
+        out.events
+    );
+    assert!(started.elapsed() < Duration::from_secs(3));
+}
+
+#[test]
 fn killed_browser_is_restarted() {
     let srv = TestServer::start(vec![(
         "/",

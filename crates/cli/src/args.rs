@@ -46,7 +46,7 @@ pub struct RunArgs {
     /// Exploration strategy.
     #[arg(long, short = 's')]
     pub strategy: Option<String>,
-    /// Budget: actions (300), wall time (90s, 2m) or both (300,2m). Default 300.
+    /// Budget: actions (300), wall time (90s, 2m) or both (300,2m). Default 300 (demo: 1000).
     #[arg(long, short = 'b')]
     pub budget: Option<String>,
     /// Seed for every random choice. Default 1.

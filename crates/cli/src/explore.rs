@@ -187,6 +187,9 @@ fn explore_url(
     Ok((summary, traces.0))
 }
 
+/// The demo's budget when neither a flag nor the config gives one.
+const DEMO_BUDGET: &str = "1000";
+
 /// Serve a bundled application on 127.0.0.1 and explore it.
 pub fn demo(app: &str, fixed: bool, args: &RunArgs) -> Result<i32> {
     let which = wayfarer_testapps::App::from_name(app)
@@ -212,7 +215,12 @@ pub fn demo(app: &str, fixed: bool, args: &RunArgs) -> Result<i32> {
         c.deny.push(DenyRule {
             selector: None,
             text: Some("Log out".into()),
-        })
+        });
+        // Random needs a few hundred actions per seeded bug on these apps; the demo's
+        // default gives it room to show one (about three minutes).
+        c.budget
+            .budget
+            .get_or_insert_with(|| DEMO_BUDGET.to_string());
     });
     server.shutdown();
     let (summary, failures) = result?;

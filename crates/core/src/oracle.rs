@@ -170,7 +170,15 @@ impl Oracles {
             };
             out.extend(finding);
         }
-        if let Some(text) = obs.and_then(|o| o.error_text.as_ref()) {
+        // An error page served with a 5xx status is already that failure; its text is not a
+        // second one.
+        let document_5xx = events.iter().any(|e| {
+            e.kind == EventKind::HttpResponse && e.document && e.status.is_some_and(|s| s >= 500)
+        });
+        if let Some(text) = obs
+            .and_then(|o| o.error_text.as_ref())
+            .filter(|_| !document_5xx)
+        {
             let mut f = Finding::new(FailureKind::ErrorText, text.clone(), None);
             // One failure per page kind: /owners/7 and /owners/8 show the same fault.
             let url = crate::signature::normalize_source(&obs.unwrap().url);
@@ -343,6 +351,19 @@ mod tests {
         assert_eq!(f.len(), 1);
         assert_eq!(f[0].kind, FailureKind::ErrorText);
         assert!(f[0].signature.ends_with("|http://app/owners/<n>"));
+    }
+
+    #[test]
+    fn an_error_page_with_a_5xx_status_is_one_failure() {
+        let obs = Observation {
+            url: "http://app/register".into(),
+            error_text: Some("Internal Server Error".into()),
+            ..Observation::default()
+        };
+        let evs = vec![Event::http(500, "http://app/register", true)];
+        let f = oracles().judge(&evs, Some(&obs));
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!(f[0].kind, FailureKind::Http5xx);
     }
 
     #[test]
