@@ -88,6 +88,17 @@ impl CoverageAcc {
             .flat_map(|f| f.ranges.iter().map(|r| r.end_offset.max(0) as usize))
             .max()
             .unwrap_or(0);
+        if len > 0 && max_end > len {
+            // Ranges past the script's end belong to another script that reused the id
+            // (seen with fresh contexts): merging would inflate this one.
+            tracing::debug!(
+                hash,
+                len,
+                max_end,
+                "coverage take skipped: script id mismatch"
+            );
+            return;
+        }
         let id = self.register(hash, len.max(max_end));
         let mut ranges: Vec<(usize, usize, i64)> = Vec::new();
         for f in functions {
@@ -237,6 +248,17 @@ mod tests {
         // Same content seen again (another page): counted once.
         acc.register("h", 100);
         assert_eq!(acc.snapshot().total_bytes, 100);
+    }
+
+    #[test]
+    fn a_take_reaching_past_the_script_is_not_merged() {
+        // Regression: with --isolate, a foreign script sharing an app script's id grew the
+        // denominator from 14 KB to 184 KB.
+        let mut acc = CoverageAcc::default();
+        acc.merge("h", 100, &[func(&[(0, 100, 1)])]);
+        acc.merge("h", 100, &[func(&[(0, 9000, 1)])]);
+        let c = acc.snapshot();
+        assert_eq!((c.total_bytes, c.covered_bytes), (100, 100));
     }
 
     #[test]

@@ -482,6 +482,7 @@ fn handle(ev: Ev, page: &Page, shared: &SharedRef, scope: &Scope, cdp: Duration)
                 return;
             }
             let len = e.length.unwrap_or(0).max(0) as usize;
+            tracing::debug!(url = %e.url, len, hash = %e.hash, "app script parsed");
             let mut s = shared.lock();
             s.scripts
                 .insert(e.script_id.inner().clone(), (e.hash.clone(), len));
