@@ -11,6 +11,9 @@ use wayfarer_testapps::{App, ServeOptions, Server};
 
 fn quick_config() -> BrowserConfig {
     BrowserConfig {
+        // A page mutating every 20 ms can pause for 50 ms on a loaded 2-core machine and
+        // look quiet; 250 ms never does, so the Hang is certain.
+        quiet_ms: 250,
         stable_timeout_ms: 1_000,
         load_timeout_ms: 2_000,
         cdp_timeout_ms: 5_000,
