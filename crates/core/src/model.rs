@@ -198,11 +198,6 @@ impl ActionKind {
             ActionKind::Navigate => "navigate",
         }
     }
-
-    /// Whether the action needs a target element.
-    pub fn needs_target(&self) -> bool {
-        !matches!(self, ActionKind::Back | ActionKind::Navigate)
-    }
 }
 
 /// One thing to do to the page. Candidate actions come without a value; the agent fills
