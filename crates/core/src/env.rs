@@ -105,6 +105,11 @@ pub trait Environment {
         None
     }
 
+    /// A PNG of the current viewport, when the environment can take one (for failures).
+    fn screenshot(&mut self) -> Option<Vec<u8>> {
+        None
+    }
+
     /// Release what the environment holds (browser processes, temp dirs).
     fn close(&mut self) {}
 }

@@ -15,21 +15,26 @@ pub use model::{Action, ActionKind, Element, Event, EventKind, Observation, Rect
 pub mod agent;
 pub mod budget;
 pub mod candidates;
+pub mod ddmin;
 pub mod input;
 pub mod observer;
 pub mod oracle;
 pub mod record;
+pub mod replay;
 pub mod runner;
 pub mod signature;
 pub mod state;
 pub mod summary;
+pub mod trace;
 
 pub use agent::{Agent, Transition, View};
 pub use budget::Budget;
 pub use observer::{Observer, Progress};
 pub use oracle::{Failure, FailureKind, Oracles};
+pub use record::ResetRecord;
 pub use record::{StepRecord, StepTimings};
 pub use runner::{run, RunOptions};
 pub use state::{Abstraction, Analysis, StateId};
 pub use summary::RunSummary;
+pub use trace::{Trace, TraceStep};
 pub mod sim;

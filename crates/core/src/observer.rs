@@ -1,9 +1,8 @@
 //! The observer seam: everything that records or reports a run (progress line, JSON
 //! summary, later the run store and the HTML report) listens here, apart from the loop.
 
-use crate::env::Outcome;
 use crate::oracle::Failure;
-use crate::record::StepRecord;
+use crate::record::{ResetRecord, StepRecord};
 use crate::summary::RunSummary;
 
 /// Live counters handed to observers with every step.
@@ -13,17 +12,21 @@ pub struct Progress {
     pub episodes: u64,
     pub states: usize,
     pub urls: usize,
+    /// Distinct (page, action) pairs offered so far.
+    pub actions: usize,
     pub failures: usize,
     pub elapsed: std::time::Duration,
     /// Share of the budget used, 0 to 1.
     pub budget_used: f64,
-    pub coverage_ratio: Option<f64>,
+    pub coverage: Option<crate::env::Coverage>,
 }
 
 /// Listens to a run. Every method has an empty default.
 pub trait Observer {
-    fn on_reset(&mut self, _episode: u64, _outcome: &Outcome) {}
+    fn on_reset(&mut self, _record: &ResetRecord, _progress: &Progress) {}
     fn on_step(&mut self, _record: &StepRecord, _progress: &Progress) {}
-    fn on_failure(&mut self, _failure: &Failure) {}
+    /// A failure seen for the first time, with a screenshot of the page when the
+    /// environment could take one. Repeats show up in the records' `findings`.
+    fn on_failure(&mut self, _failure: &Failure, _screenshot: Option<&[u8]>) {}
     fn on_end(&mut self, _summary: &RunSummary) {}
 }

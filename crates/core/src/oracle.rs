@@ -7,8 +7,9 @@ use regex::Regex;
 use serde::{Deserialize, Serialize};
 
 use crate::config::OracleConfig;
-use crate::model::{Action, Event, EventKind, Observation};
+use crate::model::{Event, EventKind, Observation};
 use crate::signature::{normalize_message, signature};
+use crate::trace::TraceStep;
 
 /// The kinds of failure wayfarer reports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -210,7 +211,7 @@ pub struct Failure {
     /// The URL of the page it was seen on.
     pub page_url: String,
     /// The actions from the last reset up to and including the one that raised it.
-    pub trace: Vec<Action>,
+    pub trace: Vec<TraceStep>,
 }
 
 /// All unique failures of a run, by signature, in order of discovery.
@@ -228,7 +229,7 @@ impl FailureBook {
         step: u64,
         episode: u64,
         page_url: &str,
-        trace: &[Action],
+        trace: &[TraceStep],
     ) -> Option<&Failure> {
         if let Some(&i) = self.by_signature.get(&finding.signature) {
             self.failures[i].count += 1;
@@ -379,7 +380,11 @@ mod tests {
                 ),
             ]
         };
-        let trace = vec![Action::back()];
+        let trace = vec![TraceStep {
+            action: crate::model::Action::back(),
+            element: None,
+            url: String::new(),
+        }];
         for (step, n) in [(3, 1), (9, 2), (12, 3)] {
             for f in o.judge(&ev(n), None) {
                 book.record(f, step, 1, "http://app/", &trace);

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::model::{Action, Event};
 use crate::state::StateId;
+use crate::trace::ElementHint;
 
 /// Where one step's time went.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -34,9 +35,32 @@ pub struct StepRecord {
     pub state_before: StateId,
     pub state_after: StateId,
     pub url_after: String,
+    #[serde(default)]
+    pub title_after: String,
+    /// How the target looked before the action, for reports and generated tests.
+    #[serde(default)]
+    pub element: Option<ElementHint>,
     pub new_state: bool,
     pub events: Vec<Event>,
     pub timings: StepTimings,
     /// The action could not be performed (element gone, step error); the message says why.
     pub error: Option<String>,
+    /// Signatures of the failures this step raised (new or seen before).
+    #[serde(default)]
+    pub findings: Vec<String>,
+}
+
+/// A reset: the start of an episode.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ResetRecord {
+    /// 1-based.
+    pub episode: u64,
+    /// Steps taken before this reset.
+    pub after_step: u64,
+    pub state: StateId,
+    pub url: String,
+    pub title: String,
+    pub events: Vec<Event>,
+    /// Signatures of the failures the reset raised.
+    pub findings: Vec<String>,
 }

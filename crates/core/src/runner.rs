@@ -12,12 +12,13 @@ use crate::agent::{Agent, Transition, View};
 use crate::budget::Budget;
 use crate::candidates::{candidate_actions, DenyText};
 use crate::env::{EnvError, Environment, Outcome};
-use crate::model::{Action, Event, EventKind, Observation};
+use crate::model::{Event, EventKind, Observation};
 use crate::observer::{Observer, Progress};
 use crate::oracle::{FailureBook, Oracles};
-use crate::record::{StepRecord, StepTimings};
+use crate::record::{ResetRecord, StepRecord, StepTimings};
 use crate::state::{Abstraction, Analysis};
 use crate::summary::{RunSummary, Tally};
+use crate::trace::TraceStep;
 
 /// Resets in a row that found no action on the start page before the run gives up.
 const EMPTY_START_LIMIT: u32 = 3;
@@ -40,7 +41,7 @@ pub struct RunOptions {
 struct Cursor {
     obs: Observation,
     analysis: Analysis,
-    trace: Vec<Action>,
+    trace: Vec<TraceStep>,
     episode: u64,
     episode_step: u32,
 }
@@ -63,8 +64,20 @@ pub fn run(
     let mut empty_starts = 0;
 
     let first = env.reset()?;
-    let (mut cur, events) = begin_episode(first, 1, abstraction, &mut tally, observers);
-    judge(&opts.oracles, &cur, &events, steps, &mut book, observers);
+    let mut cur = begin_episode(
+        first,
+        1,
+        &mut Loop {
+            env: &mut *env,
+            abstraction: &mut *abstraction,
+            tally: &mut tally,
+            book: &mut book,
+            observers: &mut *observers,
+            opts,
+            started,
+            steps,
+        },
+    );
 
     while !opts.budget.exhausted(steps, started.elapsed()) {
         if opts.stop.load(Ordering::Relaxed) {
@@ -75,10 +88,20 @@ pub fn run(
             agent.on_episode_end();
             match env.reset() {
                 Ok(out) => {
-                    let events;
-                    (cur, events) =
-                        begin_episode(out, cur.episode + 1, abstraction, &mut tally, observers);
-                    judge(&opts.oracles, &cur, &events, steps, &mut book, observers);
+                    cur = begin_episode(
+                        out,
+                        cur.episode + 1,
+                        &mut Loop {
+                            env: &mut *env,
+                            abstraction: &mut *abstraction,
+                            tally: &mut tally,
+                            book: &mut book,
+                            observers: &mut *observers,
+                            opts,
+                            started,
+                            steps,
+                        },
+                    );
                 }
                 Err(e) => {
                     stopped_early = Some(e.to_string());
@@ -130,6 +153,7 @@ pub fn run(
             .as_deref()
             .and_then(|t| cur.obs.element(t))
             .map(|e| e.describe());
+        let trace_step = TraceStep::new(action.clone(), &cur.obs);
 
         let (outcome, error) = match env.step(&action) {
             Ok(out) => (out, None),
@@ -155,7 +179,7 @@ pub fn run(
         if error.is_some() {
             tally.step_errors += 1;
         } else {
-            cur.trace.push(action.clone());
+            cur.trace.push(trace_step.clone());
         }
         if outcome.restarted {
             tally.restarts += outcome
@@ -175,7 +199,7 @@ pub fn run(
 
         // Failures are judged before a restart clears the trace, so it keeps the actions
         // that led to the crash.
-        judge_at(
+        let findings = judge(
             &opts.oracles,
             &cur,
             &outcome.events,
@@ -183,6 +207,7 @@ pub fn run(
             &mut book,
             observers,
             &outcome.observation,
+            env,
         );
 
         agent.learn(&Transition {
@@ -212,24 +237,29 @@ pub fn run(
             state_before: cur.analysis.state,
             state_after: analysis.state,
             url_after: outcome.observation.url.clone(),
+            title_after: outcome.observation.title.clone(),
+            element: trace_step.element,
             new_state,
             events: outcome.events,
             timings,
             error,
+            findings,
         };
-        let progress = Progress {
+        let progress = progress(
+            opts,
+            started,
             steps,
-            episodes: cur.episode,
-            states: abstraction.states(),
-            urls: tally.urls.len(),
-            failures: book.len(),
-            elapsed: started.elapsed(),
-            budget_used: opts.budget.used(steps, started.elapsed()),
-            coverage_ratio: env.coverage().map(|c| c.ratio()),
-        };
+            cur.episode,
+            abstraction,
+            &tally,
+            &book,
+            env,
+        );
+        let t_observers = Instant::now();
         for o in observers.iter_mut() {
             o.on_step(&record, &progress);
         }
+        tally.observers.push(t_observers.elapsed());
         cur.obs = outcome.observation;
         cur.analysis = analysis;
         if outcome.restarted {
@@ -271,18 +301,21 @@ pub fn run(
     Ok(summary)
 }
 
-fn begin_episode(
-    out: Outcome,
-    episode: u64,
-    abstraction: &mut dyn Abstraction,
-    tally: &mut Tally,
-    observers: &mut [&mut dyn Observer],
-) -> (Cursor, Vec<Event>) {
-    for o in observers.iter_mut() {
-        o.on_reset(episode, &out);
-    }
-    let analysis = abstraction.analyse(&out.observation);
-    tally.urls.insert(analysis.url.clone());
+/// What `begin_episode` borrows from the loop.
+struct Loop<'a, 'o> {
+    env: &'a mut dyn Environment,
+    abstraction: &'a mut dyn Abstraction,
+    tally: &'a mut Tally,
+    book: &'a mut FailureBook,
+    observers: &'a mut [&'o mut dyn Observer],
+    opts: &'a RunOptions,
+    started: Instant,
+    steps: u64,
+}
+
+fn begin_episode(out: Outcome, episode: u64, l: &mut Loop) -> Cursor {
+    let analysis = l.abstraction.analyse(&out.observation);
+    l.tally.urls.insert(analysis.url.clone());
     let cur = Cursor {
         obs: out.observation,
         analysis,
@@ -290,10 +323,68 @@ fn begin_episode(
         episode,
         episode_step: 0,
     };
-    (cur, out.events)
+    let findings = judge(
+        &l.opts.oracles,
+        &cur,
+        &out.events,
+        l.steps,
+        l.book,
+        l.observers,
+        &cur.obs,
+        l.env,
+    );
+    let record = ResetRecord {
+        episode,
+        after_step: l.steps,
+        state: cur.analysis.state,
+        url: cur.obs.url.clone(),
+        title: cur.obs.title.clone(),
+        events: out.events,
+        findings,
+    };
+    let progress = progress(
+        l.opts,
+        l.started,
+        l.steps,
+        episode,
+        l.abstraction,
+        l.tally,
+        l.book,
+        l.env,
+    );
+    for o in l.observers.iter_mut() {
+        o.on_reset(&record, &progress);
+    }
+    cur
 }
 
-/// Judge what a reset raised, on the page it landed on.
+#[allow(clippy::too_many_arguments)]
+fn progress(
+    opts: &RunOptions,
+    started: Instant,
+    steps: u64,
+    episode: u64,
+    abstraction: &dyn Abstraction,
+    tally: &Tally,
+    book: &FailureBook,
+    env: &mut dyn Environment,
+) -> Progress {
+    Progress {
+        steps,
+        episodes: episode,
+        states: abstraction.states(),
+        urls: tally.urls.len(),
+        actions: tally.actions.len(),
+        failures: book.len(),
+        elapsed: started.elapsed(),
+        budget_used: opts.budget.used(steps, started.elapsed()),
+        coverage: env.coverage(),
+    }
+}
+
+/// Judge the events of a step (or a reset) on the page they left; returns the
+/// signatures found, and tells observers about new ones with a screenshot.
+#[allow(clippy::too_many_arguments)]
 fn judge(
     oracles: &Oracles,
     cur: &Cursor,
@@ -301,24 +392,18 @@ fn judge(
     step: u64,
     book: &mut FailureBook,
     observers: &mut [&mut dyn Observer],
-) {
-    judge_at(oracles, cur, events, step, book, observers, &cur.obs)
-}
-
-fn judge_at(
-    oracles: &Oracles,
-    cur: &Cursor,
-    events: &[Event],
-    step: u64,
-    book: &mut FailureBook,
-    observers: &mut [&mut dyn Observer],
     obs: &Observation,
-) {
+    env: &mut dyn Environment,
+) -> Vec<String> {
+    let mut found = Vec::new();
     for finding in oracles.judge(events, Some(obs)) {
+        found.push(finding.signature.clone());
         if let Some(f) = book.record(finding, step, cur.episode, &obs.url, &cur.trace) {
+            let shot = env.screenshot();
             for o in observers.iter_mut() {
-                o.on_failure(f);
+                o.on_failure(f, shot.as_deref());
             }
         }
     }
+    found
 }

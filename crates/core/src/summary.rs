@@ -41,6 +41,10 @@ pub struct TimingMedians {
     pub act: f64,
     pub wait: f64,
     pub step: f64,
+    /// Spent after the step in the observers (run store, progress line): the cost of
+    /// recording, outside `step`.
+    #[serde(default)]
+    pub observers: f64,
 }
 
 /// A unique failure as reported in the summary.
@@ -99,6 +103,8 @@ pub(crate) struct Tally {
     pub urls: HashSet<String>,
     pub actions: HashSet<(String, String)>,
     pub timings: Vec<StepTimings>,
+    /// Time in the observers after each step.
+    pub observers: Vec<Duration>,
     pub restarts: u64,
     pub step_errors: u64,
 }
@@ -119,7 +125,17 @@ fn median_ms(mut v: Vec<Duration>) -> f64 {
 
 impl Tally {
     pub fn medians(&self) -> TimingMedians {
-        let col = |f: fn(&StepTimings) -> Duration| median_ms(self.timings.iter().map(f).collect());
+        TimingMedians {
+            observers: median_ms(self.observers.clone()),
+            ..TimingMedians::of(&self.timings)
+        }
+    }
+}
+
+impl TimingMedians {
+    /// The median of each part over `timings`.
+    pub fn of(timings: &[StepTimings]) -> TimingMedians {
+        let col = |f: fn(&StepTimings) -> Duration| median_ms(timings.iter().map(f).collect());
         TimingMedians {
             scan: col(|t| t.scan),
             analysis: col(|t| t.analysis),
@@ -127,6 +143,7 @@ impl Tally {
             act: col(|t| t.act),
             wait: col(|t| t.wait),
             step: col(|t| t.total),
+            observers: 0.0,
         }
     }
 }

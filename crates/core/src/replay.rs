@@ -1,0 +1,161 @@
+//! Replaying an action sequence from a reset and judging what it raises: the engine of
+//! `wayfarer replay` and of each test `wayfarer minimize` runs.
+
+use crate::ddmin::Verdict;
+use crate::env::{EnvError, Environment};
+use crate::model::Action;
+use crate::oracle::Oracles;
+
+/// What one replay saw.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Replay {
+    /// Actions performed (all of them unless one could not be, or the run stopped at
+    /// the expected failure).
+    pub performed: usize,
+    /// The index of the action after which the expected signature appeared (`None` when
+    /// it did not; `Some(0)` may also mean the reset itself raised it, see `at_reset`).
+    pub hit: Option<usize>,
+    /// The expected failure appeared right after the reset, before any action.
+    pub at_reset: bool,
+    /// The action that could not be performed, and why (the page no longer offered it).
+    pub blocked: Option<(usize, String)>,
+    /// Every failure signature seen, in order, without repeats.
+    pub signatures: Vec<String>,
+    /// The environment restarted itself (a crash) before the end.
+    pub restarted: bool,
+}
+
+impl Replay {
+    pub fn reproduced(&self) -> bool {
+        self.hit.is_some() || self.at_reset
+    }
+
+    /// The verdict for delta debugging: a failure needs the actions up to its hit.
+    pub fn verdict(&self) -> Verdict {
+        match (self.at_reset, self.hit) {
+            (true, _) => Verdict::FailAt(0),
+            (false, Some(i)) => Verdict::FailAt(i),
+            (false, None) => Verdict::Pass,
+        }
+    }
+}
+
+/// Reset `env`, perform `actions`, and look for `expected` among the failure signatures
+/// the oracles find. With `stop_at_hit` the replay ends as soon as it appears. Only a
+/// fatal environment error is an error; an action that cannot be performed ends the
+/// replay as `blocked`.
+pub fn replay(
+    env: &mut dyn Environment,
+    actions: &[Action],
+    oracles: &Oracles,
+    expected: &str,
+    stop_at_hit: bool,
+) -> Result<Replay, EnvError> {
+    let mut r = Replay::default();
+    let out = env.reset()?;
+    let note = |sigs: Vec<String>, r: &mut Replay| -> bool {
+        let mut hit = false;
+        for s in sigs {
+            hit |= s == expected;
+            if !r.signatures.contains(&s) {
+                r.signatures.push(s);
+            }
+        }
+        hit
+    };
+    let sigs = oracles
+        .judge(&out.events, Some(&out.observation))
+        .into_iter()
+        .map(|f| f.signature)
+        .collect();
+    if note(sigs, &mut r) {
+        r.at_reset = true;
+        if stop_at_hit {
+            return Ok(r);
+        }
+    }
+    for (i, action) in actions.iter().enumerate() {
+        let out = match env.step(action) {
+            Ok(out) => out,
+            Err(e) if e.is_fatal() => return Err(e),
+            Err(e) => {
+                r.blocked = Some((i, e.to_string()));
+                return Ok(r);
+            }
+        };
+        r.performed = i + 1;
+        let sigs = oracles
+            .judge(&out.events, Some(&out.observation))
+            .into_iter()
+            .map(|f| f.signature)
+            .collect();
+        if note(sigs, &mut r) && r.hit.is_none() && !r.at_reset {
+            r.hit = Some(i);
+            if stop_at_hit {
+                return Ok(r);
+            }
+        }
+        if out.restarted {
+            // The page is back at its start: the rest of the sequence means nothing.
+            r.restarted = true;
+            return Ok(r);
+        }
+    }
+    Ok(r)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::OracleConfig;
+    use crate::sim::{SimApp, SimEnv};
+
+    fn oracles() -> Oracles {
+        Oracles::new(OracleConfig::default(), vec![]).unwrap()
+    }
+
+    /// Walk the sim app at random from its start until the bug is raised, recording
+    /// the actions (many of them detours).
+    fn path_to_bug(env: &mut SimEnv) -> (Vec<Action>, String) {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+        let mut obs = env.reset().unwrap().observation;
+        let mut actions = Vec::new();
+        for _ in 0..2000 {
+            let c = crate::candidates::candidate_actions(&obs, &Default::default(), false);
+            let a = c[rng.gen_range(0..c.len())].clone();
+            let out = env.step(&a).unwrap();
+            actions.push(a);
+            if let Some(f) = oracles().judge(&out.events, None).into_iter().next() {
+                return (actions, f.signature);
+            }
+            obs = out.observation;
+        }
+        panic!("no bug reached");
+    }
+
+    #[test]
+    fn replay_finds_the_expected_signature_and_stops_there() {
+        let mut env = SimEnv::new(SimApp::form_chain(3, 0));
+        let (mut actions, sig) = path_to_bug(&mut env);
+        let n = actions.len();
+        actions.push(actions[0].clone());
+        let r = replay(&mut env, &actions, &oracles(), &sig, true).unwrap();
+        assert!(r.reproduced());
+        assert_eq!(r.hit, Some(n - 1));
+        assert_eq!(r.performed, n);
+        assert_eq!(r.verdict(), Verdict::FailAt(n - 1));
+        let r = replay(&mut env, &actions[..n - 1], &oracles(), &sig, true).unwrap();
+        assert!(!r.reproduced());
+        assert_eq!(r.verdict(), Verdict::Pass);
+        // Delta debugging over real replays keeps only the clicks that lead to the bug.
+        let min = crate::ddmin::ddmin(&actions, |s| {
+            replay(&mut env, s, &oracles(), &sig, true).map(|r| r.verdict())
+        })
+        .unwrap()
+        .expect("the whole path reproduces");
+        assert!(min.len() <= 3, "{} of {n} actions kept: {min:?}", min.len());
+        let r = replay(&mut env, &min, &oracles(), &sig, true).unwrap();
+        assert!(r.reproduced());
+    }
+}

@@ -1,0 +1,504 @@
+//! Traces: the actions from a reset that reached a failure, in a file format that can be
+//! replayed, minimised and turned into a Playwright test. Secrets never appear in one:
+//! values that came from `${NAME}` references stay references.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::config::{BrowserConfig, LoginStep, OracleConfig};
+use crate::model::{Action, ActionKind, Element, Observation};
+
+/// The trace file format version this build reads and writes.
+pub const TRACE_VERSION: u32 = 1;
+
+/// What a test generator needs to name the element an action targeted the way a user
+/// would ("the button Save"), beyond its CSS locator.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ElementHint {
+    pub tag: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role: Option<String>,
+    #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
+    pub input_type: Option<String>,
+    /// Visible text, trimmed.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub text: String,
+    /// Text of the associated label.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub label: String,
+    /// The identifying attributes among id, name, placeholder, aria-label, data-testid,
+    /// data-test-id, data-test, href.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub attrs: BTreeMap<String, String>,
+    /// The accessible name (see `Element::accessible_name`).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub name: String,
+    /// How many visible elements of the page had the same role and the same accessible
+    /// name; 1 means a role+name locator is unambiguous.
+    #[serde(default)]
+    pub same_name: u32,
+    /// How many visible elements of the page had the same label text (0 without label).
+    #[serde(default)]
+    pub same_label: u32,
+}
+
+const HINT_ATTRS: &[&str] = &[
+    "id",
+    "name",
+    "placeholder",
+    "aria-label",
+    "data-testid",
+    "data-test-id",
+    "data-test",
+    "href",
+];
+
+impl ElementHint {
+    /// Describe `el` as seen on the page `obs`.
+    pub fn of(el: &Element, obs: &Observation) -> ElementHint {
+        let name = el.accessible_name();
+        let role = el.implicit_role();
+        let visible = obs.elements.iter().filter(|e| e.visible);
+        let same_name = if name.is_empty() {
+            0
+        } else {
+            visible
+                .clone()
+                .filter(|e| e.implicit_role() == role && e.accessible_name() == name)
+                .count() as u32
+        };
+        let label = el.label.trim();
+        let same_label = if label.is_empty() {
+            0
+        } else {
+            visible.filter(|e| e.label.trim() == label).count() as u32
+        };
+        ElementHint {
+            tag: el.tag.clone(),
+            role,
+            input_type: el.input_type.clone(),
+            text: el.text.trim().to_string(),
+            label: label.to_string(),
+            name: name.clone(),
+            attrs: HINT_ATTRS
+                .iter()
+                .filter_map(|k| el.attr(k).map(|v| (k.to_string(), v.to_string())))
+                .collect(),
+            same_name,
+            same_label,
+        }
+    }
+}
+
+impl Element {
+    /// The ARIA role: the explicit one, else the one HTML implies for the common tags.
+    pub fn implicit_role(&self) -> Option<String> {
+        if let Some(r) = &self.role {
+            return Some(r.clone());
+        }
+        let t = self.input_type.as_deref().unwrap_or("text");
+        let role = match self.tag.as_str() {
+            "a" if self.attrs.contains_key("href") => "link",
+            "button" => "button",
+            "select" => "combobox",
+            "textarea" => "textbox",
+            "input" => match t {
+                "button" | "submit" | "reset" | "image" => "button",
+                "checkbox" => "checkbox",
+                "radio" => "radio",
+                "range" => "slider",
+                "number" => "spinbutton",
+                "search" => "searchbox",
+                "text" | "email" | "tel" | "url" => "textbox",
+                _ => return None,
+            },
+            _ => return None,
+        };
+        Some(role.to_string())
+    }
+
+    /// An approximation of the accessible name as browsers compute it: aria-label,
+    /// else the label of a form field, else the visible text; whitespace collapsed.
+    pub fn accessible_name(&self) -> String {
+        let field = matches!(self.tag.as_str(), "input" | "select" | "textarea");
+        let label = if field { self.label.as_str() } else { "" };
+        [
+            self.attr("aria-label").unwrap_or(""),
+            label,
+            self.text.as_str(),
+        ]
+        .into_iter()
+        .map(|s| s.split_whitespace().collect::<Vec<_>>().join(" "))
+        .find(|s| !s.is_empty())
+        .unwrap_or_default()
+    }
+}
+
+/// One action of a trace, with how its target looked when it was taken.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TraceStep {
+    #[serde(flatten)]
+    pub action: Action,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub element: Option<ElementHint>,
+    /// The page the action was taken on.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub url: String,
+}
+
+impl TraceStep {
+    pub fn new(action: Action, obs: &Observation) -> TraceStep {
+        let element = action
+            .target
+            .as_deref()
+            .and_then(|t| obs.element(t))
+            .map(|e| ElementHint::of(e, obs));
+        TraceStep {
+            action,
+            element,
+            url: obs.url.clone(),
+        }
+    }
+}
+
+impl TraceStep {
+    /// A line for people: `click link "HTTP 500"`, `type "a@b" into textbox "E-mail"`;
+    /// the CSS locator stands in when the element had no name.
+    pub fn describe(&self) -> String {
+        let a = &self.action;
+        let what = match &self.element {
+            Some(h) if !h.name.is_empty() => format!(
+                "{} {:?}",
+                h.role.as_deref().unwrap_or(h.tag.as_str()),
+                short(&h.name, 40)
+            ),
+            _ => a.target.clone().unwrap_or_default(),
+        };
+        let value = a.value.as_deref().map(|v| {
+            let n = v.chars().count();
+            if n > 30 {
+                format!("{:?}… ({n} chars)", short(v, 30))
+            } else {
+                format!("{v:?}")
+            }
+        });
+        match (a.kind, value) {
+            (ActionKind::Type, Some(v)) => format!("type {v} into {what}"),
+            (ActionKind::Select, Some(v)) => format!("select {v} in {what}"),
+            (ActionKind::Back, _) => "go back".to_string(),
+            (ActionKind::Navigate, v) => {
+                format!("navigate to {}", v.unwrap_or(what))
+            }
+            (k, _) => format!("{} {what}", k.as_str().replace('_', " ")),
+        }
+    }
+}
+
+fn short(s: &str, n: usize) -> String {
+    s.chars().take(n).collect()
+}
+
+/// The failure a trace is expected to raise.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Expected {
+    pub kind: String,
+    pub signature: String,
+    pub message: String,
+}
+
+/// What a replay needs besides the actions: where to start and how the browser was set.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ReplaySetup {
+    pub start_url: String,
+    /// The bundled application the trace was recorded on (`wayfarer demo`), which
+    /// `replay` serves again when no URL is given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub app: Option<String>,
+    /// Whether that bundled application ran with its seeded bugs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub app_bugs: Option<bool>,
+    #[serde(default)]
+    pub allow_origins: Vec<String>,
+    /// Login steps, with secrets as `${NAME}` references.
+    #[serde(default)]
+    pub login: Vec<LoginStep>,
+    #[serde(default)]
+    pub oracles: OracleConfig,
+    #[serde(default)]
+    pub browser: BrowserConfig,
+}
+
+/// A replayable failure trace (`traces/*.json`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Trace {
+    pub version: u32,
+    /// The wayfarer version that wrote it.
+    pub wayfarer: String,
+    pub setup: ReplaySetup,
+    pub expected: Expected,
+    /// Where it came from: "explore seed 3 step 120", "minimize of ...".
+    #[serde(default)]
+    pub origin: String,
+    pub steps: Vec<TraceStep>,
+}
+
+/// Why a trace file cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum TraceError {
+    #[error("not a wayfarer trace: {0}")]
+    Malformed(String),
+    #[error("trace format version {found}, this wayfarer reads version {TRACE_VERSION}; replay it with the wayfarer that wrote it ({by})")]
+    Version { found: u32, by: String },
+}
+
+impl Trace {
+    /// Parse a trace file's text, checking its version first so an old or new format
+    /// gets a clear message rather than a field error.
+    pub fn parse(text: &str) -> Result<Trace, TraceError> {
+        let v: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| TraceError::Malformed(e.to_string()))?;
+        let found = v
+            .get("version")
+            .and_then(|v| v.as_u64())
+            .ok_or_else(|| TraceError::Malformed("no \"version\" field".into()))?
+            as u32;
+        if found != TRACE_VERSION {
+            let by = v
+                .get("wayfarer")
+                .and_then(|v| v.as_str())
+                .unwrap_or("unknown version")
+                .to_string();
+            return Err(TraceError::Version { found, by });
+        }
+        serde_json::from_value(v).map_err(|e| TraceError::Malformed(e.to_string()))
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("a trace always serialises")
+    }
+
+    /// The same trace for the application served at another origin (a demo app on a new
+    /// port, a staging copy): every mention of the recorded origin, in the start URL,
+    /// the steps and the expected signature, is moved to the origin of `start_url`.
+    pub fn rebased(&self, start_url: &url::Url) -> Trace {
+        let old = match url::Url::parse(&self.setup.start_url) {
+            Ok(u) => u.origin().ascii_serialization(),
+            Err(_) => return self.clone(),
+        };
+        let new = start_url.origin().ascii_serialization();
+        let mv = |s: &str| s.replace(&old, &new);
+        let mut t = self.clone();
+        t.setup.start_url = start_url.to_string();
+        t.expected.signature = mv(&t.expected.signature);
+        t.expected.message = mv(&t.expected.message);
+        for login in &mut t.setup.login {
+            login.goto = login.goto.as_deref().map(mv);
+        }
+        for st in &mut t.steps {
+            st.url = mv(&st.url);
+            st.action.value = st.action.value.as_deref().map(mv);
+            st.action.target = st.action.target.as_deref().map(mv);
+        }
+        t
+    }
+
+    /// The actions alone.
+    pub fn actions(&self) -> Vec<Action> {
+        self.steps.iter().map(|s| s.action.clone()).collect()
+    }
+}
+
+/// Values that came from `${NAME}` references in the configuration. They are written
+/// back as references wherever a trace, report or test would otherwise hold them.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Secrets {
+    /// (name, value), longest value first so a value that contains another masks whole.
+    pairs: Vec<(String, String)>,
+}
+
+impl Secrets {
+    pub fn new(pairs: impl IntoIterator<Item = (String, String)>) -> Secrets {
+        let mut pairs: Vec<_> = pairs.into_iter().filter(|(_, v)| !v.is_empty()).collect();
+        pairs.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then(a.0.cmp(&b.0)));
+        pairs.dedup();
+        Secrets { pairs }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.pairs.is_empty()
+    }
+
+    /// Replace every secret value in `s` by its `${NAME}` reference.
+    pub fn mask(&self, s: &str) -> String {
+        let mut out = s.to_string();
+        for (name, value) in &self.pairs {
+            out = out.replace(value.as_str(), &format!("${{{name}}}"));
+        }
+        out
+    }
+
+    /// `mask` for JSON text, where a value with quotes or backslashes appears escaped.
+    pub fn mask_json(&self, json: &str) -> String {
+        if self.pairs.is_empty() {
+            return json.to_string();
+        }
+        let mut out = json.to_string();
+        for (name, value) in &self.pairs {
+            let quoted = serde_json::to_string(value).expect("a string serialises");
+            let escaped = &quoted[1..quoted.len() - 1];
+            out = out.replace(escaped, &format!("${{{name}}}"));
+        }
+        out
+    }
+}
+
+/// Fill in `${NAME}` references of `s` with `env`; names that are not set are an error.
+pub fn unmask(s: &str, env: impl Fn(&str) -> Option<String>) -> Result<String, String> {
+    let re = regex::Regex::new(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}").expect("valid regex");
+    let mut missing = Vec::new();
+    let out = re.replace_all(s, |c: &regex::Captures| {
+        env(&c[1]).unwrap_or_else(|| {
+            missing.push(c[1].to_string());
+            String::new()
+        })
+    });
+    if missing.is_empty() {
+        Ok(out.into_owned())
+    } else {
+        Err(format!(
+            "environment variable(s) not set: {}",
+            missing.join(", ")
+        ))
+    }
+}
+
+/// Split a `${NAME}`-bearing string into literal and reference parts, in order (for
+/// generators that turn references into `process.env.NAME`).
+pub fn secret_parts(s: &str) -> Vec<SecretPart<'_>> {
+    let re = regex::Regex::new(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}").expect("valid regex");
+    let mut parts = Vec::new();
+    let mut last = 0;
+    for c in re.captures_iter(s) {
+        let m = c.get(0).expect("whole match");
+        if m.start() > last {
+            parts.push(SecretPart::Literal(&s[last..m.start()]));
+        }
+        parts.push(SecretPart::Env(c.get(1).expect("name").as_str()));
+        last = m.end();
+    }
+    if last < s.len() {
+        parts.push(SecretPart::Literal(&s[last..]));
+    }
+    parts
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SecretPart<'a> {
+    Literal(&'a str),
+    Env(&'a str),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn button(text: &str, loc: &str) -> Element {
+        Element {
+            locator: loc.into(),
+            tag: "button".into(),
+            text: text.into(),
+            visible: true,
+            ..Element::default()
+        }
+    }
+
+    #[test]
+    fn hint_counts_elements_sharing_role_and_name() {
+        let obs = Observation {
+            url: "http://app/".into(),
+            elements: vec![
+                button("Save", "#a"),
+                button("Save", "#b"),
+                button("Undo", "#c"),
+            ],
+            ..Observation::default()
+        };
+        let step = TraceStep::new(Action::on(ActionKind::Click, "#a"), &obs);
+        let hint = step.element.clone().unwrap();
+        assert_eq!(hint.role.as_deref(), Some("button"));
+        assert_eq!(hint.same_name, 2);
+        assert_eq!(step.describe(), "click button \"Save\"");
+        let typed = TraceStep {
+            action: Action::on(ActionKind::Type, "#d").with_value("x".repeat(201)),
+            element: None,
+            url: String::new(),
+        };
+        assert_eq!(
+            typed.describe(),
+            format!("type {:?}… (201 chars) into #d", "x".repeat(30))
+        );
+        let undo = ElementHint::of(&obs.elements[2], &obs);
+        assert_eq!(undo.same_name, 1);
+        assert_eq!(undo.name, "Undo");
+    }
+
+    #[test]
+    fn secrets_are_masked_longest_first_and_unmasked_from_env() {
+        let s = Secrets::new([
+            ("PW".to_string(), "hunter2".to_string()),
+            ("PWX".to_string(), "hunter2x".to_string()),
+        ]);
+        assert_eq!(s.mask("a hunter2x b hunter2"), "a ${PWX} b ${PW}");
+        let q = Secrets::new([("Q".to_string(), "a\"b".to_string())]);
+        let json = serde_json::to_string(&vec!["xa\"by"]).unwrap();
+        assert_eq!(q.mask_json(&json), r#"["x${Q}y"]"#);
+        let env = |k: &str| (k == "PW").then(|| "pw".to_string());
+        assert_eq!(unmask("x${PW}y", env).unwrap(), "xpwy");
+        assert!(unmask("${NOPE}", env).unwrap_err().contains("NOPE"));
+        assert_eq!(
+            secret_parts("u=${USER}!"),
+            vec![
+                SecretPart::Literal("u="),
+                SecretPart::Env("USER"),
+                SecretPart::Literal("!")
+            ]
+        );
+    }
+
+    #[test]
+    fn trace_of_another_version_is_a_clear_error() {
+        let e = Trace::parse(r#"{"version": 9, "wayfarer": "9.0.0"}"#).unwrap_err();
+        assert!(e.to_string().contains("version 9"), "{e}");
+        let e = Trace::parse("not json").unwrap_err();
+        assert!(e.to_string().starts_with("not a wayfarer trace"), "{e}");
+    }
+
+    #[test]
+    fn trace_round_trips() {
+        let t = Trace {
+            version: TRACE_VERSION,
+            wayfarer: "0.1.0".into(),
+            setup: ReplaySetup {
+                start_url: "http://127.0.0.1:1/".into(),
+                ..ReplaySetup::default()
+            },
+            expected: Expected {
+                kind: "exception".into(),
+                signature: "exception|x|y".into(),
+                message: "x".into(),
+            },
+            origin: "test".into(),
+            steps: vec![TraceStep {
+                action: Action::on(ActionKind::Type, "#q").with_value("${PW}"),
+                element: None,
+                url: "http://127.0.0.1:1/".into(),
+            }],
+        };
+        assert_eq!(Trace::parse(&t.to_json()).unwrap(), t);
+        let moved = t.rebased(&"http://127.0.0.1:2/app".parse().unwrap());
+        assert_eq!(moved.setup.start_url, "http://127.0.0.1:2/app");
+        assert_eq!(moved.steps[0].url, "http://127.0.0.1:2/");
+        assert_eq!(moved.expected.signature, t.expected.signature);
+    }
+}
