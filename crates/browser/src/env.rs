@@ -389,6 +389,27 @@ impl Environment for BrowserEnv {
         Some(self.inner.cov.snapshot())
     }
 
+    fn screenshot(&mut self) -> Option<Vec<u8>> {
+        use chromiumoxide::cdp::browser_protocol::page::CaptureScreenshotFormat;
+        use chromiumoxide::page::ScreenshotParams;
+        let page = self.inner.page().ok()?;
+        let limit = self.inner.lim.cdp;
+        let params = ScreenshotParams::builder()
+            .format(CaptureScreenshotFormat::Png)
+            .build();
+        // Evidence only: a page that cannot be pictured gives no screenshot, not an error.
+        self.rt.block_on(async move {
+            match tokio::time::timeout(limit, page.screenshot(params)).await {
+                Ok(Ok(png)) => Some(png),
+                Ok(Err(e)) => {
+                    tracing::debug!("screenshot: {e}");
+                    None
+                }
+                Err(_) => None,
+            }
+        })
+    }
+
     fn close(&mut self) {
         if self.closed {
             return;

@@ -39,7 +39,7 @@ impl Observer for Actions {
     fn on_step(&mut self, r: &StepRecord, _: &Progress) {
         self.0.push(r.action.clone());
     }
-    fn on_reset(&mut self, _: u64, _: &wayfarer_core::Outcome) {
+    fn on_reset(&mut self, _: &wayfarer_core::ResetRecord, _: &Progress) {
         self.1 += 1;
     }
 }
@@ -129,7 +129,7 @@ fn failure_traces_start_at_a_reset_and_reproduce() {
     };
     struct Keep(Vec<wayfarer_core::Failure>);
     impl Observer for Keep {
-        fn on_failure(&mut self, f: &wayfarer_core::Failure) {
+        fn on_failure(&mut self, f: &wayfarer_core::Failure, _: Option<&[u8]>) {
             self.0.push(f.clone());
         }
     }
@@ -139,13 +139,13 @@ fn failure_traces_start_at_a_reset_and_reproduce() {
     let mut fresh = SimEnv::new(app);
     fresh.reset().unwrap();
     let mut raised = false;
-    for a in &failure.trace {
-        let out = fresh.step(a).unwrap();
+    for s in &failure.trace {
+        let out = fresh.step(&s.action).unwrap();
         raised |= out.events.iter().any(|e| e.kind == EventKind::Exception);
     }
     assert!(raised, "trace {:?} does not reproduce", failure.trace);
     assert_eq!(
-        failure.trace.last().unwrap().target.as_deref(),
+        failure.trace.last().unwrap().action.target.as_deref(),
         Some("#bug")
     );
 }

@@ -1,0 +1,64 @@
+//! wayfarer-store: one SQLite file per run (`run.sqlite`), written step by step as the
+//! run goes (`StoreWriter`, an `Observer`), and read back whole (`load` → `RunData`) for
+//! the reports. The schema is versioned; a store of another version is refused clearly.
+
+mod data;
+mod reader;
+mod schema;
+mod writer;
+
+use std::path::Path;
+
+pub use data::{RunData, RunMeta, Sample, StateRow, StoredFailure, StoredStep, TransitionRow};
+pub use reader::{load, store_path};
+pub use schema::SCHEMA_VERSION;
+pub use writer::StoreWriter;
+
+/// The store's file name inside a run directory.
+pub const STORE_FILE: &str = "run.sqlite";
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error(
+        "no run store at {0}; give a directory written by `wayfarer explore` (it holds run.sqlite)"
+    )]
+    Missing(String),
+    #[error("{0} is not a wayfarer run store")]
+    NotAStore(String),
+    #[error("{path} is a run store of schema version {found} (written by wayfarer {by}); this wayfarer reads version {}; use the matching wayfarer to read it", SCHEMA_VERSION)]
+    Version {
+        path: String,
+        found: u32,
+        by: String,
+    },
+    #[error("run store: {what}: {source}")]
+    Sql {
+        what: String,
+        #[source]
+        source: rusqlite::Error,
+    },
+    #[error("run store holds a record it cannot read ({0})")]
+    Corrupt(String),
+    #[error("{path}: {source}")]
+    Io {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl StoreError {
+    pub(crate) fn sql(what: &str, source: rusqlite::Error) -> StoreError {
+        StoreError::Sql {
+            what: what.to_string(),
+            source,
+        }
+    }
+
+    pub(crate) fn io(path: &Path, source: std::io::Error) -> StoreError {
+        StoreError::Io {
+            path: path.display().to_string(),
+            source,
+        }
+    }
+}

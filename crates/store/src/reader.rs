@@ -1,0 +1,212 @@
+//! Reading a run back whole, for the reports. A run that never wrote its summary (it was
+//! killed) gets one rebuilt from its steps.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use rusqlite::{Connection, OpenFlags, OptionalExtension};
+use serde::de::DeserializeOwned;
+use wayfarer_core::summary::{CoverageSummary, FailureLine, TimingMedians};
+use wayfarer_core::{EventKind, Failure, ResetRecord, RunSummary, StateId, StepRecord};
+
+use crate::data::{RunData, RunMeta, Sample, StateRow, StoredFailure, StoredStep, TransitionRow};
+use crate::schema::check_version;
+use crate::{StoreError, STORE_FILE};
+
+/// Where the store of `path` is: `path` itself when it is a file, else `path/run.sqlite`.
+pub fn store_path(path: &Path) -> PathBuf {
+    if path.is_file() {
+        path.to_path_buf()
+    } else {
+        path.join(STORE_FILE)
+    }
+}
+
+fn parse<T: DeserializeOwned>(what: &str, text: &str) -> Result<T, StoreError> {
+    serde_json::from_str(text).map_err(|e| StoreError::Corrupt(format!("{what}: {e}")))
+}
+
+/// Read the whole run stored in `path` (a run directory or a `run.sqlite` file).
+pub fn load(path: &Path) -> Result<RunData, StoreError> {
+    let file = store_path(path);
+    let what = file.display().to_string();
+    if !file.is_file() {
+        return Err(StoreError::Missing(what));
+    }
+    // Read-write, so SQLite can recover the WAL of a run that was killed.
+    let conn = Connection::open_with_flags(
+        &file,
+        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .map_err(|e| StoreError::sql(&what, e))?;
+    check_version(&conn, &what)?;
+    let sql = |e| StoreError::sql(&what, e);
+
+    let meta_text: String = conn
+        .query_row("SELECT value FROM meta WHERE key = 'run'", [], |r| r.get(0))
+        .map_err(sql)?;
+    let meta: RunMeta = parse("run metadata", &meta_text)?;
+    let summary_text: Option<String> = conn
+        .query_row("SELECT value FROM meta WHERE key = 'summary'", [], |r| {
+            r.get(0)
+        })
+        .optional()
+        .map_err(sql)?;
+
+    let steps: Vec<StoredStep> = rows(&conn, "SELECT record, sample FROM steps ORDER BY step")
+        .map_err(sql)?
+        .into_iter()
+        .map(|(r, s)| {
+            Ok(StoredStep {
+                record: parse::<StepRecord>("a step", &r)?,
+                sample: parse::<Sample>("a step sample", &s)?,
+            })
+        })
+        .collect::<Result<_, StoreError>>()?;
+    let resets: Vec<ResetRecord> = rows(&conn, "SELECT record, '' FROM resets ORDER BY episode")
+        .map_err(sql)?
+        .into_iter()
+        .map(|(r, _)| parse("a reset", &r))
+        .collect::<Result<_, _>>()?;
+
+    let mut stmt = conn
+        .prepare("SELECT id, first_step, url, title FROM states ORDER BY first_step, rowid")
+        .map_err(sql)?;
+    let states = stmt
+        .query_map([], |r| {
+            Ok(StateRow {
+                id: StateId(r.get::<_, i64>(0)? as u64),
+                first_step: r.get::<_, i64>(1)? as u64,
+                url: r.get(2)?,
+                title: r.get(3)?,
+            })
+        })
+        .and_then(|it| it.collect::<rusqlite::Result<Vec<_>>>())
+        .map_err(sql)?;
+    let mut stmt = conn
+        .prepare("SELECT src, dst, action, count FROM transitions ORDER BY src, dst, action")
+        .map_err(sql)?;
+    let transitions = stmt
+        .query_map([], |r| {
+            Ok(TransitionRow {
+                from: StateId(r.get::<_, i64>(0)? as u64),
+                to: StateId(r.get::<_, i64>(1)? as u64),
+                action: r.get(2)?,
+                count: r.get::<_, i64>(3)? as u64,
+            })
+        })
+        .and_then(|it| it.collect::<rusqlite::Result<Vec<_>>>())
+        .map_err(sql)?;
+    let mut stmt = conn
+        .prepare("SELECT failure, count, screenshot FROM failures ORDER BY id")
+        .map_err(sql)?;
+    let raw = stmt
+        .query_map([], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, i64>(1)?,
+                r.get::<_, Option<String>>(2)?,
+            ))
+        })
+        .and_then(|it| it.collect::<rusqlite::Result<Vec<_>>>())
+        .map_err(sql)?;
+    let failures = raw
+        .into_iter()
+        .map(|(f, count, shot)| {
+            let mut failure: Failure = parse("a failure", &f)?;
+            // The step that first raised it may be the one a kill lost: count it once.
+            failure.count = (count as u64).max(1);
+            Ok(StoredFailure {
+                failure,
+                screenshot: shot.map(PathBuf::from),
+            })
+        })
+        .collect::<Result<Vec<_>, StoreError>>()?;
+
+    let dir = file
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from("."));
+    let mut data = RunData {
+        dir,
+        meta,
+        summary: RunSummary::default(),
+        complete: summary_text.is_some(),
+        steps,
+        resets,
+        states,
+        transitions,
+        failures,
+    };
+    data.summary = match summary_text {
+        Some(t) => {
+            let mut s: RunSummary = parse("run summary", &t)?;
+            // Counts come from the store, which saw every repeat.
+            s.failures = data.failures.iter().map(|f| (&f.failure).into()).collect();
+            s
+        }
+        None => rebuild_summary(&data),
+    };
+    Ok(data)
+}
+
+fn rows(conn: &Connection, q: &str) -> rusqlite::Result<Vec<(String, String)>> {
+    let mut stmt = conn.prepare(q)?;
+    let it = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    it.collect()
+}
+
+/// The summary of a run that never wrote one, from what its steps recorded.
+pub(crate) fn rebuild_summary(d: &RunData) -> RunSummary {
+    let last = d.steps.last();
+    let sample = last.map(|s| s.sample).unwrap_or_default();
+    let steps = last.map(|s| s.record.step).unwrap_or(0);
+    let elapsed = Duration::from_millis(sample.elapsed_ms);
+    let timings: Vec<_> = d.steps.iter().map(|s| s.record.timings).collect();
+    let urls: BTreeSet<&str> = d
+        .steps
+        .iter()
+        .map(|s| s.record.url_after.as_str())
+        .chain(d.resets.iter().map(|r| r.url.as_str()))
+        .collect();
+    let restarts = d
+        .steps
+        .iter()
+        .flat_map(|s| &s.record.events)
+        .filter(|e| e.kind == EventKind::BrowserRestart)
+        .count() as u64;
+    RunSummary {
+        target: d.meta.target.clone(),
+        strategy: d.meta.strategy.clone(),
+        seed: d.meta.seed,
+        budget: d.meta.budget.clone(),
+        steps,
+        episodes: d.resets.len().max(sample.episodes as usize) as u64,
+        states: d.states.len(),
+        urls: if sample.urls > 0 {
+            sample.urls
+        } else {
+            urls.len()
+        },
+        actions_discovered: sample.actions,
+        failures: d
+            .failures
+            .iter()
+            .map(|f| FailureLine::from(&f.failure))
+            .collect(),
+        js_coverage: sample.coverage.map(CoverageSummary::from),
+        timings_ms: TimingMedians::of(&timings),
+        steps_per_second: if elapsed > Duration::ZERO {
+            steps as f64 / elapsed.as_secs_f64()
+        } else {
+            0.0
+        },
+        duration_s: elapsed.as_secs_f64(),
+        restarts,
+        step_errors: d.steps.iter().filter(|s| s.record.error.is_some()).count() as u64,
+        stopped_early: Some(format!(
+            "the run ended without writing its summary (killed or crashed) after step {steps}"
+        )),
+    }
+}

@@ -1,0 +1,251 @@
+//! Writing a run as it goes: an `Observer` that commits one transaction per step, so a
+//! killed run loses at most the step it was in.
+
+use std::path::{Path, PathBuf};
+
+use rusqlite::{params, Connection};
+use wayfarer_core::trace::Secrets;
+use wayfarer_core::{Failure, Observer, Progress, ResetRecord, RunSummary, StepRecord};
+
+use crate::data::{RunMeta, Sample};
+use crate::schema::{CREATE, SCHEMA_VERSION, WRITE_PRAGMAS};
+use crate::{StoreError, STORE_FILE};
+
+/// Records a run into `DIR/run.sqlite` (and failure screenshots into `DIR/screenshots/`).
+pub struct StoreWriter {
+    conn: Connection,
+    dir: PathBuf,
+    /// The first write error; later steps are not written after one (the run goes on,
+    /// and the CLI reports it at the end).
+    error: Option<StoreError>,
+    /// Failures seen so far, to name their screenshots.
+    failures: u32,
+    /// Configuration secrets, written as `${NAME}` references, never as values.
+    secrets: Secrets,
+}
+
+fn sample(p: &Progress) -> Sample {
+    Sample {
+        states: p.states,
+        urls: p.urls,
+        actions: p.actions,
+        failures: p.failures,
+        episodes: p.episodes,
+        elapsed_ms: p.elapsed.as_millis() as u64,
+        coverage: p.coverage,
+    }
+}
+
+fn json<T: serde::Serialize>(v: &T) -> String {
+    serde_json::to_string(v).expect("run records always serialise")
+}
+
+impl StoreWriter {
+    fn masked<T: serde::Serialize>(&self, v: &T) -> String {
+        self.secrets.mask_json(&json(v))
+    }
+}
+
+impl StoreWriter {
+    /// Create a fresh store in `dir` (created when missing). An existing `run.sqlite`
+    /// there is replaced: one directory holds one run. `secrets` are written as their
+    /// `${NAME}` references wherever a value would appear.
+    pub fn create(dir: &Path, meta: &RunMeta, secrets: Secrets) -> Result<StoreWriter, StoreError> {
+        std::fs::create_dir_all(dir).map_err(|e| StoreError::io(dir, e))?;
+        let path = dir.join(STORE_FILE);
+        for suffix in ["", "-wal", "-shm"] {
+            let p = PathBuf::from(format!("{}{suffix}", path.display()));
+            match std::fs::remove_file(&p) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(StoreError::io(&p, e)),
+            }
+        }
+        let shots = dir.join("screenshots");
+        if shots.is_dir() {
+            std::fs::remove_dir_all(&shots).map_err(|e| StoreError::io(&shots, e))?;
+        }
+        let what = path.display().to_string();
+        let conn = Connection::open(&path).map_err(|e| StoreError::sql(&what, e))?;
+        conn.execute_batch(WRITE_PRAGMAS)
+            .and_then(|_| conn.execute_batch(CREATE))
+            .map_err(|e| StoreError::sql(&what, e))?;
+        let mut w = StoreWriter {
+            conn,
+            dir: dir.to_path_buf(),
+            error: None,
+            failures: 0,
+            secrets,
+        };
+        w.put_meta("schema_version", &SCHEMA_VERSION.to_string())?;
+        w.put_meta("wayfarer", &meta.wayfarer)?;
+        let meta = w.masked(meta);
+        w.put_meta("run", &meta)?;
+        Ok(w)
+    }
+
+    /// The first error met while writing, if any.
+    pub fn error(&self) -> Option<&StoreError> {
+        self.error.as_ref()
+    }
+
+    pub fn path(&self) -> PathBuf {
+        self.dir.join(STORE_FILE)
+    }
+
+    fn put_meta(&mut self, key: &str, value: &str) -> Result<(), StoreError> {
+        self.conn
+            .execute(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)",
+                params![key, value],
+            )
+            .map(|_| ())
+            .map_err(|e| StoreError::sql("writing run metadata", e))
+    }
+
+    /// Run `f` in one transaction; remember the first failure instead of returning it,
+    /// because an observer cannot stop the run.
+    fn write(&mut self, what: &str, f: impl FnOnce(&Connection) -> rusqlite::Result<()>) {
+        if self.error.is_some() {
+            return;
+        }
+        let result = (|| {
+            let tx = self.conn.unchecked_transaction()?;
+            f(&tx)?;
+            tx.commit()
+        })();
+        if let Err(e) = result {
+            tracing::warn!("run store: cannot write {what}: {e}; the store stops here");
+            self.error = Some(StoreError::sql(what, e));
+        }
+    }
+
+    fn count_findings(conn: &Connection, findings: &[String]) -> rusqlite::Result<()> {
+        let mut up =
+            conn.prepare_cached("UPDATE failures SET count = count + 1 WHERE signature = ?1")?;
+        for sig in findings {
+            up.execute([sig])?;
+        }
+        Ok(())
+    }
+}
+
+impl Observer for StoreWriter {
+    fn on_reset(&mut self, r: &ResetRecord, p: &Progress) {
+        let record = self.masked(r);
+        let smp = json(&sample(p));
+        self.write("a reset", |c| {
+            c.prepare_cached(
+                "INSERT OR REPLACE INTO resets (episode, after_step, record, sample) \
+                 VALUES (?1, ?2, ?3, ?4)",
+            )?
+            .execute(params![r.episode as i64, r.after_step as i64, record, smp])?;
+            c.prepare_cached(
+                "INSERT OR IGNORE INTO states (id, first_step, url, title) VALUES (?1, ?2, ?3, ?4)",
+            )?
+            .execute(params![
+                r.state.0 as i64,
+                r.after_step as i64,
+                r.url,
+                r.title
+            ])?;
+            Self::count_findings(c, &r.findings)
+        });
+    }
+
+    fn on_step(&mut self, r: &StepRecord, p: &Progress) {
+        let record = self.masked(r);
+        let smp = json(&sample(p));
+        let edge = format!(
+            "{} {}",
+            r.action.kind.as_str(),
+            r.action.target.as_deref().unwrap_or("")
+        );
+        self.write("a step", |c| {
+            c.prepare_cached(
+                "INSERT OR REPLACE INTO steps (step, episode, state_before, state_after, url_after, \
+                 new_state, error, total_us, record, sample) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+            )?
+            .execute(params![
+                r.step as i64,
+                r.episode as i64,
+                r.state_before.0 as i64,
+                r.state_after.0 as i64,
+                r.url_after,
+                r.new_state,
+                r.error,
+                r.timings.total.as_micros() as i64,
+                record,
+                smp
+            ])?;
+            c.prepare_cached(
+                "INSERT OR IGNORE INTO states (id, first_step, url, title) VALUES (?1, ?2, ?3, ?4)",
+            )?
+            .execute(params![
+                r.state_after.0 as i64,
+                r.step as i64,
+                r.url_after,
+                r.title_after
+            ])?;
+            if r.error.is_none() {
+                c.prepare_cached(
+                    "INSERT INTO transitions (src, dst, action, count) VALUES (?1, ?2, ?3, 1) \
+                     ON CONFLICT (src, dst, action) DO UPDATE SET count = count + 1",
+                )?
+                .execute(params![
+                    r.state_before.0 as i64,
+                    r.state_after.0 as i64,
+                    edge
+                ])?;
+            }
+            Self::count_findings(c, &r.findings)
+        });
+    }
+
+    fn on_failure(&mut self, f: &Failure, screenshot: Option<&[u8]>) {
+        self.failures += 1;
+        let mut shot_path = None;
+        if let Some(png) = screenshot {
+            let rel = PathBuf::from("screenshots").join(format!("failure-{}.png", self.failures));
+            let abs = self.dir.join(&rel);
+            let written = std::fs::create_dir_all(self.dir.join("screenshots"))
+                .and_then(|_| std::fs::write(&abs, png));
+            match written {
+                Ok(()) => shot_path = Some(rel.to_string_lossy().into_owned()),
+                Err(e) => tracing::warn!("cannot write screenshot {}: {e}", abs.display()),
+            }
+        }
+        let failure = self.masked(f);
+        // Counted by the findings of the record that raised it, like every repeat.
+        self.write("a failure", |c| {
+            c.prepare_cached(
+                "INSERT OR IGNORE INTO failures (signature, kind, step, count, failure, screenshot) \
+                 VALUES (?1, ?2, ?3, 0, ?4, ?5)",
+            )?
+            .execute(params![
+                f.signature,
+                f.kind.as_str(),
+                f.step as i64,
+                failure,
+                shot_path
+            ])?;
+            Ok(())
+        });
+    }
+
+    fn on_end(&mut self, summary: &RunSummary) {
+        let s = json(summary);
+        self.write("the summary", |c| {
+            c.execute(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES ('summary', ?1)",
+                [s],
+            )?;
+            Ok(())
+        });
+        // Fold the WAL back so the directory holds one self-contained file.
+        if let Err(e) = self.conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);") {
+            tracing::debug!("run store checkpoint: {e}");
+        }
+    }
+}

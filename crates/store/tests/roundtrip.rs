@@ -1,0 +1,154 @@
+//! The store against the simulated application: what the loop reports is what the
+//! store gives back, a run cut short keeps its steps, and other schema versions are
+//! refused clearly.
+
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+use wayfarer_core::candidates::DenyText;
+use wayfarer_core::config::OracleConfig;
+use wayfarer_core::sim::{SimApp, SimEnv};
+use wayfarer_core::state::StructureAbstraction;
+use wayfarer_core::{run, Action, Agent, Budget, Observer, Oracles, RunOptions, RunSummary, View};
+use wayfarer_store::{load, RunMeta, StoreError, StoreWriter};
+
+/// Picks uniformly; types "x" where a value is needed.
+struct Uniform;
+
+impl Agent for Uniform {
+    fn name(&self) -> &str {
+        "uniform"
+    }
+    fn choose(&mut self, view: &View<'_>, rng: &mut ChaCha8Rng) -> Action {
+        let a = view.actions[rng.gen_range(0..view.actions.len())].clone();
+        if a.kind == wayfarer_core::ActionKind::Type {
+            a.with_value("x")
+        } else {
+            a
+        }
+    }
+}
+
+fn meta() -> RunMeta {
+    RunMeta {
+        wayfarer: "test".into(),
+        target: "sim".into(),
+        strategy: "uniform".into(),
+        seed: 3,
+        budget: "400".into(),
+        ..RunMeta::default()
+    }
+}
+
+fn explore(dir: &std::path::Path, observers_end: bool) -> (RunSummary, StoreWriter) {
+    let mut env = SimEnv::new(SimApp::generate(7, 30));
+    let mut writer = StoreWriter::create(dir, &meta(), Default::default()).unwrap();
+    let opts = RunOptions {
+        budget: "400".parse::<Budget>().unwrap(),
+        episode_steps: 25,
+        seed: 3,
+        deny: DenyText::default(),
+        oracles: Oracles::new(OracleConfig::default(), vec![]).unwrap(),
+        stop: Arc::new(AtomicBool::new(false)),
+        target: "sim".into(),
+    };
+    /// Forwards everything but the end, as a killed run would.
+    struct NoEnd<'a>(&'a mut StoreWriter);
+    impl Observer for NoEnd<'_> {
+        fn on_reset(&mut self, r: &wayfarer_core::ResetRecord, p: &wayfarer_core::Progress) {
+            self.0.on_reset(r, p)
+        }
+        fn on_step(&mut self, r: &wayfarer_core::StepRecord, p: &wayfarer_core::Progress) {
+            self.0.on_step(r, p)
+        }
+        fn on_failure(&mut self, f: &wayfarer_core::Failure, s: Option<&[u8]>) {
+            self.0.on_failure(f, s)
+        }
+    }
+    let summary = {
+        let mut abs = StructureAbstraction::default();
+        if observers_end {
+            run(&mut env, &mut Uniform, &mut abs, &opts, &mut [&mut writer]).unwrap()
+        } else {
+            let mut cut = NoEnd(&mut writer);
+            run(&mut env, &mut Uniform, &mut abs, &opts, &mut [&mut cut]).unwrap()
+        }
+    };
+    (summary, writer)
+}
+
+#[test]
+fn a_finished_run_reads_back_as_it_was_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let (summary, writer) = explore(dir.path(), true);
+    assert!(writer.error().is_none());
+    drop(writer);
+    let data = load(dir.path()).unwrap();
+    assert!(data.complete);
+    assert_eq!(data.summary, summary);
+    assert_eq!(data.steps.len() as u64, summary.steps);
+    assert_eq!(data.states.len(), summary.states);
+    assert_eq!(data.resets.len() as u64, summary.episodes);
+    assert!(
+        !summary.failures.is_empty(),
+        "the sim app has a bug to find"
+    );
+    assert_eq!(data.failures.len(), summary.failures.len());
+    let moves: u64 = data.transitions.iter().map(|t| t.count).sum();
+    let ok_steps = data
+        .steps
+        .iter()
+        .filter(|s| s.record.error.is_none())
+        .count() as u64;
+    assert_eq!(moves, ok_steps);
+    // Steps are numbered 1..=n with samples that never decrease.
+    for (i, s) in data.steps.iter().enumerate() {
+        assert_eq!(s.record.step, i as u64 + 1);
+    }
+    assert!(data
+        .steps
+        .windows(2)
+        .all(|w| w[0].sample.states <= w[1].sample.states));
+}
+
+#[test]
+fn a_run_that_never_ended_rebuilds_its_summary_from_the_steps() {
+    let dir = tempfile::tempdir().unwrap();
+    let (summary, writer) = explore(dir.path(), false);
+    // Keep the connection open and unclosed, as a killed process leaves it.
+    std::mem::forget(writer);
+    let data = load(dir.path()).unwrap();
+    assert!(!data.complete);
+    let rebuilt = &data.summary;
+    assert_eq!(rebuilt.steps, summary.steps);
+    assert_eq!(rebuilt.states, summary.states);
+    assert_eq!(rebuilt.episodes, summary.episodes);
+    assert_eq!(rebuilt.failures, summary.failures);
+    assert_eq!(rebuilt.actions_discovered, summary.actions_discovered);
+    assert!(rebuilt.stopped_early.as_deref().unwrap().contains("killed"));
+}
+
+#[test]
+fn another_schema_version_is_refused_with_a_clear_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = StoreWriter::create(dir.path(), &meta(), Default::default()).unwrap();
+    drop(w);
+    let conn = rusqlite::Connection::open(dir.path().join("run.sqlite")).unwrap();
+    conn.execute(
+        "UPDATE meta SET value = '99' WHERE key = 'schema_version'",
+        [],
+    )
+    .unwrap();
+    drop(conn);
+    let e = load(dir.path()).unwrap_err();
+    assert!(matches!(e, StoreError::Version { found: 99, .. }), "{e}");
+    assert!(e.to_string().contains("schema version 99"), "{e}");
+
+    let empty = tempfile::tempdir().unwrap();
+    let e = load(empty.path()).unwrap_err();
+    assert!(e.to_string().contains("no run store"), "{e}");
+    std::fs::write(empty.path().join("run.sqlite"), b"hello").unwrap();
+    assert!(load(empty.path()).is_err());
+}
