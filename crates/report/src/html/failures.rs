@@ -1,0 +1,187 @@
+//! The failure cards: each unique failure with its steps to reproduce, its screenshot
+//! (embedded as a `data:` URI) and the console and network events around it.
+
+use base64::Engine as _;
+use minijinja::Value;
+use serde::Serialize;
+use wayfarer_core::{Event, EventKind, Failure, ResetRecord, StateId};
+use wayfarer_store::{RunData, StoredFailure};
+
+use super::repro::{self, ReproStep};
+use super::text::truncate;
+
+/// The events shown per card at most; a step rarely has more that matter.
+const MAX_EVENTS: usize = 60;
+
+#[derive(Debug, Serialize)]
+pub struct Card {
+    pub n: usize,
+    pub kind: &'static str,
+    pub message: String,
+    pub count: u64,
+    pub step: u64,
+    pub episode: u64,
+    /// "a reset" when a reset, not a step, raised it.
+    pub origin: &'static str,
+    pub page_url: String,
+    pub location: Option<String>,
+    pub signature: String,
+    pub repro: Vec<ReproStep>,
+    /// A `data:` URI, passed unescaped: its mime type is ours and base64 holds no
+    /// markup characters (escaping would turn each `/` into six bytes).
+    pub screenshot: Option<Value>,
+    /// Why there is no screenshot, when there is none.
+    pub screenshot_note: Option<String>,
+    pub events: Vec<EventRow>,
+    /// Successful HTTP responses left out (context, not evidence).
+    pub events_routine: usize,
+    /// Events left out past `MAX_EVENTS`.
+    pub events_more: usize,
+}
+
+#[derive(Debug, Serialize)]
+pub struct EventRow {
+    pub kind: String,
+    pub status: Option<u16>,
+    pub url: String,
+    pub message: String,
+    pub at: String,
+    /// An error (styled red) rather than context.
+    pub bad: bool,
+}
+
+pub fn cards(data: &RunData) -> Vec<Card> {
+    data.failures
+        .iter()
+        .enumerate()
+        .map(|(i, sf)| card(data, i + 1, sf))
+        .collect()
+}
+
+fn card(data: &RunData, n: usize, sf: &StoredFailure) -> Card {
+    let f = &sf.failure;
+    let reset = raising_reset(data, f);
+    let events: &[Event] = match (reset, data.step(f.step)) {
+        (Some(r), _) => &r.events,
+        (None, Some(s)) => &s.record.events,
+        (None, None) => &[],
+    };
+    let (screenshot, screenshot_note) = screenshot(data, sf);
+    let shown: Vec<&Event> = events.iter().filter(|e| !routine(e)).collect();
+    let location = f.source.as_ref().map(|s| {
+        let mut loc = truncate(s, 200);
+        for part in [f.line, f.column].into_iter().flatten() {
+            loc.push_str(&format!(":{part}"));
+        }
+        loc
+    });
+    Card {
+        n,
+        kind: f.kind.as_str(),
+        message: truncate(&f.message, 2000),
+        count: f.count,
+        step: f.step,
+        episode: f.episode,
+        origin: if reset.is_some() { "a reset" } else { "step" },
+        page_url: truncate(&f.page_url, 300),
+        location,
+        signature: truncate(&f.signature, 400),
+        repro: repro::steps(&f.trace),
+        screenshot,
+        screenshot_note,
+        events_routine: events.len() - shown.len(),
+        events_more: shown.len().saturating_sub(MAX_EVENTS),
+        events: shown.into_iter().take(MAX_EVENTS).map(row).collect(),
+    }
+}
+
+/// The reset that raised `f`, when a reset did: the one after its step whose findings
+/// hold its signature, or any reset after its step when that step has no record.
+pub fn raising_reset<'a>(data: &'a RunData, f: &Failure) -> Option<&'a ResetRecord> {
+    let mut at = data.resets.iter().filter(|r| r.after_step == f.step);
+    let mut fallback = at.clone();
+    at.find(|r| r.findings.contains(&f.signature)).or_else(|| {
+        data.step(f.step)
+            .is_none()
+            .then(|| fallback.next())
+            .flatten()
+    })
+}
+
+/// The state the page was in when `f` was first seen (marked red in the graph).
+pub fn failure_state(data: &RunData, f: &Failure) -> Option<StateId> {
+    match raising_reset(data, f) {
+        Some(r) => Some(r.state),
+        None => data.step(f.step).map(|s| s.record.state_after),
+    }
+}
+
+/// Successful HTTP responses: context that would drown the errors.
+fn routine(e: &Event) -> bool {
+    e.kind == EventKind::HttpResponse && e.status.is_some_and(|s| s < 400)
+}
+
+fn row(e: &Event) -> EventRow {
+    let kind = serde_json::to_value(e.kind)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_else(|| format!("{:?}", e.kind));
+    let at = match (e.line, e.column) {
+        (Some(l), Some(c)) => format!("{l}:{c}"),
+        (Some(l), None) => l.to_string(),
+        _ => String::new(),
+    };
+    let bad = match e.kind {
+        EventKind::HttpResponse => e.status.is_some_and(|s| s >= 400),
+        EventKind::Dialog | EventKind::Popup | EventKind::Download => false,
+        EventKind::ExternalNavigation => false,
+        _ => true,
+    };
+    EventRow {
+        kind,
+        status: e.status,
+        url: truncate(e.url.as_deref().unwrap_or(""), 160),
+        message: truncate(&e.message, 600),
+        at,
+        bad,
+    }
+}
+
+/// The screenshot as a `data:` URI, or why there is none. Never fails: a report with a
+/// missing image is still a report.
+fn screenshot(data: &RunData, sf: &StoredFailure) -> (Option<Value>, Option<String>) {
+    let Some(rel) = &sf.screenshot else {
+        return (
+            None,
+            Some("No screenshot was taken for this failure.".into()),
+        );
+    };
+    let path = data.dir.join(rel);
+    let mime = match rel
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase)
+    {
+        Some(e) if e == "jpg" || e == "jpeg" => "image/jpeg",
+        Some(e) if e == "webp" => "image/webp",
+        _ => "image/png",
+    };
+    match std::fs::read(&path) {
+        Ok(bytes) if !bytes.is_empty() => {
+            let b64 = base64::engine::general_purpose::STANDARD.encode(bytes);
+            let uri = format!("data:{mime};base64,{b64}");
+            (Some(Value::from_safe_string(uri)), None)
+        }
+        Ok(_) => (
+            None,
+            Some(format!("The screenshot {} is empty.", rel.display())),
+        ),
+        Err(e) => (
+            None,
+            Some(format!(
+                "The screenshot {} could not be read: {e}.",
+                rel.display()
+            )),
+        ),
+    }
+}

@@ -1,0 +1,152 @@
+//! The summary section's numbers: the headline tiles, the detail rows and the seeded
+//! bugs table, already formatted (the template only lays them out).
+
+use serde::Serialize;
+use wayfarer_store::RunData;
+
+use super::text::{duration, ms, thousands};
+use crate::SeededLine;
+
+/// A headline number.
+#[derive(Debug, Serialize)]
+pub struct Tile {
+    pub label: &'static str,
+    pub value: String,
+    pub sub: String,
+    /// Styled as bad news (failures found).
+    pub alert: bool,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Row {
+    pub label: &'static str,
+    pub value: String,
+}
+
+#[derive(Debug, Serialize)]
+pub struct SeededRow {
+    pub id: String,
+    pub description: String,
+    pub min_actions: u32,
+    pub found_at: Option<u64>,
+}
+
+fn tile(label: &'static str, value: String, sub: String) -> Tile {
+    Tile {
+        label,
+        value,
+        sub,
+        alert: false,
+    }
+}
+
+pub fn tiles(data: &RunData) -> Vec<Tile> {
+    let s = &data.summary;
+    let mut out = vec![
+        tile(
+            "Steps",
+            thousands(s.steps),
+            format!(
+                "budget {}",
+                if s.budget.is_empty() {
+                    &data.meta.budget
+                } else {
+                    &s.budget
+                }
+            ),
+        ),
+        tile("Episodes", thousands(s.episodes), String::new()),
+        tile("Distinct states", thousands(s.states as u64), String::new()),
+        tile("URLs", thousands(s.urls as u64), String::new()),
+        tile(
+            "Actions discovered",
+            thousands(s.actions_discovered as u64),
+            String::new(),
+        ),
+        Tile {
+            alert: !s.failures.is_empty() || !data.failures.is_empty(),
+            ..tile(
+                "Unique failures",
+                thousands(s.failures.len().max(data.failures.len()) as u64),
+                format!(
+                    "seen {} times",
+                    data.failures.iter().map(|f| f.failure.count).sum::<u64>()
+                ),
+            )
+        },
+    ];
+    if let Some(c) = &s.js_coverage {
+        out.push(tile(
+            "JS coverage",
+            format!("{:.1}%", c.ratio * 100.0),
+            format!(
+                "+{:.1} pts over first load",
+                (c.ratio - c.first_load_ratio) * 100.0
+            ),
+        ));
+    }
+    out.push(tile(
+        "Duration",
+        duration(s.duration_s),
+        format!(
+            "{:.2} steps/s, median step {} ms",
+            s.steps_per_second,
+            ms(s.timings_ms.step)
+        ),
+    ));
+    out
+}
+
+pub fn rows(data: &RunData) -> Vec<Row> {
+    let s = &data.summary;
+    let row = |label, value| Row { label, value };
+    let mut out = vec![
+        row(
+            "Budget",
+            if s.budget.is_empty() {
+                data.meta.budget.clone()
+            } else {
+                s.budget.clone()
+            },
+        ),
+        row("Steps per episode", data.meta.episode_steps.to_string()),
+        row(
+            "Stopped early",
+            s.stopped_early.clone().unwrap_or_else(|| "no".into()),
+        ),
+        row("Browser restarts", thousands(s.restarts)),
+        row("Step errors", thousands(s.step_errors)),
+    ];
+    if let Some(c) = &s.js_coverage {
+        out.push(row(
+            "JS functions covered",
+            format!(
+                "{} of {}",
+                thousands(c.functions_covered),
+                thousands(c.functions_total)
+            ),
+        ));
+        out.push(row(
+            "JS bytes covered",
+            format!(
+                "{} of {} (first load {:.1}%)",
+                thousands(c.covered_bytes),
+                thousands(c.total_bytes),
+                c.first_load_ratio * 100.0
+            ),
+        ));
+    }
+    out
+}
+
+pub fn seeded(lines: &[SeededLine]) -> Vec<SeededRow> {
+    lines
+        .iter()
+        .map(|l| SeededRow {
+            id: l.id.clone(),
+            description: l.description.clone(),
+            min_actions: l.min_actions,
+            found_at: l.found_at_step,
+        })
+        .collect()
+}

@@ -1,0 +1,309 @@
+//! Tests of the whole page: hostile page data stays text, nothing is fetched, the
+//! sections are there, an unfinished run says so.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use wayfarer_core::summary::{CoverageSummary, FailureLine};
+use wayfarer_core::trace::{ElementHint, TraceStep};
+use wayfarer_core::{
+    Action, ActionKind, Coverage, Event, EventKind, Failure, FailureKind, ResetRecord, RunSummary,
+    StateId, StepRecord,
+};
+use wayfarer_store::{
+    RunData, RunMeta, Sample, StateRow, StoredFailure, StoredStep, TransitionRow,
+};
+
+use super::render;
+use crate::SeededLine;
+
+const H: &str = r#"<script>alert(1)</script>"><img src=x onerror=alert(1)>'"#;
+
+fn hostile_url(i: usize) -> String {
+    format!("http://app.test/p{i}?q={H}")
+}
+
+fn step(n: u64, from: u64, to: u64) -> StoredStep {
+    let hint = ElementHint {
+        tag: "input".into(),
+        role: Some(H.into()),
+        name: H.into(),
+        label: H.into(),
+        attrs: BTreeMap::from([("id".to_string(), H.to_string())]),
+        same_name: 2,
+        ..ElementHint::default()
+    };
+    StoredStep {
+        record: StepRecord {
+            step: n,
+            episode: 1 + n / 10,
+            episode_step: (n % 10) as u32,
+            action: Action::on(ActionKind::Type, H).with_value(H.repeat(1 + n as usize % 3)),
+            target: Some(H.into()),
+            state_before: StateId(from),
+            state_after: StateId(to),
+            url_after: hostile_url(to as usize),
+            title_after: H.into(),
+            element: Some(hint),
+            new_state: from != to,
+            events: vec![
+                Event::new(EventKind::Exception, H).at(H, Some(3), Some(7)),
+                Event::http(500, hostile_url(9), false),
+            ],
+            timings: Default::default(),
+            error: Some(H.into()),
+            findings: vec![H.into()],
+        },
+        sample: Sample {
+            states: to as usize + 1,
+            urls: n as usize / 2,
+            failures: 1,
+            episodes: 1 + n / 10,
+            elapsed_ms: n * 300,
+            coverage: Some(Coverage {
+                covered_bytes: 100 + n,
+                total_bytes: 1000,
+                functions_covered: 3,
+                functions_total: 9,
+                first_load_covered_bytes: 100,
+            }),
+            ..Sample::default()
+        },
+    }
+}
+
+fn failure(step: u64, trace: Vec<TraceStep>) -> Failure {
+    Failure {
+        kind: FailureKind::Exception,
+        message: H.into(),
+        signature: H.into(),
+        source: Some(H.into()),
+        line: Some(1),
+        column: Some(2),
+        step,
+        episode: 1,
+        count: 3,
+        page_url: hostile_url(1),
+        trace,
+    }
+}
+
+/// A run where every page-controlled string is hostile markup.
+pub fn hostile(complete: bool) -> RunData {
+    let steps: Vec<_> = (1..=40).map(|n| step(n, n % 6, (n + 1) % 6)).collect();
+    let trace: Vec<TraceStep> = steps
+        .iter()
+        .take(4)
+        .map(|s| TraceStep {
+            action: s.record.action.clone(),
+            element: s.record.element.clone(),
+            url: s.record.url_after.clone(),
+        })
+        .chain([TraceStep {
+            action: Action::on(ActionKind::Navigate, H).with_value(H),
+            element: None,
+            url: H.into(),
+        }])
+        .collect();
+    let failures = vec![
+        StoredFailure {
+            failure: failure(3, trace.clone()),
+            screenshot: Some(PathBuf::from(format!("shots/{H}.png"))),
+        },
+        StoredFailure {
+            failure: failure(10, Vec::new()),
+            screenshot: None,
+        },
+    ];
+    RunData {
+        dir: std::env::temp_dir().join("wayfarer-report-test-no-such-dir"),
+        meta: RunMeta {
+            wayfarer: H.into(),
+            started_at: 1_700_000_000,
+            command: format!("wayfarer explore {H}"),
+            target: H.into(),
+            strategy: H.into(),
+            seed: 7,
+            budget: H.into(),
+            episode_steps: 10,
+            config: serde_json::json!({ "target": H, "login": [{ "fill": H }] }),
+            setup: Default::default(),
+        },
+        summary: RunSummary {
+            target: H.into(),
+            budget: H.into(),
+            steps: 40,
+            failures: failures
+                .iter()
+                .map(|f| FailureLine::from(&f.failure))
+                .collect(),
+            js_coverage: Some(CoverageSummary {
+                ratio: 0.14,
+                first_load_ratio: 0.1,
+                ..Default::default()
+            }),
+            stopped_early: Some(H.into()),
+            ..Default::default()
+        },
+        complete,
+        resets: vec![ResetRecord {
+            episode: 2,
+            after_step: 10,
+            state: StateId(0),
+            url: H.into(),
+            title: H.into(),
+            events: vec![Event::new(EventKind::ConsoleError, H).at(H, None, None)],
+            findings: vec![H.into()],
+        }],
+        states: (0..6)
+            .map(|i| StateRow {
+                id: StateId(i),
+                first_step: i,
+                url: hostile_url(i as usize),
+                title: H.into(),
+            })
+            .collect(),
+        transitions: (0..6)
+            .map(|i| TransitionRow {
+                from: StateId(i),
+                to: StateId((i + 1) % 6),
+                action: H.into(),
+                count: i + 1,
+            })
+            .collect(),
+        failures,
+        steps,
+    }
+}
+
+fn seeded() -> Vec<SeededLine> {
+    vec![
+        SeededLine {
+            id: H.into(),
+            description: H.into(),
+            min_actions: 2,
+            found_at_step: Some(3),
+        },
+        SeededLine {
+            id: "b2".into(),
+            description: H.into(),
+            min_actions: 5,
+            found_at_step: None,
+        },
+    ]
+}
+
+#[test]
+fn hostile_page_data_is_only_ever_text() {
+    let html = render(&hostile(true), Some(&seeded()));
+    assert!(
+        html.starts_with("<!DOCTYPE html>"),
+        "{}",
+        &html[..html.len().min(500)]
+    );
+    assert!(!html.contains("<script"), "a script tag got through");
+    assert!(!html.contains("<img src=x"), "an img tag got through");
+    assert!(!html.contains("onerror=alert(1)>"));
+    // Every image is an embedded one (here none: the screenshot file is missing).
+    assert_eq!(
+        html.matches("<img").count(),
+        html.matches("<img src=\"data:").count()
+    );
+    assert!(
+        html.contains("&lt;script&gt;alert(1)"),
+        "the hostile text is shown, escaped"
+    );
+    assert!(
+        html.contains("could not be read"),
+        "the missing screenshot is explained"
+    );
+}
+
+#[test]
+fn nothing_is_loaded_from_elsewhere() {
+    let html = render(&hostile(true), None).to_ascii_lowercase();
+    for bad in [
+        "<link",
+        "src=\"http",
+        "href=\"http",
+        "src=http",
+        "url(http",
+        "@import",
+        "<iframe",
+        "<object",
+        "<embed",
+    ] {
+        assert!(!html.contains(bad), "found {bad}");
+    }
+    assert!(html.contains("content-security-policy"));
+}
+
+#[test]
+fn sections_and_svgs_are_present() {
+    let html = render(&hostile(true), Some(&seeded()));
+    for part in [
+        "<svg class=\"graph\"",
+        "<svg class=\"chart\"",
+        "<svg class=\"bar\"",
+        "id=\"failures\"",
+        "Steps to reproduce",
+        "Seeded bugs: 1 of 2 found",
+    ] {
+        assert!(html.contains(part), "missing {part}");
+    }
+    assert_eq!(html.matches("<svg").count(), html.matches("</svg>").count());
+    assert!(!html.contains("ended without finishing"));
+}
+
+#[test]
+fn an_unfinished_run_says_so() {
+    let html = render(&hostile(false), None);
+    assert!(html.contains("ended without finishing"));
+    assert!(html.contains("the 40 steps it recorded"));
+}
+
+#[test]
+fn an_empty_run_still_renders() {
+    let mut data = hostile(false);
+    data.steps.clear();
+    data.states.clear();
+    data.transitions.clear();
+    data.failures.clear();
+    data.resets.clear();
+    let html = render(&data, None);
+    assert!(html.contains("No failures were found"));
+    assert!(html.contains("No states were recorded"));
+}
+
+#[test]
+fn a_large_graph_is_capped_and_keeps_its_failing_states() {
+    let mut data = hostile(true);
+    let n = 400u64;
+    data.states = (0..n)
+        .map(|i| StateRow {
+            id: StateId(i),
+            first_step: i,
+            url: format!("http://app.test/{i}"),
+            title: format!("page {i}"),
+        })
+        .collect();
+    data.transitions = (1..n)
+        .flat_map(|i| [(i / 3, i), (i, (i * 7) % n)])
+        .map(|(a, b)| TransitionRow {
+            from: StateId(a),
+            to: StateId(b),
+            action: "click a".into(),
+            count: 1 + a % 4,
+        })
+        .collect();
+    // The failure at step 3 ended in the deepest, last found state.
+    data.steps[2].record.state_after = StateId(n - 1);
+    let html = render(&data, None);
+    let drawn = html.matches("<g class=\"node").count();
+    assert_eq!(drawn, super::graph::MAX_NODES);
+    assert!(html.contains(&format!("{} more states not drawn", n as usize - drawn)));
+    assert!(
+        html.contains(&format!("s{} /{}", n - 1, n - 1)),
+        "the failing state is drawn"
+    );
+}

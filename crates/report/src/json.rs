@@ -1,0 +1,60 @@
+//! `report.json`: the same object `--json` prints, plus every unique failure with its
+//! trace and evidence paths.
+
+use serde::Serialize;
+use wayfarer_core::{Failure, RunSummary};
+use wayfarer_store::RunData;
+
+use crate::SeededLine;
+
+/// The `--json` object: the run summary, plus the seeded bugs found for a demo app.
+#[derive(Serialize)]
+pub struct Summary<'a> {
+    #[serde(flatten)]
+    pub summary: &'a RunSummary,
+    #[serde(rename = "seeded_bugs", skip_serializing_if = "Option::is_none")]
+    pub seeded: Option<&'a [SeededLine]>,
+}
+
+#[derive(Serialize)]
+struct Detail<'a> {
+    #[serde(flatten)]
+    failure: &'a Failure,
+    /// The replayable trace written for it, relative to the run directory.
+    trace_file: String,
+    screenshot: Option<String>,
+}
+
+#[derive(Serialize)]
+struct Report<'a> {
+    #[serde(flatten)]
+    summary: Summary<'a>,
+    /// False when the run was cut short before writing its summary.
+    complete: bool,
+    failure_details: Vec<Detail<'a>>,
+}
+
+pub fn render(data: &RunData, seeded: Option<&[SeededLine]>) -> String {
+    let details = data
+        .failures
+        .iter()
+        .enumerate()
+        .map(|(i, f)| Detail {
+            failure: &f.failure,
+            trace_file: format!("traces/{}", crate::traces::file_name(i, &f.failure)),
+            screenshot: f
+                .screenshot
+                .as_ref()
+                .map(|p| p.to_string_lossy().into_owned()),
+        })
+        .collect();
+    serde_json::to_string_pretty(&Report {
+        summary: Summary {
+            summary: &data.summary,
+            seeded,
+        },
+        complete: data.complete,
+        failure_details: details,
+    })
+    .expect("the report always serialises")
+}

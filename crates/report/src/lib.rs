@@ -1,0 +1,68 @@
+//! wayfarer-report: every report of a run, made from its store alone (`RunData`), so
+//! `wayfarer report DIR` can rebuild them after the run, even a killed one.
+//!
+//! - `html`: `report.html`, one self-contained page (summary, failures, state graph, plots)
+//! - `json`: `report.json`, the `--json` summary plus the failures with their traces
+//! - `junit`: `junit.xml`, one test case per unique failure plus one for the run
+//! - `traces`: `traces/*.json`, one replayable trace per unique failure
+
+pub mod html;
+pub mod json;
+pub mod junit;
+pub mod traces;
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use wayfarer_store::RunData;
+
+/// A seeded bug of a bundled application and whether the run found it (demo runs).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SeededLine {
+    pub id: String,
+    pub description: String,
+    /// The fewest actions from a reset that reach it.
+    pub min_actions: u32,
+    /// The step its failure was first seen at, when found.
+    pub found_at_step: Option<u64>,
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("cannot write {path}: {source}")]
+pub struct WriteError {
+    pub path: String,
+    #[source]
+    pub source: std::io::Error,
+}
+
+pub(crate) fn write_file(path: &Path, text: &str) -> Result<(), WriteError> {
+    std::fs::write(path, text).map_err(|source| WriteError {
+        path: path.display().to_string(),
+        source,
+    })
+}
+
+/// What `write_all` wrote.
+#[derive(Clone, Debug, Default)]
+pub struct Written {
+    pub html: PathBuf,
+    pub json: PathBuf,
+    pub junit: PathBuf,
+    pub traces: Vec<PathBuf>,
+}
+
+/// Write every report of `data` into its run directory.
+pub fn write_all(data: &RunData, seeded: Option<&[SeededLine]>) -> Result<Written, WriteError> {
+    let dir = &data.dir;
+    let traces = traces::write(data)?;
+    let w = Written {
+        html: dir.join("report.html"),
+        json: dir.join("report.json"),
+        junit: dir.join("junit.xml"),
+        traces,
+    };
+    write_file(&w.json, &json::render(data, seeded))?;
+    write_file(&w.junit, &junit::render(data))?;
+    write_file(&w.html, &html::render(data, seeded))?;
+    Ok(w)
+}

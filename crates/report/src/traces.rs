@@ -1,0 +1,72 @@
+//! `traces/*.json`: one replayable trace per unique failure, named so a directory
+//! listing reads like the failure list.
+
+use std::path::PathBuf;
+
+use wayfarer_core::trace::{Expected, Trace, TRACE_VERSION};
+use wayfarer_core::Failure;
+use wayfarer_store::RunData;
+
+use crate::{write_file, WriteError};
+
+/// `03-exception-typeerror-cannot-read-properties.json` for the third failure.
+pub fn file_name(index: usize, f: &Failure) -> String {
+    let mut slug = String::new();
+    for c in f.message.chars().flat_map(char::to_lowercase) {
+        if c.is_ascii_alphanumeric() {
+            slug.push(c);
+        } else if !slug.ends_with('-') && !slug.is_empty() {
+            slug.push('-');
+        }
+        if slug.len() >= 40 {
+            break;
+        }
+    }
+    let slug = slug.trim_end_matches('-');
+    let kind = f.kind.as_str().replace('_', "-");
+    if slug.is_empty() {
+        format!("{:02}-{kind}.json", index + 1)
+    } else {
+        format!("{:02}-{kind}-{slug}.json", index + 1)
+    }
+}
+
+/// The trace of the `index`-th failure of the run.
+pub fn trace_of(data: &RunData, index: usize) -> Trace {
+    let f = &data.failures[index].failure;
+    Trace {
+        version: TRACE_VERSION,
+        wayfarer: env!("CARGO_PKG_VERSION").to_string(),
+        setup: data.meta.setup.clone(),
+        expected: Expected {
+            kind: f.kind.as_str().to_string(),
+            signature: f.signature.clone(),
+            message: f.message.clone(),
+        },
+        origin: format!(
+            "{} seed {} on {}: first seen at step {} (episode {})",
+            data.meta.strategy, data.meta.seed, data.meta.target, f.step, f.episode
+        ),
+        steps: f.trace.clone(),
+    }
+}
+
+/// Write one trace per failure into `DIR/traces/`; other files there (minimised traces)
+/// are left alone.
+pub fn write(data: &RunData) -> Result<Vec<PathBuf>, WriteError> {
+    let dir = data.dir.join("traces");
+    if data.failures.is_empty() {
+        return Ok(Vec::new());
+    }
+    std::fs::create_dir_all(&dir).map_err(|source| WriteError {
+        path: dir.display().to_string(),
+        source,
+    })?;
+    let mut out = Vec::new();
+    for (i, f) in data.failures.iter().enumerate() {
+        let path = dir.join(file_name(i, &f.failure));
+        write_file(&path, &trace_of(data, i).to_json())?;
+        out.push(path);
+    }
+    Ok(out)
+}
