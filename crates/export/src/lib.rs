@@ -1,0 +1,213 @@
+//! wayfarer-export: Playwright Test specs from wayfarer traces.
+//!
+//! [`playwright`] turns the failure traces of a run into a Playwright project a team can
+//! keep: `tests/<trace>.spec.ts` (one regression test per failure: it repeats the login
+//! and the recorded steps and asserts that no page error, console error or HTTP error of
+//! the application happens), `tests/wayfarer.ts` (their support code),
+//! `playwright.config.ts` and `package.json`. Secrets stay `process.env` reads.
+
+mod locator;
+mod project;
+mod render;
+mod role;
+mod spec;
+mod ts;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use url::Url;
+use wayfarer_core::Trace;
+
+pub use project::PLAYWRIGHT_VERSION;
+
+use locator::TEST_ID_ATTRS;
+use spec::{spec, SpecContext};
+
+/// A trace and the name it goes by (its file stem, e.g. `exception-1`).
+#[derive(Clone, Debug)]
+pub struct NamedTrace {
+    pub name: String,
+    pub trace: Trace,
+}
+
+/// How to export.
+#[derive(Clone, Debug, Default)]
+pub struct PlaywrightOptions {
+    /// The Chromium binary the tests launch (`launchOptions.executablePath`); `None`
+    /// leaves Playwright its own browsers.
+    pub chromium: Option<String>,
+}
+
+/// Why an export failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ExportError {
+    #[error("trace {name}: start URL {url:?} is not a URL: {source}")]
+    StartUrl {
+        name: String,
+        url: String,
+        #[source]
+        source: url::ParseError,
+    },
+    #[error("cannot write {}: {source}", path.display())]
+    Write {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// Write a Playwright project for `traces` into `out_dir` (created when missing) and
+/// return the files written. Nothing is written without traces.
+pub fn playwright(
+    traces: &[NamedTrace],
+    opts: &PlaywrightOptions,
+    out_dir: &Path,
+) -> Result<Vec<PathBuf>, ExportError> {
+    let Some(first) = traces.first() else {
+        return Ok(Vec::new());
+    };
+    let starts = traces
+        .iter()
+        .map(|t| {
+            Url::parse(&t.trace.setup.start_url).map_err(|source| ExportError::StartUrl {
+                name: t.name.clone(),
+                url: t.trace.setup.start_url.clone(),
+                source,
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let base = &starts[0];
+    let test_id_attr = test_id_attribute(traces);
+    let mut files = vec![
+        (
+            out_dir.join("playwright.config.ts"),
+            project::config(
+                base,
+                opts.chromium.as_deref(),
+                test_id_attr,
+                &first.trace.setup.browser,
+            ),
+        ),
+        (out_dir.join("package.json"), project::package_json()),
+        (
+            out_dir.join("tests").join("wayfarer.ts"),
+            project::SUPPORT_TS.to_string(),
+        ),
+    ];
+    let names = file_names(traces.iter().map(|t| t.name.as_str()));
+    for ((t, start), name) in traces.iter().zip(&starts).zip(names) {
+        let cx = SpecContext {
+            trace_name: &t.name,
+            start,
+            base,
+            test_id_attr,
+        };
+        let path = out_dir.join("tests").join(format!("{name}.spec.ts"));
+        files.push((path, spec(&t.trace, &cx)));
+    }
+    let mut written = Vec::with_capacity(files.len());
+    for (path, text) in files {
+        write(&path, &text)?;
+        written.push(path);
+    }
+    Ok(written)
+}
+
+fn write(path: &Path, text: &str) -> Result<(), ExportError> {
+    let err = |source| ExportError::Write {
+        path: path.to_path_buf(),
+        source,
+    };
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(err)?;
+    }
+    std::fs::write(path, text).map_err(err)
+}
+
+/// The test id attribute the traces' elements carry most (`data-testid` on a tie or
+/// when none does): Playwright has one `testIdAttribute` per project.
+fn test_id_attribute(traces: &[NamedTrace]) -> &'static str {
+    let mut count: BTreeMap<&'static str, usize> = BTreeMap::new();
+    let hints = traces
+        .iter()
+        .flat_map(|t| &t.trace.steps)
+        .filter_map(|s| s.element.as_ref());
+    for h in hints {
+        for a in TEST_ID_ATTRS.iter().filter(|a| h.attrs.contains_key(**a)) {
+            *count.entry(a).or_default() += 1;
+        }
+    }
+    let best = count.values().copied().max().unwrap_or(0);
+    TEST_ID_ATTRS
+        .iter()
+        .copied()
+        .find(|a| count.get(a).copied().unwrap_or(0) == best && best > 0)
+        .unwrap_or("data-testid")
+}
+
+/// File stems for the specs: the trace names with anything but ASCII letters, digits,
+/// `-` and `_` replaced (no path can escape `tests/`), never empty, unique regardless of
+/// case (a `-2` suffix).
+fn file_names<'a>(names: impl Iterator<Item = &'a str>) -> Vec<String> {
+    let mut used = BTreeSet::new();
+    names
+        .map(|n| {
+            let mut s = String::new();
+            for c in n.chars() {
+                let keep = c.is_ascii_alphanumeric() || matches!(c, '-' | '_');
+                if keep {
+                    s.push(c);
+                } else if !s.ends_with('-') {
+                    s.push('-');
+                }
+            }
+            let mut stem = s.trim_matches('-').chars().take(80).collect::<String>();
+            if stem.is_empty() {
+                stem = "trace".into();
+            }
+            let mut unique = stem.clone();
+            let mut k = 2;
+            while !used.insert(unique.to_lowercase()) {
+                unique = format!("{stem}-{k}");
+                k += 1;
+            }
+            unique
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_names_are_sanitised_and_unique() {
+        let names = file_names(
+            [
+                "exception-1",
+                "../../etc/passwd",
+                "a b/c",
+                "",
+                "...",
+                "v1.2",
+                "Exception-1",
+                "tëst",
+            ]
+            .into_iter(),
+        );
+        assert_eq!(
+            names,
+            vec![
+                "exception-1",
+                "etc-passwd",
+                "a-b-c",
+                "trace",
+                "trace-2",
+                "v1-2",
+                "Exception-1-2",
+                "t-st"
+            ]
+        );
+    }
+}

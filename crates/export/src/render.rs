@@ -1,0 +1,206 @@
+//! The text around a spec's steps: the header that records the expected failure, the
+//! test title, the imports, the secrets read from the environment and what counts as a
+//! failure (the trace's oracle settings).
+
+use std::fmt::Write as _;
+
+use wayfarer_core::trace::Trace;
+
+use crate::spec::{Body, SpecContext};
+use crate::ts::{comment, shorten, str_lit};
+
+/// The kind of failure as the test title says it.
+fn kind_phrase(kind: &str) -> &str {
+    match kind {
+        "exception" => "exception",
+        "unhandled_rejection" => "unhandled rejection",
+        "console_error" => "console error",
+        "http_5xx" | "http_4xx" => "HTTP error",
+        "request_failed" => "failed request",
+        "page_crash" => "crash",
+        "error_text" => "error page",
+        "hang" => "hang",
+        other => other,
+    }
+}
+
+/// What the generic checks cannot see, said in the header so nobody trusts a green run.
+fn unchecked_note(kind: &str) -> Option<&'static str> {
+    match kind {
+        "request_failed" => Some("failed requests are not checked by this test (only page errors, console errors and HTTP errors)"),
+        "error_text" => Some("error text shown on a page is not checked by this test (only page errors, console errors and HTTP errors)"),
+        "hang" => Some("pages that never settle are not checked by this test beyond Playwright's timeouts"),
+        _ => None,
+    }
+}
+
+/// Lines of a multi-line failure message (a stack) kept in the header after the first.
+const MESSAGE_LINES: usize = 8;
+
+/// The whole spec file around the body `b`.
+pub fn document(trace: &Trace, cx: &SpecContext, b: &Body) -> String {
+    let e = &trace.expected;
+    let origin = cx.start.origin().ascii_serialization();
+    // The first line (a stack may follow), without the origin the config already names.
+    let first_line = e.message.lines().next().unwrap_or("");
+    let short = first_line.replace(&origin, "");
+    let title = format!(
+        "no {}: {} (found by wayfarer)",
+        kind_phrase(&e.kind),
+        shorten(&comment(&short), 100)
+    );
+    let mut s = String::new();
+    let w = &mut s;
+    header(w, trace, cx);
+    let _ = writeln!(w);
+    let _ = writeln!(w, "import {{ expect, test }} from '@playwright/test';");
+    let mut imports = b.imports.clone();
+    if !b.secrets.is_empty() {
+        imports.insert("missing");
+    }
+    let imports: Vec<&str> = imports.into_iter().collect();
+    let _ = writeln!(w, "import {{ {} }} from './wayfarer';", imports.join(", "));
+    let _ = writeln!(w);
+    let _ = writeln!(
+        w,
+        "test({}, async ({{ page, baseURL }}) => {{",
+        str_lit(&title)
+    );
+    if !b.secrets.is_empty() {
+        let _ = writeln!(
+            w,
+            "  // Secrets come from the environment; wayfarer never writes their values."
+        );
+        let _ = writeln!(w, "  const secret = {{");
+        for n in &b.secrets {
+            let _ = writeln!(w, "    {n}: process.env.{n} ?? missing({}),", str_lit(n));
+        }
+        let _ = writeln!(w, "  }};");
+    }
+    watch_options(w, trace, cx);
+    for l in &b.lines {
+        if l.is_empty() {
+            let _ = writeln!(w);
+        } else {
+            let _ = writeln!(w, "  {l}");
+        }
+    }
+    let _ = writeln!(w, "}});");
+    s
+}
+
+/// The comment on top: why the test exists and the failure it guards against.
+fn header(w: &mut String, trace: &Trace, cx: &SpecContext) {
+    let e = &trace.expected;
+    // Writing to a String cannot fail (here and below).
+    let _ = writeln!(
+        w,
+        "// Regression test for a failure wayfarer found: it repeats the steps that led to"
+    );
+    let _ = writeln!(w, "// it and fails as long as the application still fails.");
+    let _ = writeln!(w, "//");
+    let _ = writeln!(w, "// Expected failure (what wayfarer saw):");
+    let _ = writeln!(w, "//   kind:      {}", comment(&e.kind));
+    let mut lines = e.message.lines().filter(|l| !l.trim().is_empty());
+    let _ = writeln!(w, "//   message:   {}", comment(lines.next().unwrap_or("")));
+    for l in lines.take(MESSAGE_LINES) {
+        let _ = writeln!(w, "//              {}", comment(l.trim_end()));
+    }
+    let _ = writeln!(w, "//   signature: {}", comment(&e.signature));
+    if let Some(note) = unchecked_note(&e.kind) {
+        let _ = writeln!(w, "//   note:      {note}");
+    }
+    let origin_note = if trace.origin.is_empty() {
+        String::new()
+    } else {
+        format!(", {}", comment(&trace.origin))
+    };
+    let _ = writeln!(
+        w,
+        "// Trace: {} ({} steps; wayfarer {}{origin_note}).",
+        comment(cx.trace_name),
+        trace.steps.len(),
+        comment(&trace.wayfarer)
+    );
+}
+
+/// `const app = watchApp(page, {...})`: what counts as a failure, from the trace's oracles.
+fn watch_options(w: &mut String, trace: &Trace, cx: &SpecContext) {
+    let o = &trace.setup.oracles;
+    let mut origins = vec![if cx.start.origin() == cx.base.origin() {
+        "baseURL".to_string()
+    } else {
+        str_lit(&cx.start.origin().ascii_serialization())
+    }];
+    origins.extend(trace.setup.allow_origins.iter().map(|a| str_lit(a)));
+    let _ = writeln!(w, "  const app = watchApp(page, {{");
+    let _ = writeln!(w, "    origins: [{}],", origins.join(", "));
+    let _ = writeln!(w, "    consoleErrors: {},", o.console_errors);
+    let _ = writeln!(w, "    http4xx: {},", o.http_4xx);
+    let ignore: Vec<String> = o.ignore.iter().filter_map(|p| js_regex(p)).collect();
+    if !ignore.is_empty() {
+        let _ = writeln!(w, "    ignore: [{}],", ignore.join(", "));
+    }
+    let _ = writeln!(w, "  }});");
+    for p in o.ignore.iter().filter(|p| js_regex(p).is_none()) {
+        let _ = writeln!(
+            w,
+            "  // Not carried over (Rust-only regex syntax): {}",
+            comment(p)
+        );
+    }
+    let _ = writeln!(w);
+}
+
+/// A `[oracles] ignore` pattern (Rust regex) as a JavaScript RegExp, when the syntax is
+/// shared: a leading `(?i)` becomes the `i` flag; other inline flags have no JS form.
+fn js_regex(p: &str) -> Option<String> {
+    let (body, flags) = match p.strip_prefix("(?i)") {
+        Some(rest) => (rest, "'i'"),
+        None => (p, ""),
+    };
+    let inline_flags = body
+        .match_indices("(?")
+        .any(|(i, _)| body[i + 2..].starts_with(|c: char| c.is_ascii_alphabetic() || c == '-'));
+    if inline_flags || body.contains("\\A") || body.contains("\\z") {
+        return None;
+    }
+    Some(if flags.is_empty() {
+        format!("new RegExp({})", str_lit(body))
+    } else {
+        format!("new RegExp({}, {flags})", str_lit(body))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rust_regexes_become_js_regexps_when_the_syntax_is_shared() {
+        assert_eq!(
+            js_regex("(?i)^console_error: .*favicon").as_deref(),
+            Some("new RegExp('^console_error: .*favicon', 'i')")
+        );
+        assert_eq!(
+            js_regex(r"HTTP 404 from .*/x\.png").as_deref(),
+            Some(r"new RegExp('HTTP 404 from .*/x\\.png')")
+        );
+        assert_eq!(
+            js_regex("(?:a|b)c").as_deref(),
+            Some("new RegExp('(?:a|b)c')")
+        );
+        assert_eq!(js_regex("a(?i)b"), None);
+        assert_eq!(js_regex("(?P<n>x)"), None);
+        assert_eq!(js_regex(r"\Aabc\z"), None);
+    }
+
+    #[test]
+    fn kinds_read_as_what_must_not_happen() {
+        assert_eq!(kind_phrase("http_5xx"), "HTTP error");
+        assert_eq!(kind_phrase("unhandled_rejection"), "unhandled rejection");
+        assert_eq!(kind_phrase("new_kind"), "new_kind");
+        assert!(unchecked_note("error_text").is_some());
+        assert!(unchecked_note("exception").is_none());
+    }
+}

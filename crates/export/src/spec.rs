@@ -1,0 +1,211 @@
+//! One Playwright Test spec from one failure trace: a regression test that repeats the
+//! login and the recorded steps and fails while the failure still happens.
+
+use std::collections::BTreeSet;
+
+use url::Url;
+use wayfarer_core::config::LoginStep;
+use wayfarer_core::trace::{Trace, TraceStep};
+use wayfarer_core::ActionKind;
+
+use crate::locator::{choose, Locator, LocatorKind};
+use crate::ts::{comment, secret_names, str_lit, value_expr};
+
+/// What writing a spec needs besides the trace.
+pub struct SpecContext<'a> {
+    /// The trace file's name, for the header.
+    pub trace_name: &'a str,
+    /// The start URL (parsed), whose origin is the config's `baseURL` when it equals `base`.
+    pub start: &'a Url,
+    /// The config's `baseURL`.
+    pub base: &'a Url,
+    /// The config's `testIdAttribute`.
+    pub test_id_attr: &'a str,
+}
+
+/// The test body's lines, the support functions they use and the secrets they read.
+pub struct Body {
+    pub lines: Vec<String>,
+    pub imports: BTreeSet<&'static str>,
+    pub secrets: Vec<String>,
+}
+
+impl Body {
+    fn line(&mut self, s: impl Into<String>) {
+        self.lines.push(s.into());
+    }
+
+    /// The expression for a typed value, noting the secrets it reads.
+    fn value(&mut self, v: &str) -> String {
+        for n in secret_names(v) {
+            if !self.secrets.contains(&n) {
+                self.secrets.push(n);
+            }
+        }
+        value_expr(v)
+    }
+}
+
+/// The spec for `trace`.
+pub fn spec(trace: &Trace, cx: &SpecContext) -> String {
+    let mut b = Body {
+        lines: Vec::new(),
+        imports: BTreeSet::from(["watchApp"]),
+        secrets: Vec::new(),
+    };
+    if !trace.setup.login.is_empty() {
+        b.line("// Log in (the login steps of wayfarer's configuration).");
+        for step in &trace.setup.login {
+            login_step(&mut b, step, cx);
+        }
+        b.line("");
+    }
+    b.line("// Start where wayfarer starts every episode.");
+    b.line(format!(
+        "await page.goto({});",
+        str_lit(&app_url(cx.start, cx))
+    ));
+    b.line("await app.settle();");
+    let mut page = cx.start.to_string();
+    for (i, step) in trace.steps.iter().enumerate() {
+        b.line("");
+        if !step.url.is_empty() && step.url != page {
+            page = step.url.clone();
+            let shown = Url::parse(&page).map_or(page.clone(), |u| app_url(&u, cx));
+            b.line(format!("// On {}", comment(&shown)));
+        }
+        let locator = step
+            .action
+            .target
+            .as_deref()
+            .map(|t| choose(t, step.element.as_ref(), cx.test_id_attr));
+        b.line(format!(
+            "// {}. {}",
+            i + 1,
+            comment(&step_comment(step, locator.as_ref()))
+        ));
+        let acted = action(&mut b, step, locator, cx, &trace.setup.allow_origins);
+        if acted && i + 1 < trace.steps.len() {
+            b.line("await app.settle();");
+        }
+    }
+    b.line("");
+    b.line("// Late failures (timers, slow requests) count too: let the page settle first.");
+    b.line("await app.settle(500);");
+    b.line("expect(app.failures, 'failures while the steps ran').toEqual([]);");
+    crate::render::document(trace, cx, &b)
+}
+
+/// `url` as the spec writes it: relative to `baseURL` when on its origin, so the suite
+/// can be pointed at another deployment.
+pub fn app_url(url: &Url, cx: &SpecContext) -> String {
+    if url.origin() == cx.base.origin() {
+        url[url::Position::BeforePath..].to_string()
+    } else {
+        url.to_string()
+    }
+}
+
+fn login_step(b: &mut Body, step: &LoginStep, cx: &SpecContext) {
+    if let Some(goto) = &step.goto {
+        let target = cx
+            .start
+            .join(goto)
+            .map_or(goto.clone(), |u| app_url(&u, cx));
+        b.line(format!("await page.goto({});", str_lit(&target)));
+        b.line("await app.settle();");
+    }
+    if let Some(sel) = &step.fill {
+        b.imports.insert("fill");
+        let v = b.value(step.value.as_deref().unwrap_or(""));
+        b.line(format!("await fill(page.locator({}), {v});", str_lit(sel)));
+        b.line("await app.settle();");
+    }
+    if let Some(sel) = &step.click {
+        b.line(format!("await page.locator({}).click();", str_lit(sel)));
+        b.line("await app.settle();");
+    }
+}
+
+/// What a step does, for people: the element by role and accessible name
+/// (`click link "Find owners"`), plus wayfarer's CSS locator when the code names the
+/// element another way, so the structural path is at hand when the page changes.
+fn step_comment(step: &TraceStep, locator: Option<&Locator>) -> String {
+    // A step without a target describes as "click " (nothing to name).
+    let said = step.describe().trim_end().to_string();
+    match (step.action.target.as_deref(), locator) {
+        (Some(css), Some(l)) if l.kind != LocatorKind::Css => format!("{said} (css: {css})"),
+        _ => said,
+    }
+}
+
+/// Write one step's code; false when there is nothing to do (a comment says why).
+fn action(
+    b: &mut Body,
+    step: &TraceStep,
+    locator: Option<Locator>,
+    cx: &SpecContext,
+    allow: &[String],
+) -> bool {
+    let a = &step.action;
+    let kind = a.kind;
+    if kind == ActionKind::Back {
+        b.line("await app.back();");
+        return true;
+    }
+    if kind == ActionKind::Navigate {
+        return navigate(b, step, cx, allow);
+    }
+    let Some(l) = locator.map(|l| l.code) else {
+        b.line("// (no target recorded: wayfarer could not perform this step either)");
+        return false;
+    };
+    let line = match kind {
+        ActionKind::Click => format!("await {l}.click();"),
+        // wayfarer checks by clicking: it toggles, as a user's click does.
+        ActionKind::Check => format!("await {l}.click(); // toggles"),
+        ActionKind::DoubleClick => format!("await {l}.dblclick();"),
+        ActionKind::Hover => format!("await {l}.hover();"),
+        ActionKind::Type => {
+            b.imports.insert("fill");
+            let v = b.value(a.value.as_deref().unwrap_or(""));
+            format!("await fill({l}, {v});")
+        }
+        ActionKind::Select => match a.value.as_deref() {
+            Some(v) => format!("await {l}.selectOption({});", b.value(v)),
+            None => {
+                b.imports.insert("selectAnother");
+                format!("await selectAnother({l});")
+            }
+        },
+        ActionKind::Submit => {
+            b.imports.insert("submit");
+            format!("await submit({l});")
+        }
+        ActionKind::Back | ActionKind::Navigate => unreachable!("handled above"),
+    };
+    b.line(line);
+    true
+}
+
+/// Navigation resolves against the page the step was taken on, as wayfarer's does;
+/// wayfarer blocks destinations outside the application, so the test does not go there.
+fn navigate(b: &mut Body, step: &TraceStep, cx: &SpecContext, allow: &[String]) -> bool {
+    let value = step.action.value.as_deref().unwrap_or("");
+    let base = Url::parse(&step.url).unwrap_or_else(|_| cx.start.clone());
+    let Ok(url) = base.join(value) else {
+        b.line("// (not a URL: wayfarer could not load it either)");
+        return false;
+    };
+    let origin = url.origin().ascii_serialization();
+    let allowed = url.origin() == cx.start.origin()
+        || allow
+            .iter()
+            .any(|o| Url::parse(o).is_ok_and(|a| a.origin().ascii_serialization() == origin));
+    if allowed {
+        b.line(format!("await page.goto({});", str_lit(&app_url(&url, cx))));
+    } else {
+        b.line("// (outside the application's origins: wayfarer blocked this navigation)");
+    }
+    allowed
+}

@@ -1,0 +1,149 @@
+// Support code for the Playwright specs that wayfarer exported (one spec per failure it
+// found). It watches the page for what wayfarer counts as failures and performs the few
+// actions Playwright has no single call for, the way wayfarer performed them.
+// Written by wayfarer-export; edit freely.
+import type { Locator, Page, Request } from '@playwright/test';
+
+export interface WatchOptions {
+  /** The application's origins (`undefined` entries are ignored): HTTP errors and
+   *  pending requests of other origins are not the application's. */
+  origins: (string | undefined)[];
+  /** Count console.error and console.assert messages (wayfarer's `oracles.console_errors`). */
+  consoleErrors: boolean;
+  /** Count HTTP 4xx answers too (wayfarer's `oracles.http_4xx`); 5xx answers always count. */
+  http4xx: boolean;
+  /** Known noise (wayfarer's `oracles.ignore`): a failure whose "kind: message" matches
+   *  one of these is not counted. */
+  ignore?: RegExp[];
+}
+
+/** Watches one page from the first step to the last and collects its failures. */
+export class AppWatch {
+  /** "kind: message" of each failure, in order, with wayfarer's kind names. */
+  readonly failures: string[] = [];
+  private readonly origins: Set<string>;
+  private readonly pending = new Set<Request>();
+
+  constructor(private readonly page: Page, private readonly opts: WatchOptions) {
+    this.origins = new Set(
+      opts.origins.filter((o): o is string => !!o).map((o) => new URL(o).origin),
+    );
+    // Uncaught exceptions and unhandled promise rejections both arrive here.
+    page.on('pageerror', (e) => this.add('exception', e.name ? `${e.name}: ${e.message}` : e.message));
+    page.on('console', (m) => {
+      if (!opts.consoleErrors || (m.type() !== 'error' && m.type() !== 'assert')) return;
+      // Chromium also logs every failed resource load; wayfarer counts those as HTTP
+      // failures (below), not as console errors.
+      if (m.text().startsWith('Failed to load resource:')) return;
+      this.add('console_error', m.text());
+    });
+    page.on('response', (r) => {
+      const s = r.status();
+      if (!this.inApp(r.url()) || s < 400 || (s < 500 && !opts.http4xx)) return;
+      const u = new URL(r.url());
+      this.add(s >= 500 ? 'http_5xx' : 'http_4xx', `HTTP ${s} from ${u.origin}${u.pathname}`);
+    });
+    page.on('crash', () => this.add('page_crash', 'the page crashed'));
+    // Requests still running mean the page is not done yet (see settle).
+    page.on('request', (r) => {
+      const streaming = ['eventsource', 'websocket'].includes(r.resourceType());
+      if (this.inApp(r.url()) && !streaming && !r.url().endsWith('/favicon.ico')) this.pending.add(r);
+    });
+    page.on('requestfinished', (r) => this.pending.delete(r));
+    page.on('requestfailed', (r) => this.pending.delete(r));
+  }
+
+  /** Whether `url` belongs to the application. */
+  inApp(url: string): boolean {
+    try {
+      return this.origins.has(new URL(url).origin);
+    } catch {
+      return false;
+    }
+  }
+
+  private add(kind: string, message: string): void {
+    const line = `${kind}: ${message}`;
+    if (!(this.opts.ignore ?? []).some((re) => re.test(line))) this.failures.push(line);
+  }
+
+  /** Wait as wayfarer waits after each action: the page loaded and no request of the
+   *  application pending for `quietMs`; never longer than `timeoutMs`. */
+  async settle(quietMs = 100, timeoutMs = 5_000): Promise<void> {
+    const end = Date.now() + timeoutMs;
+    await this.page.waitForLoadState('load', { timeout: timeoutMs }).catch(() => {});
+    let quietSince = Date.now();
+    while (Date.now() < end) {
+      if (this.pending.size > 0) quietSince = Date.now();
+      else if (Date.now() - quietSince >= quietMs) return;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  }
+
+  /** History back, as wayfarer goes back: never out of the application (e.g. to the
+   *  blank page before the first step). */
+  async back(): Promise<void> {
+    await this.page.goBack();
+    if (!this.inApp(this.page.url())) await this.page.goForward();
+  }
+}
+
+/** Start watching `page`; call before the first step. */
+export function watchApp(page: Page, opts: WatchOptions): AppWatch {
+  return new AppWatch(page, opts);
+}
+
+/** Type as wayfarer types: replace the field's content, then leave the field so change
+ *  handlers run. */
+export async function fill(target: Locator, value: string): Promise<void> {
+  try {
+    await target.fill(value);
+  } catch (e) {
+    // Playwright refuses values these inputs cannot hold; wayfarer typed them anyway.
+    const type = ((await target.getAttribute('type').catch(() => null)) ?? '').toLowerCase();
+    if (type === 'number') {
+      // Keystrokes, as a user's: the browser drops what a number field does not accept.
+      await target.clear();
+      await target.pressSequentially(value);
+    } else if (['date', 'datetime-local', 'month', 'week', 'time', 'color', 'range'].includes(type)) {
+      // No text entry in these: wayfarer sets the value the way a picker does.
+      await target.evaluate((el, v) => {
+        const input = el as HTMLInputElement;
+        Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value')?.set?.call(input, v);
+        input.dispatchEvent(new Event('input', { bubbles: true }));
+        input.dispatchEvent(new Event('change', { bubbles: true }));
+      }, value);
+    } else {
+      throw e;
+    }
+  }
+  await target.blur();
+}
+
+/** Submit the form that holds `target`, with its submit event (requestSubmit). */
+export async function submit(target: Locator): Promise<void> {
+  await target.evaluate((el) => {
+    const form = (el as HTMLInputElement).form ?? el.closest('form');
+    if (!form) throw new Error('the element is not in a form');
+    if (form.requestSubmit) form.requestSubmit();
+    else form.submit();
+  });
+}
+
+/** Choose the first enabled option that is not selected yet (a select step whose trace
+ *  holds no value). */
+export async function selectAnother(target: Locator): Promise<void> {
+  const values = await target.evaluate((el) =>
+    Array.from((el as HTMLSelectElement).options)
+      .filter((o) => !o.disabled && !o.selected && o.value !== '')
+      .map((o) => o.value),
+  );
+  if (values.length) await target.selectOption(values[0]);
+}
+
+/** A secret's environment variable is not set: the test cannot type it. */
+export function missing(name: string): never {
+  throw new Error(
+    `environment variable ${name} is not set: this test types its value, which wayfarer never writes into files`,
+  );
+}

@@ -1,0 +1,483 @@
+//! The exported specs are real tests: for every seeded bug of the demo applications, a
+//! trace recorded the way exploration records them (wayfarer's browser environment driven
+//! into the bug) becomes a Playwright spec that fails against the buggy build and passes
+//! against the fixed build served on the same port.
+//!
+//! One test per application: one Chromium records all its traces, then Playwright runs
+//! once against the buggy build and once against the fixed one.
+//!
+//! Needs Chromium (scripts/ensure-chromium.sh) and the pinned Playwright Test runner
+//! (scripts/ensure-playwright.sh); without them it fails and says so.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use wayfarer_browser::{find_chrome, BrowserEnv, BrowserOptions};
+use wayfarer_core::config::OracleConfig;
+use wayfarer_core::trace::{Expected, ReplaySetup, TraceStep, TRACE_VERSION};
+use wayfarer_core::{Action, ActionKind, Element, Environment, Event, Observation, Oracles, Trace};
+use wayfarer_export::{playwright, NamedTrace, PlaywrightOptions};
+use wayfarer_testapps::{seeded_bugs, App, SeededBug, ServeOptions, Server};
+
+/// `tools/playwright/node_modules`, which must hold `@playwright/test`.
+fn node_modules() -> PathBuf {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tools/playwright/node_modules");
+    assert!(
+        dir.join("@playwright/test/cli.js").exists(),
+        "{} has no @playwright/test: run `bash scripts/ensure-playwright.sh` first",
+        dir.display()
+    );
+    dir.canonicalize().expect("node_modules resolves")
+}
+
+/// Drives the browser environment and records a trace as the exploration loop does: a
+/// `TraceStep` of the action on the current observation, then the step.
+struct Recorder {
+    app: App,
+    start: String,
+    env: BrowserEnv,
+    oracles: Oracles,
+    obs: Observation,
+    steps: Vec<TraceStep>,
+    /// The failures each step raised (index into `steps`).
+    failures: Vec<(usize, Expected)>,
+}
+
+impl Recorder {
+    fn new(app: App, env: BrowserEnv, start: &url::Url) -> Recorder {
+        Recorder {
+            app,
+            start: start.to_string(),
+            env,
+            oracles: Oracles::new(
+                OracleConfig::default(),
+                vec![start.origin().ascii_serialization()],
+            )
+            .unwrap(),
+            obs: Observation::default(),
+            steps: Vec::new(),
+            failures: Vec::new(),
+        }
+    }
+
+    /// A fresh episode (and a fresh application session).
+    fn reset(&mut self) {
+        self.obs = self.env.reset().expect("reset").observation;
+        self.steps.clear();
+        self.failures.clear();
+    }
+
+    /// The locator of the first (or `last`) visible actionable element `pick` chooses.
+    /// On a busy machine a scan can come before the page caught up with the last step;
+    /// then the page is observed again (without acting) for a while before giving up.
+    fn locate(&mut self, what: &str, pick: impl Fn(&Element) -> bool, last: bool) -> String {
+        for _ in 0..30 {
+            let mut found = self
+                .obs
+                .elements
+                .iter()
+                .filter(|e| e.is_actionable() && pick(e));
+            let el = if last { found.last() } else { found.next() };
+            if let Some(el) = el {
+                return el.locator.clone();
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            let out = self.env.observe().expect("observe");
+            self.obs = out.observation;
+            self.judge(&out.events);
+        }
+        panic!(
+            "no {what} on {} (steps so far: {:?}); the page shows {:#?}",
+            self.obs.url,
+            self.steps
+                .iter()
+                .map(TraceStep::describe)
+                .collect::<Vec<_>>(),
+            self.obs
+                .elements
+                .iter()
+                .map(|e| (
+                    &e.tag,
+                    e.text.trim(),
+                    e.attr("href"),
+                    &e.actionable,
+                    e.visible
+                ))
+                .collect::<Vec<_>>()
+        );
+    }
+
+    /// Note the failures `events` raise as the last step's.
+    fn judge(&mut self, events: &[Event]) {
+        let Some(at) = self.steps.len().checked_sub(1) else {
+            return;
+        };
+        for f in self.oracles.judge(events, Some(&self.obs)) {
+            let e = Expected {
+                kind: f.kind.as_str().to_string(),
+                signature: f.signature,
+                message: f.message,
+            };
+            self.failures.push((at, e));
+        }
+    }
+
+    /// Act on `target` (a CSS locator of the current page) and note the failures it raised.
+    fn act_on(&mut self, kind: ActionKind, target: String, value: Option<&str>) {
+        let mut action = Action::on(kind, target);
+        action.value = value.map(str::to_string);
+        self.steps.push(TraceStep::new(action.clone(), &self.obs));
+        let out = self.env.step(&action).expect("step");
+        self.obs = out.observation;
+        self.judge(&out.events);
+    }
+
+    /// Act on the first visible element `pick` chooses.
+    fn act(
+        &mut self,
+        kind: ActionKind,
+        what: &str,
+        pick: impl Fn(&Element) -> bool,
+        value: Option<&str>,
+    ) {
+        let target = self.locate(what, pick, false);
+        self.act_on(kind, target, value);
+    }
+
+    fn click(&mut self, what: &str, pick: impl Fn(&Element) -> bool) {
+        self.act(ActionKind::Click, what, pick, None);
+    }
+
+    /// Click the last visible element `pick` chooses (e.g. the newest row's link).
+    fn click_last(&mut self, what: &str, pick: impl Fn(&Element) -> bool) {
+        let target = self.locate(what, pick, true);
+        self.act_on(ActionKind::Click, target, None);
+    }
+
+    /// Type into the field whose label starts with `label`.
+    fn type_into(&mut self, label: &str, value: &str) {
+        let what = format!("field {label:?}");
+        self.act(
+            ActionKind::Type,
+            &what,
+            |e| e.is_text_input() && e.label.trim().starts_with(label),
+            Some(value),
+        );
+    }
+
+    /// The trace of this episode, which must end at a failure that is `bug`: no earlier
+    /// step failed, and the last step raised a failure that matches it.
+    fn trace_of(&self, bug: &SeededBug) -> Trace {
+        let last = self.steps.len() - 1;
+        let early: Vec<_> = self.failures.iter().filter(|(i, _)| *i < last).collect();
+        assert!(
+            early.is_empty(),
+            "{}: failures before the last step: {early:?}",
+            bug.id
+        );
+        let expected = self
+            .failures
+            .iter()
+            .map(|(_, e)| e)
+            .find(|e| matches(bug, e))
+            .unwrap_or_else(|| {
+                panic!(
+                    "{}: the last step raised no matching failure (kind {}, message containing {:?}); it raised {:?}",
+                    bug.id, bug.kind, bug.message_contains, self.failures
+                )
+            });
+        Trace {
+            version: TRACE_VERSION,
+            wayfarer: env!("CARGO_PKG_VERSION").to_string(),
+            setup: ReplaySetup {
+                start_url: self.start.clone(),
+                app: Some(self.app.name().into()),
+                app_bugs: Some(true),
+                ..ReplaySetup::default()
+            },
+            expected: expected.clone(),
+            origin: format!("crates/export/tests/playwright_run.rs ({})", bug.id),
+            steps: self.steps.clone(),
+        }
+    }
+}
+
+/// Whether a recorded failure is the seeded bug (as crates/cli/src/seeded.rs decides).
+/// Only the kinds the exported specs check are accepted: a bug that shows as error text
+/// only would pass its spec on the buggy build.
+fn matches(bug: &SeededBug, e: &Expected) -> bool {
+    let kind_fits = match bug.kind {
+        "exception" => matches!(e.kind.as_str(), "exception" | "unhandled_rejection"),
+        "http-500" => e.kind == "http_5xx",
+        "console-error" => e.kind == "console_error",
+        other => panic!(
+            "{}: seeded bug kind {other:?}: the exported specs check page errors, console errors and HTTP errors only",
+            bug.id
+        ),
+    };
+    kind_fits && e.message.contains(bug.message_contains)
+}
+
+/// How the failure reads in the specs' `app.failures` (a line of Playwright's diff).
+fn failure_line(bug: &SeededBug, e: &Expected) -> String {
+    let kind = match e.kind.as_str() {
+        // Playwright reports both as `pageerror`.
+        "unhandled_rejection" => "exception",
+        k => k,
+    };
+    format!("\"{kind}: {}", bug.message_contains)
+}
+
+fn text_is(t: &'static str) -> impl Fn(&Element) -> bool {
+    move |e| e.text.trim() == t
+}
+
+fn tag_text(tag: &'static str, t: &'static str) -> impl Fn(&Element) -> bool {
+    move |e| e.tag == tag && e.text.trim() == t
+}
+
+/// What the `type` steps of the long-input bugs type: one more than the 200 allowed.
+fn too_long() -> String {
+    "a".repeat(201)
+}
+
+/// Drive the browser into `bug` from a fresh episode (the steps of its description).
+fn record_clinic(rec: &mut Recorder, bug: &SeededBug) {
+    match bug.id {
+        "clinic-vets-contact" => {
+            rec.click("Veterinarians link", text_is("Veterinarians"));
+            rec.click("cardiology chip", text_is("cardiology"));
+            rec.click("Contact button", text_is("Contact first listed vet"));
+        }
+        "clinic-owner-email-500" => {
+            rec.click("Find owners link", text_is("Find owners"));
+            rec.click("Add Owner link", tag_text("a", "Add Owner"));
+            rec.type_into("E-mail", "a@b");
+            rec.click("Add Owner button", tag_text("button", "Add Owner"));
+        }
+        "clinic-long-address" => {
+            rec.click("Find owners link", text_is("Find owners"));
+            rec.click("Add Owner link", tag_text("a", "Add Owner"));
+            rec.type_into("Address", &too_long());
+        }
+        "clinic-visit-empty-description" => {
+            rec.click("Find owners link", text_is("Find owners"));
+            rec.click("Find Owner button", tag_text("button", "Find Owner"));
+            rec.click("an owner's link", |e| {
+                e.tag == "a" && e.attr("href").is_some_and(|h| h.starts_with("/owners/1"))
+            });
+            rec.click("Add New Pet link", text_is("Add New Pet"));
+            rec.type_into("Name", "Nova");
+            rec.type_into("Birth Date", "2023-05-01");
+            rec.click("Add Pet button", tag_text("button", "Add Pet"));
+            rec.click_last("the new pet's Add Visit link", tag_text("a", "Add Visit"));
+            rec.click("Add Visit button", tag_text("button", "Add Visit"));
+        }
+        other => {
+            panic!("seeded bug {other} of the clinic app has no recorded trace: add its steps here")
+        }
+    }
+}
+
+fn log_in(rec: &mut Recorder) {
+    rec.click("Fill demo credentials", text_is("Fill demo credentials"));
+    rec.click("Log in button", tag_text("button", "Log in"));
+}
+
+fn record_expense(rec: &mut Recorder, bug: &SeededBug) {
+    match bug.id {
+        "expense-report-export" => {
+            log_in(rec);
+            rec.click("Reports link", text_is("Reports"));
+            rec.act(
+                ActionKind::Select,
+                "Period select",
+                |e| e.tag == "select" && e.label.trim() == "Period",
+                Some("2024-01"),
+            );
+            rec.click("By category button", text_is("By category"));
+            rec.click("Export button", text_is("Export"));
+        }
+        "expense-register-email-500" => {
+            rec.click("Create an account link", text_is("Create an account"));
+            rec.type_into("E-mail", "a@b");
+            rec.click(
+                "Create account button",
+                tag_text("button", "Create account"),
+            );
+        }
+        "expense-long-description" => {
+            log_in(rec);
+            rec.click("Add expense link", text_is("Add expense"));
+            rec.type_into("Description", &too_long());
+        }
+        "expense-wizard-confirm" => {
+            log_in(rec);
+            rec.click("Budget wizard link", text_is("Budget wizard"));
+            // The wizard is made of divs; the scan finds them clickable by their cursor.
+            rec.click("tile Other", tag_text("div", "Other"));
+            rec.click("Next", tag_text("div", "Next"));
+            rec.type_into("Limit", "100");
+            rec.click("Next", tag_text("div", "Next"));
+            rec.click("Confirm", tag_text("div", "Confirm"));
+        }
+        other => panic!(
+            "seeded bug {other} of the expense app has no recorded trace: add its steps here"
+        ),
+    }
+}
+
+/// Run the exported project; (succeeded, stdout + stderr).
+fn run_playwright(dir: &Path) -> (bool, String) {
+    let out = Command::new("node")
+        .arg("node_modules/@playwright/test/cli.js")
+        .arg("test")
+        .current_dir(dir)
+        .env("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1")
+        .env("CI", "1")
+        .env_remove("BASE_URL")
+        .output()
+        .expect("node runs (scripts/ensure-playwright.sh installs it)");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.success(), text)
+}
+
+/// Playwright's summary lines ("4 failed", "4 passed (3.2s)").
+fn summary(out: &str) -> String {
+    out.lines()
+        .map(str::trim)
+        .filter(|l| {
+            l.split_whitespace()
+                .nth(1)
+                .is_some_and(|w| ["passed", "failed", "flaky", "skipped", "did"].contains(&w))
+                && l.starts_with(|c: char| c.is_ascii_digit())
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// Record a trace per seeded bug of `app`, export them, and check that Playwright fails
+/// every spec on the buggy build (with the bug's failure) and passes them all once fixed.
+fn seeded_bugs_fail_then_pass(app: App, record: fn(&mut Recorder, &SeededBug)) -> Vec<String> {
+    let t0 = Instant::now();
+    let modules = node_modules();
+    let bugs = seeded_bugs(app);
+    assert!(!bugs.is_empty(), "{app} has no seeded bugs");
+    let server = Server::start(
+        app,
+        ServeOptions {
+            bugs: true,
+            port: 0,
+        },
+    )
+    .unwrap();
+    let url = url::Url::parse(&server.url()).unwrap();
+    let port = url.port().unwrap();
+    let chrome = find_chrome(None).expect("Chromium is installed (scripts/ensure-chromium.sh)");
+    let mut opts = BrowserOptions::new(url.clone());
+    opts.chrome = Some(chrome.clone());
+    let env = BrowserEnv::launch(opts).expect("chromium launches");
+    let mut rec = Recorder::new(app, env, &url);
+
+    let mut traces = Vec::new();
+    for bug in bugs {
+        rec.reset();
+        record(&mut rec, bug);
+        traces.push(NamedTrace {
+            name: bug.id.to_string(),
+            trace: rec.trace_of(bug),
+        });
+    }
+    rec.env.close();
+    let recorded = t0.elapsed();
+
+    let dir = tempfile::tempdir().unwrap();
+    let export = PlaywrightOptions {
+        chromium: Some(chrome.display().to_string()),
+    };
+    playwright(&traces, &export, dir.path()).expect("export");
+    std::os::unix::fs::symlink(&modules, dir.path().join("node_modules")).unwrap();
+    let specs: Vec<String> = traces
+        .iter()
+        .map(|t| {
+            std::fs::read_to_string(dir.path().join(format!("tests/{}.spec.ts", t.name))).unwrap()
+        })
+        .collect();
+    let all_specs = specs.join("\n");
+
+    let t1 = Instant::now();
+    let (ok, out) = run_playwright(dir.path());
+    let buggy = t1.elapsed();
+    assert!(
+        !ok,
+        "the specs pass against the buggy {app} app:\n{out}\n{all_specs}"
+    );
+    let n = bugs.len();
+    assert!(
+        out.contains(&format!("{n} failed")),
+        "not every spec failed on the buggy {app} app:\n{out}\n{all_specs}"
+    );
+    for (bug, t) in bugs.iter().zip(&traces) {
+        let line = failure_line(bug, &t.trace.expected);
+        assert!(
+            out.contains(&line),
+            "{}: Playwright did not see {line}…:\n{out}",
+            bug.id
+        );
+    }
+    let buggy_summary = summary(&out);
+
+    server.shutdown();
+    let _fixed = Server::start(app, ServeOptions { bugs: false, port })
+        .expect("the fixed app binds the same port");
+    let t2 = Instant::now();
+    let (ok, out) = run_playwright(dir.path());
+    let fixed = t2.elapsed();
+    assert!(
+        ok,
+        "the specs fail against the fixed {app} app:\n{out}\n{all_specs}"
+    );
+    assert!(out.contains(&format!("{n} passed")), "{out}");
+    eprintln!(
+        "{app}: recorded {n} traces in {recorded:?}; playwright on the buggy app {buggy:?} ({buggy_summary}), on the fixed app {fixed:?} ({})\n{all_specs}",
+        summary(&out)
+    );
+    specs
+}
+
+#[test]
+fn clinic_seeded_bug_specs_fail_on_the_bugs_and_pass_once_fixed() {
+    let specs = seeded_bugs_fail_then_pass(App::Clinic, record_clinic);
+    // Real pages give user-facing locators where they are unambiguous: links, buttons and
+    // labelled fields by role and name.
+    let email = specs
+        .iter()
+        .find(|s| s.contains("Trace: clinic-owner-email-500 "))
+        .unwrap();
+    assert!(
+        email.contains("getByRole('textbox', { name: 'E-mail (optional)', exact: true })"),
+        "{email}"
+    );
+    assert!(
+        email.contains("// 3. type \"a@b\" into textbox \"E-mail (optional)\" (css: #email)"),
+        "{email}"
+    );
+}
+
+#[test]
+fn expense_seeded_bug_specs_fail_on_the_bugs_and_pass_once_fixed() {
+    let specs = seeded_bugs_fail_then_pass(App::Expense, record_expense);
+    let wizard = specs
+        .iter()
+        .find(|s| s.contains("Trace: expense-wizard-confirm "))
+        .unwrap();
+    assert!(
+        wizard.contains("getByRole('button', { name: 'Fill demo credentials', exact: true })"),
+        "{wizard}"
+    );
+}
