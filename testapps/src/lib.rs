@@ -20,6 +20,7 @@ mod server;
 mod session;
 
 pub use bugs::{seeded_bugs, SeededBug};
+pub use hazards::XSS_PROBES;
 pub use server::Server;
 
 /// One of the fixture applications.

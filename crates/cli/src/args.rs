@@ -39,6 +39,70 @@ pub enum Command {
         #[command(flatten)]
         run: RunArgs,
     },
+    /// Rebuild report.html, report.json, junit.xml and traces/ from a run's store.
+    Report {
+        /// The run's output directory (it holds run.sqlite).
+        dir: PathBuf,
+    },
+    /// Re-run a failure trace and say whether the failure reproduces.
+    Replay {
+        /// A trace file (traces/*.json of a run).
+        trace: PathBuf,
+        #[command(flatten)]
+        target: TraceArgs,
+        /// Replay this many times and report how often it reproduced (flakiness).
+        #[arg(long, default_value_t = 1)]
+        repeat: u32,
+        /// Print one JSON object on stdout, nothing else.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Shrink a failure trace (delta debugging) to the fewest actions that still raise
+    /// the same failure; writes TRACE's name with .min.json.
+    Minimize {
+        /// A trace file (traces/*.json of a run).
+        trace: PathBuf,
+        #[command(flatten)]
+        target: TraceArgs,
+        /// Where to write the minimal trace (default: next to TRACE, NAME.min.json).
+        #[arg(long, short = 'o')]
+        out: Option<PathBuf>,
+    },
+    /// Turn a run's failure traces into tests another tool runs.
+    Export {
+        /// Output format; only playwright for now.
+        #[arg(long, default_value = "playwright")]
+        format: String,
+        /// The run's output directory (it holds traces/).
+        dir: PathBuf,
+        /// Where to write the tests (default: DIR/playwright).
+        #[arg(long, short = 'o')]
+        out: Option<PathBuf>,
+        /// Chromium binary the Playwright config points at (default: as for explore).
+        #[arg(long)]
+        chrome: Option<String>,
+    },
+}
+
+/// Where a trace is replayed.
+#[derive(Debug, Args, Clone)]
+pub struct TraceArgs {
+    /// Start URL of the application to replay against (default: the trace's; a trace
+    /// recorded by `wayfarer demo` serves its bundled application again).
+    #[arg(long)]
+    pub url: Option<String>,
+    /// With a demo trace: serve the bundled application with its seeded bugs switched off.
+    #[arg(long)]
+    pub fixed: bool,
+    /// Chromium binary (default: $CHROME, then /usr/bin/chromium).
+    #[arg(long)]
+    pub chrome: Option<String>,
+    /// Attach to a running browser's CDP websocket instead of launching Chromium.
+    #[arg(long)]
+    pub cdp: Option<String>,
+    /// No progress lines (errors still go to stderr).
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
 }
 
 #[derive(Debug, Args, Clone)]

@@ -4,22 +4,39 @@
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
+use wayfarer_core::trace::Secrets;
 use wayfarer_core::Config;
 
-/// Load the configuration file, or the defaults when there is none.
-pub fn load(path: Option<&Path>) -> Result<Config> {
+/// Load the configuration file, or the defaults when there is none, with the values
+/// its `${NAME}` references brought in (to be masked wherever the run writes).
+pub fn load(path: Option<&Path>) -> Result<(Config, Secrets)> {
     let Some(path) = path else {
-        return Ok(Config::default());
+        return Ok((Config::default(), Secrets::default()));
     };
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("cannot read config file {}", path.display()))?;
-    parse(&text, |k| std::env::var(k).ok())
+    parse_with_secrets(&text, |k| std::env::var(k).ok())
         .with_context(|| format!("invalid config file {}", path.display()))
 }
 
 /// Parse configuration text, resolving `${NAME}` with `env`.
+#[cfg(test)]
 pub fn parse(text: &str, env: impl Fn(&str) -> Option<String>) -> Result<Config> {
-    let text = substitute(text, env)?;
+    parse_with_secrets(text, env).map(|(c, _)| c)
+}
+
+fn parse_with_secrets(
+    text: &str,
+    env: impl Fn(&str) -> Option<String>,
+) -> Result<(Config, Secrets)> {
+    let mut used = Vec::new();
+    let text = substitute(text, |k| {
+        let v = env(k);
+        if let Some(v) = &v {
+            used.push((k.to_string(), v.clone()));
+        }
+        v
+    })?;
     let config: Config = toml::from_str(&text).map_err(|e| anyhow::anyhow!("{e}"))?;
     for (i, step) in config.login.iter().enumerate() {
         let actions = [
@@ -45,10 +62,10 @@ pub fn parse(text: &str, env: impl Fn(&str) -> Option<String>) -> Result<Config>
             bail!("deny rule {} needs a selector or a text", i + 1);
         }
     }
-    Ok(config)
+    Ok((config, Secrets::new(used)))
 }
 
-fn substitute(text: &str, env: impl Fn(&str) -> Option<String>) -> Result<String> {
+fn substitute(text: &str, mut env: impl FnMut(&str) -> Option<String>) -> Result<String> {
     let re = regex::Regex::new(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}").expect("valid regex");
     let mut missing = Vec::new();
     let out = re.replace_all(text, |c: &regex::Captures| match env(&c[1]) {

@@ -15,10 +15,12 @@ use wayfarer_core::config::DenyRule;
 use wayfarer_core::state::StructureAbstraction;
 use wayfarer_core::{run, Budget, Config, Environment, Observer, Oracles, RunOptions, RunSummary};
 
+use wayfarer_core::trace::ReplaySetup;
+use wayfarer_store::{RunMeta, StoreWriter};
+
 use crate::args::RunArgs;
 use crate::progress::ProgressLine;
-use crate::report::FailureTraces;
-use crate::{config_file, print, report, seeded};
+use crate::{config_file, report};
 
 /// Parse a start URL, with a message that says what a good one looks like.
 pub fn parse_url(raw: &str) -> Result<Url> {
@@ -32,7 +34,7 @@ pub fn parse_url(raw: &str) -> Result<Url> {
 }
 
 /// Fail fast, with a clear line, when nothing listens at the start URL.
-fn check_reachable(url: &Url) -> Result<()> {
+pub fn check_reachable(url: &Url) -> Result<()> {
     let host = url.host_str().unwrap_or_default();
     let port = url.port_or_known_default().unwrap_or(80);
     let addrs: Vec<_> = (host, port)
@@ -54,45 +56,33 @@ fn check_reachable(url: &Url) -> Result<()> {
 
 /// Run an exploration of `url`; returns the process exit code (0 clean, 1 failures).
 pub fn explore(raw_url: &str, args: &RunArgs) -> Result<i32> {
-    let (summary, failures) = explore_url(raw_url, args, |_| {})?;
-    emit(args, &summary, &failures, None)
+    let out = explore_url(raw_url, args, None, |_| {})?;
+    report::emit(&out, args)
 }
 
-/// Write `report.json` and print the summary (JSON or text); returns the exit code.
-fn emit(
-    args: &RunArgs,
-    summary: &RunSummary,
-    failures: &[wayfarer_core::Failure],
-    seeded: Option<&[seeded::SeededResult]>,
-) -> Result<i32> {
-    let out = args
-        .out
+/// The output directory of a run.
+pub fn out_dir(args: &RunArgs) -> PathBuf {
+    args.out
         .clone()
-        .unwrap_or_else(|| PathBuf::from("wayfarer-out"));
-    let report_path = report::write(&out, summary, failures, seeded)?;
-    if args.json {
-        println!(
-            "{}",
-            serde_json::to_string(&report::Summary { summary, seeded })?
-        );
-    } else if !args.quiet {
-        print!("{}", print::summary_text(summary));
-        if let Some(seeded) = seeded {
-            print!("{}", seeded::text(seeded));
-        }
-        println!("Report: {}", report_path.display());
-    }
-    Ok(if summary.failures.is_empty() { 0 } else { 1 })
+        .unwrap_or_else(|| PathBuf::from("wayfarer-out"))
 }
 
-/// Explore `url` and return the summary with the full failures (traces included).
+/// A bundled application a run explores: its name and whether its bugs are on.
+#[derive(Clone, Copy)]
+struct Bundled<'a> {
+    app: &'a str,
+    bugs: bool,
+}
+
+/// Explore `url`, recording the run into its output directory; returns that directory.
 fn explore_url(
     raw_url: &str,
     args: &RunArgs,
+    bundled: Option<Bundled>,
     adjust: impl FnOnce(&mut Config),
-) -> Result<(RunSummary, Vec<wayfarer_core::Failure>)> {
+) -> Result<PathBuf> {
     let url = parse_url(raw_url)?;
-    let mut config = config_file::load(args.config.as_deref())?;
+    let (mut config, secrets) = config_file::load(args.config.as_deref())?;
     adjust(&mut config);
     let budget: Budget = args
         .budget
@@ -123,8 +113,8 @@ fn explore_url(
             Some(find_chrome(explicit.as_deref())?)
         }
     };
-    let mut browser_config = config.browser.clone();
-    browser_config.isolate |= args.isolate;
+    config.browser.isolate |= args.isolate;
+    let browser_config = config.browser.clone();
     let mut app_origins = vec![url.origin().ascii_serialization()];
     app_origins.extend(config.scope.allow_origins.iter().cloned());
     let oracles = Oracles::new(config.oracles.clone(), app_origins)?;
@@ -149,6 +139,11 @@ fn explore_url(
         target: url.to_string(),
     };
 
+    let out = out_dir(args);
+    let meta = run_meta(&url, &config, &strategy, seed, &opts, bundled);
+    let mut store = StoreWriter::create(&out, &meta, secrets)
+        .with_context(|| format!("cannot create the run store in {}", out.display()))?;
+
     let show_progress = !args.quiet && !args.json;
     if show_progress {
         eprintln!(
@@ -167,10 +162,9 @@ fn explore_url(
     .context("cannot start the browser")?;
 
     let mut progress = ProgressLine::new();
-    let mut traces = FailureTraces::default();
     let mut abstraction = StructureAbstraction::default();
     let result = {
-        let mut observers: Vec<&mut dyn Observer> = vec![&mut traces];
+        let mut observers: Vec<&mut dyn Observer> = vec![&mut store];
         if show_progress {
             observers.push(&mut progress);
         }
@@ -183,8 +177,46 @@ fn explore_url(
         )
     };
     env.close();
-    let summary: RunSummary = result?;
-    Ok((summary, traces.0))
+    let _summary: RunSummary = result?;
+    if let Some(e) = store.error() {
+        // The run went on; what the store holds is still reported.
+        eprintln!("warning: the run store stopped recording: {e}");
+    }
+    Ok(out)
+}
+
+/// What the store records about the run before it starts.
+fn run_meta(
+    url: &Url,
+    config: &Config,
+    strategy: &str,
+    seed: u64,
+    opts: &RunOptions,
+    bundled: Option<Bundled>,
+) -> RunMeta {
+    RunMeta {
+        wayfarer: env!("CARGO_PKG_VERSION").to_string(),
+        started_at: std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs())
+            .unwrap_or(0),
+        command: std::env::args().collect::<Vec<_>>().join(" "),
+        target: url.to_string(),
+        strategy: strategy.to_string(),
+        seed,
+        budget: opts.budget.to_string(),
+        episode_steps: opts.episode_steps,
+        config: serde_json::to_value(config).unwrap_or_default(),
+        setup: ReplaySetup {
+            start_url: url.to_string(),
+            app: bundled.map(|b| b.app.to_string()),
+            app_bugs: bundled.map(|b| b.bugs),
+            allow_origins: config.scope.allow_origins.clone(),
+            login: config.login.clone(),
+            oracles: config.oracles.clone(),
+            browser: config.browser.clone(),
+        },
+    }
 }
 
 /// The demo's budget when neither a flag nor the config gives one.
@@ -211,7 +243,8 @@ pub fn demo(app: &str, fixed: bool, args: &RunArgs) -> Result<i32> {
         );
     }
     // The demo knows its app: logging out only undoes the login, so it is never clicked.
-    let result = explore_url(&server.url(), args, |c| {
+    let bundled = Bundled { app, bugs: !fixed };
+    let result = explore_url(&server.url(), args, Some(bundled), |c| {
         c.deny.push(DenyRule {
             selector: None,
             text: Some("Log out".into()),
@@ -223,7 +256,5 @@ pub fn demo(app: &str, fixed: bool, args: &RunArgs) -> Result<i32> {
             .get_or_insert_with(|| DEMO_BUDGET.to_string());
     });
     server.shutdown();
-    let (summary, failures) = result?;
-    let found = seeded::found(which, &summary);
-    emit(args, &summary, &failures, Some(&found))
+    report::emit(&result?, args)
 }

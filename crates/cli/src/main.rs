@@ -4,10 +4,14 @@
 mod args;
 mod config_file;
 mod explore;
+mod export;
+mod minimize;
 mod print;
 mod progress;
+mod replay;
 mod report;
 mod seeded;
+mod trace_env;
 
 use clap::Parser;
 use tracing_subscriber::EnvFilter;
@@ -33,6 +37,22 @@ fn main() {
     let result = match &cli.command {
         Command::Explore { url, run } => explore::explore(url, run),
         Command::Demo { app, fixed, run } => explore::demo(app, *fixed, run),
+        Command::Report { dir } => report::command(dir),
+        Command::Replay {
+            trace,
+            target,
+            repeat,
+            json,
+        } => replay::command(trace, target, *repeat, *json),
+        Command::Minimize { trace, target, out } => {
+            minimize::command(trace, target, out.as_deref())
+        }
+        Command::Export {
+            format,
+            dir,
+            out,
+            chrome,
+        } => export::command(format, dir, out.as_deref(), chrome.as_deref()),
     };
     let code = match result {
         Ok(code) => code,

@@ -31,8 +31,8 @@ pub fn summary_text(s: &RunSummary) -> String {
     let t = &s.timings_ms;
     let _ = writeln!(
         o,
-        "  median ms per step {:.1}: scan {:.1} · analysis {:.2} · decide {:.2} · act {:.1} · wait {:.1}",
-        t.step, t.scan, t.analysis, t.decide, t.act, t.wait
+        "  median ms per step {:.1}: scan {:.1} · analysis {:.2} · decide {:.2} · act {:.1} · wait {:.1}; recording {:.2}",
+        t.step, t.scan, t.analysis, t.decide, t.act, t.wait, t.observers
     );
     if s.restarts > 0 {
         let _ = writeln!(

@@ -39,8 +39,8 @@ impl ProgressLine {
 pub fn progress_text(p: &Progress) -> String {
     let rate = p.steps as f64 / p.elapsed.as_secs_f64().max(1e-3);
     let cov = p
-        .coverage_ratio
-        .map(|c| format!(" · js {:.1}%", c * 100.0))
+        .coverage
+        .map(|c| format!(" · js {:.1}%", c.ratio() * 100.0))
         .unwrap_or_default();
     format!(
         "[{:>5.1}s {:>3.0}%] step {} · episode {} · states {} · urls {} · failures {}{cov} · {:.1} steps/s",
@@ -72,7 +72,7 @@ impl Observer for ProgressLine {
         let _ = err.flush();
     }
 
-    fn on_failure(&mut self, f: &Failure) {
+    fn on_failure(&mut self, f: &Failure, _screenshot: Option<&[u8]>) {
         self.clear();
         let msg: String = f.message.chars().take(120).collect();
         eprintln!("  ✗ step {}: {} {}", f.step, f.kind.as_str(), msg);

@@ -1,62 +1,77 @@
-//! `report.json` in the output directory: the summary plus each failure's trace.
+//! After a run, and for `wayfarer report DIR`: rebuild every report from the run store,
+//! then print the summary (text or JSON).
 
 use std::path::Path;
 
 use anyhow::{Context, Result};
-use serde::Serialize;
-use wayfarer_core::{Failure, Observer, RunSummary};
+use wayfarer_report::json::Summary;
+use wayfarer_report::{SeededLine, Written};
+use wayfarer_store::RunData;
 
-use crate::seeded::SeededResult;
+use crate::args::RunArgs;
+use crate::{print, seeded};
 
-/// Collects the full failures (with traces) for the report.
-#[derive(Default)]
-pub struct FailureTraces(pub Vec<Failure>);
+/// Read the store in `dir` and write report.html, report.json, junit.xml and traces.
+pub fn rebuild(dir: &Path) -> Result<(RunData, Option<Vec<SeededLine>>, Written)> {
+    let data = wayfarer_store::load(dir)?;
+    let seeded = data
+        .meta
+        .setup
+        .app
+        .as_deref()
+        .filter(|_| data.meta.setup.app_bugs != Some(false))
+        .and_then(wayfarer_testapps::App::from_name)
+        .map(|app| seeded::found(app, &data.summary));
+    let written = wayfarer_report::write_all(&data, seeded.as_deref())
+        .with_context(|| format!("cannot write the reports into {}", dir.display()))?;
+    Ok((data, seeded, written))
+}
 
-impl Observer for FailureTraces {
-    fn on_failure(&mut self, f: &Failure) {
-        self.0.push(f.clone());
-    }
-
-    fn on_end(&mut self, summary: &RunSummary) {
-        // Counts grow after a failure is first seen; take them from the final summary.
-        for f in &mut self.0 {
-            if let Some(line) = summary.failures.iter().find(|l| l.signature == f.signature) {
-                f.count = line.count;
-            }
+/// Write the reports of the run in `dir` and print its summary; returns the exit code
+/// (0 no failure, 1 failures).
+pub fn emit(dir: &Path, args: &RunArgs) -> Result<i32> {
+    let (data, seeded, written) = rebuild(dir)?;
+    let summary = &data.summary;
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string(&Summary {
+                summary,
+                seeded: seeded.as_deref()
+            })?
+        );
+    } else if !args.quiet {
+        print!("{}", print::summary_text(summary));
+        if let Some(seeded) = &seeded {
+            print!("{}", seeded::text(seeded));
+        }
+        println!("Report: {}", written.html.display());
+        if !written.traces.is_empty() {
+            println!(
+                "Traces: {} (wayfarer replay / minimize TRACE; wayfarer export --format playwright {})",
+                dir.join("traces").display(),
+                dir.display()
+            );
         }
     }
+    Ok(if summary.failures.is_empty() { 0 } else { 1 })
 }
 
-/// The `--json` object: the run summary, plus the seeded bugs found for a demo app.
-#[derive(Serialize)]
-pub struct Summary<'a> {
-    #[serde(flatten)]
-    pub summary: &'a RunSummary,
-    #[serde(rename = "seeded_bugs", skip_serializing_if = "Option::is_none")]
-    pub seeded: Option<&'a [SeededResult]>,
-}
-
-#[derive(Serialize)]
-struct Report<'a> {
-    #[serde(flatten)]
-    summary: Summary<'a>,
-    failure_details: &'a [Failure],
-}
-
-/// Write `report.json` into `dir` (created when missing); returns its path.
-pub fn write(
-    dir: &Path,
-    summary: &RunSummary,
-    failures: &[Failure],
-    seeded: Option<&[SeededResult]>,
-) -> Result<std::path::PathBuf> {
-    std::fs::create_dir_all(dir)
-        .with_context(|| format!("cannot create output directory {}", dir.display()))?;
-    let path = dir.join("report.json");
-    let json = serde_json::to_string_pretty(&Report {
-        summary: Summary { summary, seeded },
-        failure_details: failures,
-    })?;
-    std::fs::write(&path, json).with_context(|| format!("cannot write {}", path.display()))?;
-    Ok(path)
+/// `wayfarer report DIR`.
+pub fn command(dir: &Path) -> Result<i32> {
+    let (data, _, written) = rebuild(dir)?;
+    if !data.complete {
+        eprintln!(
+            "note: the run in {} did not finish; the reports hold its {} recorded steps",
+            dir.display(),
+            data.steps.len()
+        );
+    }
+    println!("{}", written.html.display());
+    println!("{}", written.json.display());
+    println!("{}", written.junit.display());
+    for t in &written.traces {
+        println!("{}", t.display());
+    }
+    Ok(0)
 }

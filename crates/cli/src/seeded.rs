@@ -1,17 +1,9 @@
 //! For the bundled demo applications: which of their seeded bugs the run found.
 
-use serde::Serialize;
 use wayfarer_core::summary::FailureLine;
 use wayfarer_core::RunSummary;
+use wayfarer_report::SeededLine;
 use wayfarer_testapps::{seeded_bugs, App, SeededBug};
-
-/// One seeded bug and the step of the first failure that matches it.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct SeededResult {
-    pub id: String,
-    pub min_actions: u32,
-    pub found_at_step: Option<u64>,
-}
 
 fn matches(bug: &SeededBug, f: &FailureLine) -> bool {
     let kind_fits = match bug.kind {
@@ -23,11 +15,13 @@ fn matches(bug: &SeededBug, f: &FailureLine) -> bool {
     kind_fits && f.message.contains(bug.message_contains)
 }
 
-pub fn found(app: App, summary: &RunSummary) -> Vec<SeededResult> {
+/// Each seeded bug of `app` with the step of the first failure that matches it.
+pub fn found(app: App, summary: &RunSummary) -> Vec<SeededLine> {
     seeded_bugs(app)
         .iter()
-        .map(|bug| SeededResult {
+        .map(|bug| SeededLine {
             id: bug.id.to_string(),
+            description: bug.description.to_string(),
             min_actions: bug.min_actions,
             found_at_step: summary
                 .failures
@@ -39,7 +33,7 @@ pub fn found(app: App, summary: &RunSummary) -> Vec<SeededResult> {
         .collect()
 }
 
-pub fn text(results: &[SeededResult]) -> String {
+pub fn text(results: &[SeededLine]) -> String {
     let hits = results.iter().filter(|r| r.found_at_step.is_some()).count();
     let mut s = format!(
         "Seeded bugs of the demo app found: {hits} of {}\n",

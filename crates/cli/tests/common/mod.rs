@@ -21,8 +21,8 @@ impl Observer for Steps {
         self.0.push(r.clone());
     }
 
-    fn on_reset(&mut self, _: u64, out: &wayfarer_core::Outcome) {
-        self.1.extend(out.events.iter().cloned());
+    fn on_reset(&mut self, r: &wayfarer_core::ResetRecord, _: &Progress) {
+        self.1.extend(r.events.iter().cloned());
     }
 }
 

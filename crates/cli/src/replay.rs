@@ -1,0 +1,129 @@
+//! `wayfarer replay TRACE`: perform a trace's actions from a reset, `--repeat N` times,
+//! and say whether (and how often) its failure came back.
+
+use std::path::Path;
+
+use anyhow::{bail, Result};
+use serde::Serialize;
+use wayfarer_core::replay::{replay, Replay};
+
+use crate::args::TraceArgs;
+use crate::trace_env;
+
+#[derive(Serialize)]
+struct RunLine {
+    reproduced: bool,
+    /// 1-based action after which the failure appeared.
+    after_action: Option<usize>,
+    performed: usize,
+    blocked: Option<String>,
+    other_failures: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct ReplayJson<'a> {
+    trace: String,
+    start_url: &'a str,
+    expected: &'a str,
+    actions: usize,
+    repeat: u32,
+    reproduced: u32,
+    runs: Vec<RunLine>,
+}
+
+fn line(r: &Replay, expected: &str) -> RunLine {
+    RunLine {
+        reproduced: r.reproduced(),
+        after_action: r.hit.map(|i| i + 1),
+        performed: r.performed,
+        blocked: r
+            .blocked
+            .as_ref()
+            .map(|(i, why)| format!("action {}: {why}", i + 1)),
+        other_failures: r
+            .signatures
+            .iter()
+            .filter(|s| *s != expected)
+            .cloned()
+            .collect(),
+    }
+}
+
+/// Returns the exit code: 1 when the failure reproduced at least once, 0 when never.
+pub fn command(path: &Path, args: &TraceArgs, repeat: u32, json: bool) -> Result<i32> {
+    if repeat == 0 {
+        bail!("--repeat must be at least 1");
+    }
+    let mut t = trace_env::open(path, args)?;
+    let quiet = args.quiet || json;
+    if !quiet {
+        eprintln!(
+            "wayfarer: replaying {} ({} actions) against {}; expecting {}: {}",
+            path.display(),
+            t.actions.len(),
+            t.start_url,
+            t.trace.expected.kind,
+            t.trace.expected.message
+        );
+    }
+    let mut runs = Vec::new();
+    let mut error = None;
+    for i in 1..=repeat {
+        match replay(&mut t.env, &t.actions, &t.oracles, &t.expected, true) {
+            Ok(r) => {
+                let l = line(&r, &t.expected);
+                if !quiet {
+                    eprintln!("  run {i}/{repeat}: {}", describe(&l, t.actions.len()));
+                }
+                runs.push(l);
+            }
+            Err(e) => {
+                error = Some(e);
+                break;
+            }
+        }
+    }
+    let hits = runs.iter().filter(|r| r.reproduced).count() as u32;
+    let start_url = t.start_url.clone();
+    let expected = t.expected.clone();
+    let actions = t.actions.len();
+    t.close();
+    if let Some(e) = error {
+        bail!("the browser failed during run {}: {e}", runs.len() + 1);
+    }
+    if json {
+        println!(
+            "{}",
+            serde_json::to_string(&ReplayJson {
+                trace: path.display().to_string(),
+                start_url: &start_url,
+                expected: &expected,
+                actions,
+                repeat,
+                reproduced: hits,
+                runs,
+            })?
+        );
+    } else {
+        let verdict = match hits {
+            0 => "not reproduced",
+            h if h == repeat => "reproduced",
+            _ => "reproduced sometimes (flaky)",
+        };
+        println!("{verdict}: {hits}/{repeat} runs raised {expected}");
+    }
+    Ok(if hits > 0 { 1 } else { 0 })
+}
+
+fn describe(l: &RunLine, total: usize) -> String {
+    let mut s = match (l.reproduced, l.after_action, &l.blocked) {
+        (true, Some(k), _) => format!("reproduced after action {k} of {total}"),
+        (true, None, _) => "reproduced on the start page".to_string(),
+        (false, _, Some(b)) => format!("not reproduced: could not perform {b}"),
+        (false, _, None) => format!("not reproduced after {} actions", l.performed),
+    };
+    if !l.other_failures.is_empty() {
+        s.push_str(&format!(" (also saw {})", l.other_failures.join("; ")));
+    }
+    s
+}
