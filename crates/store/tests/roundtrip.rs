@@ -152,3 +152,44 @@ fn another_schema_version_is_refused_with_a_clear_message() {
     std::fs::write(empty.path().join("run.sqlite"), b"hello").unwrap();
     assert!(load(empty.path()).is_err());
 }
+
+#[test]
+fn secrets_are_stored_as_references_never_as_values() {
+    use wayfarer_core::trace::Secrets;
+    let dir = tempfile::tempdir().unwrap();
+    let secrets = Secrets::new([("WF_PASSWORD".to_string(), "hunter\"2".to_string())]);
+    let mut m = meta();
+    m.config = serde_json::json!({ "login": [{ "fill": "#pw", "value": "hunter\"2" }] });
+    let mut w = StoreWriter::create(dir.path(), &m, secrets).unwrap();
+    let record = wayfarer_core::StepRecord {
+        step: 1,
+        episode: 1,
+        episode_step: 1,
+        action: Action::on(wayfarer_core::ActionKind::Type, "#pw").with_value("hunter\"2"),
+        target: None,
+        state_before: wayfarer_core::StateId(1),
+        state_after: wayfarer_core::StateId(2),
+        url_after: "http://app/".into(),
+        title_after: String::new(),
+        element: None,
+        new_state: true,
+        events: vec![],
+        timings: Default::default(),
+        error: None,
+        findings: vec![],
+    };
+    w.on_step(&record, &wayfarer_core::Progress::default());
+    drop(w);
+    let raw = std::fs::read(dir.path().join("run.sqlite")).unwrap();
+    let needle = b"hunter";
+    assert!(
+        !raw.windows(needle.len()).any(|w| w == needle),
+        "the secret's value is in run.sqlite"
+    );
+    let data = load(dir.path()).unwrap();
+    assert_eq!(
+        data.steps[0].record.action.value.as_deref(),
+        Some("${WF_PASSWORD}")
+    );
+    assert_eq!(data.meta.config["login"][0]["value"], "${WF_PASSWORD}");
+}
