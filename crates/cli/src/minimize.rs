@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
-use wayfarer_core::ddmin::{ddmin, Verdict};
+use wayfarer_core::ddmin::{ddmin_with_loops, Verdict};
 use wayfarer_core::replay::replay;
 use wayfarer_core::trace::Trace;
 
@@ -36,17 +36,30 @@ pub fn command(path: &Path, args: &TraceArgs, out: Option<&Path>) -> Result<i32>
         );
     }
     let indices: Vec<usize> = (0..n).collect();
-    let mut tests = 0u32;
-    let result = ddmin(&indices, |cand| {
+    // The whole trace first: it must reproduce, and the pages it passes through show
+    // the detours worth cutting in one replay each.
+    let whole = replay(&mut t.env, &t.actions, &t.oracles, &t.expected, true);
+    let whole = match whole {
+        Ok(r) => r,
+        Err(e) => {
+            t.close();
+            bail!("the browser failed while replaying the trace: {e}");
+        }
+    };
+    if !args.quiet {
+        eprintln!("  test 1: {n} actions → {}", verdict_text(whole.verdict()));
+    }
+    let mut tests = 1u32;
+    let result = ddmin_with_loops(&indices, Some(whole.verdict()), &whole.loops(), |cand| {
         tests += 1;
         let actions: Vec<_> = cand.iter().map(|&i| t.actions[i].clone()).collect();
         let r = replay(&mut t.env, &actions, &t.oracles, &t.expected, true)?;
         if !args.quiet {
-            let verdict = match r.verdict() {
-                Verdict::FailAt(k) => format!("fails after {}", k + 1),
-                Verdict::Pass => "passes".into(),
-            };
-            eprintln!("  test {tests}: {} actions → {verdict}", cand.len());
+            eprintln!(
+                "  test {tests}: {} actions → {}",
+                cand.len(),
+                verdict_text(r.verdict())
+            );
         }
         Ok::<_, wayfarer_core::EnvError>(r.verdict())
     });
@@ -103,4 +116,11 @@ pub fn command(path: &Path, args: &TraceArgs, out: Option<&Path>) -> Result<i32>
         println!("  {}. {}", k + 1, st.describe());
     }
     Ok(0)
+}
+
+fn verdict_text(v: Verdict) -> String {
+    match v {
+        Verdict::FailAt(k) => format!("fails after {}", k + 1),
+        Verdict::Pass => "passes".into(),
+    }
 }

@@ -1,7 +1,11 @@
-//! Delta debugging (Zeller's ddmin) over a sequence: the smallest subsequence, kept in
-//! order, that still makes a test fail, 1-minimal (removing any one item loses it).
+//! Delta debugging (Zeller's ddmin) over a sequence: a small subsequence, kept in order,
+//! that still makes a test fail, 1-minimal (removing any one item loses it). A variant
+//! that tests single chunks only at the first split, since every test replays in a browser.
 
 use std::collections::HashMap;
+
+/// The widest run of neighbouring items the final pass tries to drop at once.
+const POLISH_WINDOW: usize = 3;
 
 /// What one test of a candidate subsequence found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -17,9 +21,27 @@ pub enum Verdict {
 /// first; `Ok(None)` when it does not). Candidates are tested at most once each.
 pub fn ddmin<T: Clone, E>(
     items: &[T],
+    test: impl FnMut(&[T]) -> Result<Verdict, E>,
+) -> Result<Option<Vec<T>>, E> {
+    ddmin_with_loops(items, None, &[], test)
+}
+
+/// `ddmin` with two shortcuts for replayed traces: the verdict of the whole sequence when
+/// it is already known (`whole`), and `loops`, index ranges `[start, end)` after which the
+/// sequence came back where it was (the same page): each is tried for removal in one
+/// test, largest first, before the systematic search. Detours cost one replay each
+/// instead of many.
+pub fn ddmin_with_loops<T: Clone, E>(
+    items: &[T],
+    whole: Option<Verdict>,
+    loops: &[(usize, usize)],
     mut test: impl FnMut(&[T]) -> Result<Verdict, E>,
 ) -> Result<Option<Vec<T>>, E> {
     let mut cache: HashMap<Vec<usize>, Verdict> = HashMap::new();
+    let all: Vec<usize> = (0..items.len()).collect();
+    if let Some(v) = whole {
+        cache.insert(all.clone(), v);
+    }
     let mut run = |idx: &[usize]| -> Result<Verdict, E> {
         if let Some(v) = cache.get(idx) {
             return Ok(*v);
@@ -29,20 +51,42 @@ pub fn ddmin<T: Clone, E>(
         cache.insert(idx.to_vec(), v);
         Ok(v)
     };
-    let all: Vec<usize> = (0..items.len()).collect();
     let mut cur = match run(&all)? {
         Verdict::Pass => return Ok(None),
         Verdict::FailAt(k) => all[..=k.min(all.len().saturating_sub(1))].to_vec(),
     };
+    let mut loops: Vec<(usize, usize)> = loops.iter().copied().filter(|(s, e)| s < e).collect();
+    loops.sort_by_key(|&(s, e)| (std::cmp::Reverse(e - s), s));
+    for (s, e) in loops {
+        if !(s..e).all(|i| cur.contains(&i)) {
+            continue;
+        }
+        let cand: Vec<usize> = cur
+            .iter()
+            .copied()
+            .filter(|i| !(s..e).contains(i))
+            .collect();
+        if cand.is_empty() {
+            continue;
+        }
+        if let Verdict::FailAt(k) = run(&cand)? {
+            cur = cand[..=k.min(cand.len() - 1)].to_vec();
+        }
+    }
     let mut n = 2usize;
     while cur.len() >= 2 {
         let chunks = split(&cur, n);
         let mut reduced = None;
-        // Try each chunk alone, then each complement.
-        for c in &chunks {
-            if let Verdict::FailAt(k) = run(c)? {
-                reduced = Some((c[..=k.min(c.len() - 1)].to_vec(), 2));
-                break;
+        // Halves first; past that, only complements: a failure that needs actions spread
+        // over the trace (a login, a form, a submit) almost never lives in one small
+        // chunk, and each test is a replay in a browser. Complements at n = len still
+        // make the result 1-minimal.
+        if chunks.len() == 2 {
+            for c in &chunks {
+                if let Verdict::FailAt(k) = run(c)? {
+                    reduced = Some((c[..=k.min(c.len() - 1)].to_vec(), 2));
+                    break;
+                }
             }
         }
         if reduced.is_none() && chunks.len() > 2 {
@@ -67,6 +111,26 @@ pub fn ddmin<T: Clone, E>(
             None if n < cur.len() => n = (2 * n).min(cur.len()),
             None => break,
         }
+    }
+    // Polish: drop contiguous windows of up to three items. In a UI trace one action
+    // often needs a neighbour (open a form, then save it): removing either alone breaks
+    // the path, removing both keeps the failure, and 1-minimality cannot see that.
+    let mut w = 1;
+    while w <= POLISH_WINDOW && w < cur.len() {
+        let mut shrunk = false;
+        for start in 0..=cur.len() - w {
+            let cand: Vec<usize> = cur[..start]
+                .iter()
+                .chain(&cur[start + w..])
+                .copied()
+                .collect();
+            if let Verdict::FailAt(k) = run(&cand)? {
+                cur = cand[..=k.min(cand.len() - 1)].to_vec();
+                shrunk = true;
+                break;
+            }
+        }
+        w = if shrunk { 1 } else { w + 1 };
     }
     Ok(Some(cur.into_iter().map(|i| items[i].clone()).collect()))
 }
@@ -119,6 +183,59 @@ mod tests {
         .unwrap();
         assert_eq!(min, vec![3, 17]);
         assert!(tests < 60, "{tests} tests");
+    }
+
+    /// Actions move between pages; one taken on the wrong page is blocked (the test
+    /// passes). Like a real trace: log in, open row 2, save, open row 1, type too much: 3 are needed.
+    #[test]
+    fn pairs_of_actions_that_only_go_together_are_dropped_together() {
+        // (page it needs, page it leads to); page 9 is the bug.
+        let walk = [
+            (0, 1), // log in: list
+            (1, 2), // edit row 2: form
+            (2, 1), // save: list
+            (1, 2), // edit row 1: form
+            (2, 9), // type a long description: bug
+        ];
+        let items: Vec<usize> = (0..walk.len()).collect();
+        let min = ddmin(&items, |s| {
+            let mut page = 0;
+            for (k, &i) in s.iter().enumerate() {
+                let (from, to) = walk[i];
+                if from != page {
+                    return Ok::<_, ()>(Verdict::Pass);
+                }
+                page = to;
+                if page == 9 {
+                    return Ok(Verdict::FailAt(k));
+                }
+            }
+            Ok(Verdict::Pass)
+        })
+        .unwrap()
+        .unwrap();
+        assert_eq!(min.len(), 3, "{min:?}");
+    }
+
+    #[test]
+    fn loops_are_cut_in_one_test_each() {
+        // Items 2..8 are a detour; only 0, 1 and 9 matter.
+        let items: Vec<u32> = (0..10).collect();
+        let mut tests = 0;
+        let min = ddmin_with_loops(&items, Some(Verdict::FailAt(9)), &[(2, 9), (3, 5)], |s| {
+            tests += 1;
+            Ok::<_, ()>(contains_in_order(s, &[0, 1, 9]))
+        })
+        .unwrap()
+        .unwrap();
+        assert_eq!(min, vec![0, 1, 9]);
+        let mut plain = 0;
+        ddmin(&items, |s| {
+            plain += 1;
+            Ok::<_, ()>(contains_in_order(s, &[0, 1, 9]))
+        })
+        .unwrap();
+        assert!(tests < plain, "{tests} tests with loops, {plain} without");
     }
 
     #[test]

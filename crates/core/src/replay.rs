@@ -23,9 +23,26 @@ pub struct Replay {
     pub signatures: Vec<String>,
     /// The environment restarted itself (a crash) before the end.
     pub restarted: bool,
+    /// The page after the reset, then after each performed action.
+    pub urls: Vec<String>,
 }
 
 impl Replay {
+    /// Stretches `[i, j)` of the performed actions after which the page was the one
+    /// before them (`urls[i] == urls[j]`): likely detours, for `ddmin_with_loops`.
+    pub fn loops(&self) -> Vec<(usize, usize)> {
+        let mut out = Vec::new();
+        for i in 0..self.urls.len() {
+            if let Some(j) = (i + 1..self.urls.len())
+                .rev()
+                .find(|&j| self.urls[j] == self.urls[i])
+            {
+                out.push((i, j));
+            }
+        }
+        out
+    }
+
     pub fn reproduced(&self) -> bool {
         self.hit.is_some() || self.at_reset
     }
@@ -53,6 +70,7 @@ pub fn replay(
 ) -> Result<Replay, EnvError> {
     let mut r = Replay::default();
     let out = env.reset()?;
+    r.urls.push(out.observation.url.clone());
     let note = |sigs: Vec<String>, r: &mut Replay| -> bool {
         let mut hit = false;
         for s in sigs {
@@ -84,6 +102,7 @@ pub fn replay(
             }
         };
         r.performed = i + 1;
+        r.urls.push(out.observation.url.clone());
         let sigs = oracles
             .judge(&out.events, Some(&out.observation))
             .into_iter()
@@ -145,6 +164,7 @@ mod tests {
         assert_eq!(r.hit, Some(n - 1));
         assert_eq!(r.performed, n);
         assert_eq!(r.verdict(), Verdict::FailAt(n - 1));
+        assert_eq!(r.urls.len(), n + 1);
         let r = replay(&mut env, &actions[..n - 1], &oracles(), &sig, true).unwrap();
         assert!(!r.reproduced());
         assert_eq!(r.verdict(), Verdict::Pass);
