@@ -11,8 +11,18 @@ use crate::{write_file, WriteError};
 
 /// `03-exception-typeerror-cannot-read-properties.json` for the third failure.
 pub fn file_name(index: usize, f: &Failure) -> String {
+    // URLs keep their path only: a port or host in a file name says nothing.
+    let message: Vec<&str> = f
+        .message
+        .split_whitespace()
+        .map(|w| match w.split_once("://") {
+            Some((_, rest)) => rest.find('/').map(|i| &rest[i..]).unwrap_or(""),
+            None => w,
+        })
+        .collect();
+    let message = message.join(" ");
     let mut slug = String::new();
-    for c in f.message.chars().flat_map(char::to_lowercase) {
+    for c in message.chars().flat_map(char::to_lowercase) {
         if c.is_ascii_alphanumeric() {
             slug.push(c);
         } else if !slug.ends_with('-') && !slug.is_empty() {
@@ -69,4 +79,47 @@ pub fn write(data: &RunData) -> Result<Vec<PathBuf>, WriteError> {
         out.push(path);
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wayfarer_core::FailureKind;
+
+    fn failure(kind: FailureKind, message: &str) -> Failure {
+        Failure {
+            kind,
+            message: message.into(),
+            signature: String::new(),
+            source: None,
+            line: None,
+            column: None,
+            step: 1,
+            episode: 1,
+            count: 1,
+            page_url: String::new(),
+            trace: vec![],
+        }
+    }
+
+    #[test]
+    fn file_names_read_like_the_failure_without_hosts() {
+        let f = failure(
+            FailureKind::Http5xx,
+            "HTTP 500 from http://127.0.0.1:41427/register",
+        );
+        assert_eq!(file_name(0, &f), "01-http-5xx-http-500-from-register.json");
+        let f = failure(
+            FailureKind::Exception,
+            "TypeError: <b>x</b> is \"undefined\"",
+        );
+        assert_eq!(
+            file_name(11, &f),
+            "12-exception-typeerror-b-x-b-is-undefined.json"
+        );
+        assert_eq!(
+            file_name(2, &failure(FailureKind::PageCrash, "")),
+            "03-page-crash.json"
+        );
+    }
 }
