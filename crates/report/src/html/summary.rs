@@ -68,10 +68,11 @@ pub fn tiles(data: &RunData) -> Vec<Tile> {
             ..tile(
                 "Unique failures",
                 thousands(s.failures.len().max(data.failures.len()) as u64),
-                format!(
-                    "seen {} times",
-                    data.failures.iter().map(|f| f.failure.count).sum::<u64>()
-                ),
+                match data.failures.iter().map(|f| f.failure.count).sum::<u64>() {
+                    0 => String::new(),
+                    1 => "seen once".to_string(),
+                    n => format!("seen {n} times"),
+                },
             )
         },
     ];
