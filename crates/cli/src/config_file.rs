@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
-use wayfarer_core::trace::Secrets;
+use wayfarer_core::trace::{unmask, Secrets};
 use wayfarer_core::Config;
 
 /// Load the configuration file, or the defaults when there is none, with the values
@@ -66,23 +66,11 @@ fn parse_with_secrets(
 }
 
 fn substitute(text: &str, mut env: impl FnMut(&str) -> Option<String>) -> Result<String> {
-    let re = regex::Regex::new(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}").expect("valid regex");
-    let mut missing = Vec::new();
-    let out = re.replace_all(text, |c: &regex::Captures| match env(&c[1]) {
-        // Escaped for a TOML basic string, where references are expected to sit.
-        Some(v) => v.replace('\\', "\\\\").replace('"', "\\\""),
-        None => {
-            missing.push(c[1].to_string());
-            String::new()
-        }
-    });
-    if !missing.is_empty() {
-        bail!(
-            "environment variable(s) not set: {} (referenced as ${{NAME}} in the config)",
-            missing.join(", ")
-        );
-    }
-    Ok(out.into_owned())
+    // Escaped for a TOML basic string, where references are expected to sit.
+    unmask(text, |k| {
+        env(k).map(|v| v.replace('\\', "\\\\").replace('"', "\\\""))
+    })
+    .map_err(|e| anyhow::anyhow!("{e} (referenced as ${{NAME}} in the config)"))
 }
 
 #[cfg(test)]

@@ -353,9 +353,15 @@ impl Secrets {
     }
 }
 
+/// The `${NAME}` reference syntax, compiled once.
+fn reference() -> &'static regex::Regex {
+    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    RE.get_or_init(|| regex::Regex::new(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}").expect("valid regex"))
+}
+
 /// Fill in `${NAME}` references of `s` with `env`; names that are not set are an error.
-pub fn unmask(s: &str, env: impl Fn(&str) -> Option<String>) -> Result<String, String> {
-    let re = regex::Regex::new(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}").expect("valid regex");
+pub fn unmask(s: &str, mut env: impl FnMut(&str) -> Option<String>) -> Result<String, String> {
+    let re = reference();
     let mut missing = Vec::new();
     let out = re.replace_all(s, |c: &regex::Captures| {
         env(&c[1]).unwrap_or_else(|| {
@@ -376,7 +382,7 @@ pub fn unmask(s: &str, env: impl Fn(&str) -> Option<String>) -> Result<String, S
 /// Split a `${NAME}`-bearing string into literal and reference parts, in order (for
 /// generators that turn references into `process.env.NAME`).
 pub fn secret_parts(s: &str) -> Vec<SecretPart<'_>> {
-    let re = regex::Regex::new(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}").expect("valid regex");
+    let re = reference();
     let mut parts = Vec::new();
     let mut last = 0;
     for c in re.captures_iter(s) {

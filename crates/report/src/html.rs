@@ -14,7 +14,7 @@ mod steps;
 mod summary;
 #[cfg(test)]
 mod tests;
-mod text;
+pub(crate) mod text;
 
 use std::collections::HashSet;
 

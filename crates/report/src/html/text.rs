@@ -53,8 +53,18 @@ pub fn short_url(url: &str) -> &str {
     }
 }
 
-/// Unix seconds as `YYYY-MM-DD HH:MM:SS UTC` (civil-from-days, proleptic Gregorian).
-pub fn utc(secs: u64) -> String {
+/// A Unix time in UTC, split into its civil parts.
+pub(crate) struct Civil {
+    pub year: i64,
+    pub month: i64,
+    pub day: i64,
+    pub hour: u64,
+    pub minute: u64,
+    pub second: u64,
+}
+
+/// Civil date and time of Unix seconds (civil-from-days, proleptic Gregorian).
+pub(crate) fn civil(secs: u64) -> Civil {
     let days = (secs / 86_400) as i64;
     let rem = secs % 86_400;
     let z = days + 719_468;
@@ -65,12 +75,22 @@ pub fn utc(secs: u64) -> String {
     let mp = (5 * doy + 2) / 153;
     let day = doy - (153 * mp + 2) / 5 + 1;
     let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
+    Civil {
+        year: yoe + era * 400 + i64::from(month <= 2),
+        month,
+        day,
+        hour: rem / 3600,
+        minute: rem % 3600 / 60,
+        second: rem % 60,
+    }
+}
+
+/// Unix seconds as `YYYY-MM-DD HH:MM:SS UTC`.
+pub fn utc(secs: u64) -> String {
+    let c = civil(secs);
     format!(
-        "{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02} UTC",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
+        "{:04}-{:02}-{:02} {:02}:{:02}:{:02} UTC",
+        c.year, c.month, c.day, c.hour, c.minute, c.second
     )
 }
 
