@@ -10,7 +10,7 @@
   const ACTION_ROLES = new Set(["button", "link", "checkbox", "tab", "menuitem", "option", "radio", "switch"]);
   const ATTRS = ["id", "name", "class", "placeholder", "aria-label", "href", "min", "max", "step", "pattern",
     "minlength", "maxlength", "multiple", "required", "title", "alt", "for", "action", "method", "autocomplete",
-    "data-testid", "readonly", "accept", "src", "contenteditable", "role", "type"];
+    "data-testid", "readonly", "accept", "src", "contenteditable", "role", "type", "data-action-id"];
   const HTML_ATTRS = ["id", "class", "name", "type", "href", "role", "aria-label", "placeholder", "for",
     "action", "method", "title", "alt", "value", "data-testid"];
   const IMPLICIT_ROLE = {
@@ -306,6 +306,13 @@
     }
   }
   const de = document.documentElement;
+  // The optional instrumentation of the application (wayfarer_core::AppProbe).
+  let app = null;
+  const log = window.__wfActions;
+  const wfState = document.body ? document.body.getAttribute("data-wf-state") : null;
+  if (Array.isArray(log) || wfState !== null) {
+    app = { state: wfState, actions: Array.isArray(log) ? log.slice(-5000).map(String) : [] };
+  }
   return JSON.stringify({
     url: location.href,
     title: document.title || "",
@@ -316,5 +323,6 @@
     page: { width: de ? de.scrollWidth : 0, height: de ? de.scrollHeight : 0 },
     status: null,
     error_text: errorText,
+    app,
   });
 })

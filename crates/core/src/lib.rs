@@ -7,11 +7,12 @@
 
 pub mod config;
 pub mod env;
+pub mod grammar;
 pub mod model;
 
 pub use config::Config;
 pub use env::{Coverage, EnvError, EnvTimings, Environment, Outcome};
-pub use model::{Action, ActionKind, Element, Event, EventKind, Observation, Rect, Size};
+pub use model::{Action, ActionKind, AppProbe, Element, Event, EventKind, Observation, Rect, Size};
 pub mod agent;
 pub mod budget;
 pub mod candidates;

@@ -156,6 +156,38 @@ pub struct Observation {
     /// Text shown on the page that looks like an error page or a stack trace.
     #[serde(default)]
     pub error_text: Option<String>,
+    /// What an instrumented application says about itself (see [`AppProbe`]).
+    #[serde(default)]
+    pub app: Option<AppProbe>,
+}
+
+/// The optional instrumentation contract between an application and wayfarer, used by
+/// the benchmark: a page may keep the ids of the user actions it saw in
+/// `window.__wfActions` (an array of strings, per tab session) and name its current
+/// abstract screen in `<body data-wf-state="...">`. Neither is needed for exploring.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AppProbe {
+    /// `document.body.dataset.wfState`, when set.
+    #[serde(default)]
+    pub state: Option<String>,
+    /// `window.__wfActions`, the whole log of this tab session.
+    #[serde(default)]
+    pub actions: Vec<String>,
+}
+
+impl AppProbe {
+    /// The action ids `after` logged since `before`: the new tail when the log grew,
+    /// the whole log when it restarted (a reset or a new tab session cleared it).
+    pub fn logged_since(before: &Observation, after: &Observation) -> Vec<String> {
+        let empty: &[String] = &[];
+        let old = before.app.as_ref().map_or(empty, |a| a.actions.as_slice());
+        let new = after.app.as_ref().map_or(empty, |a| a.actions.as_slice());
+        if new.len() >= old.len() && new[..old.len()] == *old {
+            new[old.len()..].to_vec()
+        } else {
+            new.to_vec()
+        }
+    }
 }
 
 impl Observation {

@@ -48,6 +48,13 @@ pub struct StepRecord {
     /// Signatures of the failures this step raised (new or seen before).
     #[serde(default)]
     pub findings: Vec<String>,
+    /// The action ids an instrumented application logged during this step
+    /// (`AppProbe`); empty for other applications.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub app_actions: Vec<String>,
+    /// The application's own name for the screen after the step (`data-wf-state`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub app_state: Option<String>,
 }
 
 /// A reset: the start of an episode.
@@ -63,4 +70,7 @@ pub struct ResetRecord {
     pub events: Vec<Event>,
     /// Signatures of the failures the reset raised.
     pub findings: Vec<String>,
+    /// The application's own name for the start screen (`data-wf-state`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub app_state: Option<String>,
 }

@@ -12,7 +12,7 @@ use crate::agent::{Agent, Transition, View};
 use crate::budget::Budget;
 use crate::candidates::{candidate_actions, DenyText};
 use crate::env::{EnvError, Environment, Outcome};
-use crate::model::{Event, EventKind, Observation};
+use crate::model::{AppProbe, Event, EventKind, Observation};
 use crate::observer::{Observer, Progress};
 use crate::oracle::{FailureBook, Oracles};
 use crate::record::{ResetRecord, StepRecord, StepTimings};
@@ -244,6 +244,12 @@ pub fn run(
             timings,
             error,
             findings,
+            app_actions: AppProbe::logged_since(&cur.obs, &outcome.observation),
+            app_state: outcome
+                .observation
+                .app
+                .as_ref()
+                .and_then(|a| a.state.clone()),
         };
         let progress = progress(
             opts,
@@ -341,6 +347,7 @@ fn begin_episode(out: Outcome, episode: u64, l: &mut Loop) -> Cursor {
         title: cur.obs.title.clone(),
         events: out.events,
         findings,
+        app_state: cur.obs.app.as_ref().and_then(|a| a.state.clone()),
     };
     let progress = progress(
         l.opts,

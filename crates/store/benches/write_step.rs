@@ -46,6 +46,8 @@ fn record(step: u64) -> StepRecord {
         },
         error: None,
         findings: vec![],
+        app_actions: vec![],
+        app_state: None,
     }
 }
 

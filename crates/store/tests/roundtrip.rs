@@ -177,6 +177,8 @@ fn secrets_are_stored_as_references_never_as_values() {
         timings: Default::default(),
         error: None,
         findings: vec![],
+        app_actions: vec![],
+        app_state: None,
     };
     w.on_step(&record, &wayfarer_core::Progress::default());
     drop(w);

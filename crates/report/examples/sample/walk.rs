@@ -83,6 +83,7 @@ impl Walk {
             title: pages[0].title.clone(),
             events,
             findings,
+            app_state: None,
         });
     }
 }
@@ -198,6 +199,8 @@ pub fn walk(pages: &[Page], steps: u64) -> Walk {
             findings,
             action,
             element,
+            app_actions: vec![],
+            app_state: None,
         };
         w.steps.push(StoredStep { record, sample });
         (prev, cur) = (cur, next);

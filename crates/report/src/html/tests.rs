@@ -53,6 +53,8 @@ fn step(n: u64, from: u64, to: u64) -> StoredStep {
             timings: Default::default(),
             error: Some(H.into()),
             findings: vec![H.into()],
+            app_actions: vec![],
+            app_state: None,
         },
         sample: Sample {
             states: to as usize + 1,
@@ -154,6 +156,7 @@ pub fn hostile(complete: bool) -> RunData {
             title: H.into(),
             events: vec![Event::new(EventKind::ConsoleError, H).at(H, None, None)],
             findings: vec![H.into()],
+            app_state: None,
         }],
         states: (0..6)
             .map(|i| StateRow {
