@@ -1,5 +1,6 @@
 //! The seeded bugs of the fixture applications (all off with `ServeOptions { bugs: false }`).
 
+use crate::truth::Step;
 use crate::App;
 
 /// A bug seeded on purpose, with what a failure oracle will see when it is triggered.
@@ -16,6 +17,23 @@ pub struct SeededBug {
     /// The fewest user actions from the start URL in a fresh session that trigger it;
     /// typing into a field, choosing an option and every click count as one action each.
     pub min_actions: u32,
+    /// A shortest walk from the start URL of a fresh session that triggers the bug
+    /// (`steps.len() == min_actions`; the last step raises the failure).
+    pub steps: &'static [Step],
+}
+
+impl SeededBug {
+    /// Whether a failure an oracle reported (its kind as in wayfarer's reports:
+    /// `exception`, `http_5xx`, ...) and message is this bug.
+    pub fn matches(&self, kind: &str, message: &str) -> bool {
+        let kind_fits = match self.kind {
+            "exception" => matches!(kind, "exception" | "unhandled_rejection"),
+            "http-500" => matches!(kind, "http_5xx" | "error_text"),
+            "console-error" => kind == "console_error",
+            _ => true,
+        };
+        kind_fits && message.contains(self.message_contains)
+    }
 }
 
 const EXPENSE: &[SeededBug] = &[
@@ -28,6 +46,14 @@ const EXPENSE: &[SeededBug] = &[
         kind: "exception",
         message_contains: "TypeError: Cannot read properties of undefined (reading 'key')",
         min_actions: 6,
+        steps: &[
+            Step::click("expense.login.demo"),
+            Step::click("expense.login.submit"),
+            Step::click("expense.nav.reports"),
+            Step::select("expense.reports.month", "2024-01"),
+            Step::click("expense.reports.by_category"),
+            Step::click("expense.reports.export"),
+        ],
     },
     SeededBug {
         id: "expense-register-email-500",
@@ -38,6 +64,11 @@ const EXPENSE: &[SeededBug] = &[
         kind: "http-500",
         message_contains: "HTTP 500",
         min_actions: 3,
+        steps: &[
+            Step::click("expense.login.register"),
+            Step::type_text("expense.register.email", "a@b"),
+            Step::click("expense.register.submit"),
+        ],
     },
     SeededBug {
         id: "expense-long-description",
@@ -48,6 +79,12 @@ const EXPENSE: &[SeededBug] = &[
         kind: "exception",
         message_contains: "RangeError: Invalid count value",
         min_actions: 4,
+        steps: &[
+            Step::click("expense.login.demo"),
+            Step::click("expense.login.submit"),
+            Step::click("expense.nav.add"),
+            Step::type_long("expense.expense_new.description", 201),
+        ],
     },
     SeededBug {
         id: "expense-wizard-confirm",
@@ -59,6 +96,16 @@ const EXPENSE: &[SeededBug] = &[
         kind: "exception",
         message_contains: "TypeError: Cannot read properties of undefined (reading 'glyph')",
         min_actions: 8,
+        steps: &[
+            Step::click("expense.login.demo"),
+            Step::click("expense.login.submit"),
+            Step::click("expense.nav.wizard"),
+            Step::click_text("expense.wizard.tile", "Other"),
+            Step::click("expense.wizard.next1"),
+            Step::type_text("expense.wizard.limit", "100"),
+            Step::click("expense.wizard.next2"),
+            Step::click("expense.wizard.confirm"),
+        ],
     },
 ];
 
@@ -72,6 +119,11 @@ const CLINIC: &[SeededBug] = &[
         kind: "exception",
         message_contains: "TypeError: Cannot read properties of undefined (reading 'firstName')",
         min_actions: 3,
+        steps: &[
+            Step::click("clinic.nav.vets"),
+            Step::click_text("clinic.vets.chip", "cardiology"),
+            Step::click("clinic.vets.contact"),
+        ],
     },
     SeededBug {
         id: "clinic-owner-email-500",
@@ -82,6 +134,12 @@ const CLINIC: &[SeededBug] = &[
         kind: "http-500",
         message_contains: "HTTP 500",
         min_actions: 4,
+        steps: &[
+            Step::click("clinic.nav.find_owners"),
+            Step::click("clinic.find.add_owner"),
+            Step::type_text("clinic.owner_new.email", "a@b"),
+            Step::click("clinic.owner_new.submit"),
+        ],
     },
     SeededBug {
         id: "clinic-long-address",
@@ -92,6 +150,11 @@ const CLINIC: &[SeededBug] = &[
         kind: "exception",
         message_contains: "RangeError: Invalid array length",
         min_actions: 3,
+        steps: &[
+            Step::click("clinic.nav.find_owners"),
+            Step::click("clinic.find.add_owner"),
+            Step::type_long("clinic.owner_new.address", 201),
+        ],
     },
     SeededBug {
         id: "clinic-visit-empty-description",
@@ -103,6 +166,17 @@ const CLINIC: &[SeededBug] = &[
         kind: "exception",
         message_contains: "TypeError: Cannot read properties of undefined (reading 'trim')",
         min_actions: 9,
+        steps: &[
+            Step::click("clinic.nav.find_owners"),
+            Step::click("clinic.find.submit"),
+            Step::click("clinic.owners.owner"),
+            Step::click("clinic.owner.add_pet"),
+            Step::type_text("clinic.pet_new.name", "Nova"),
+            Step::type_text("clinic.pet_new.birth_date", "2023-05-01"),
+            Step::click("clinic.pet_new.submit"),
+            Step::click_last("clinic.owner.add_visit"),
+            Step::click("clinic.visit_new.submit"),
+        ],
     },
 ];
 
@@ -111,6 +185,8 @@ pub fn seeded_bugs(app: App) -> &'static [SeededBug] {
     match app {
         App::Expense => EXPENSE,
         App::Clinic => CLINIC,
+        App::Splitter => crate::splitter::BUGS,
+        App::Board => crate::board::BUGS,
         App::Hazards => &[],
     }
 }

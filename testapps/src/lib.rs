@@ -3,14 +3,20 @@
 //! * [`App::Expense`]: an expense tracker modelled on DimeShift (registration, login, a
 //!   div-based budget wizard, reports).
 //! * [`App::Clinic`]: a veterinary clinic modelled on Spring PetClinic (owners, pets, visits).
+//! * [`App::Splitter`]: a bill-splitting single-page app with hash routes and a date field
+//!   in a non-standard format (modelled on SplittyPie).
+//! * [`App::Board`]: a task board whose controls are bare divs and spans with JS handlers
+//!   (no role, no tabindex, no pointer cursor), with double-click editing.
 //! * [`App::Hazards`]: robustness pages for the browser driver (dialogs, popups, hangs, ...).
 //!
-//! Expense and Clinic carry seeded bugs ([`seeded_bugs`]) that `ServeOptions { bugs: false }`
+//! All but Hazards carry seeded bugs ([`seeded_bugs`]) that `ServeOptions { bugs: false }`
 //! switches off. All data live in a per-browser-session store keyed by the `sid` cookie, so
 //! clearing cookies gives a fresh application. Every user-facing control carries a
 //! `data-action-id`, logged by `/static/wf.js` into `window.__wfActions`; each app ships a
-//! feature grammar ([`feature_grammar`]). See `testapps/README.md`.
+//! feature grammar ([`feature_grammar`]) and a ground truth ([`ground_truth`]). See
+//! `testapps/README.md`.
 
+mod board;
 mod bugs;
 mod clinic;
 mod common;
@@ -18,25 +24,32 @@ mod expense;
 mod hazards;
 mod server;
 mod session;
+mod splitter;
+mod truth;
 
 pub use bugs::{seeded_bugs, SeededBug};
 pub use hazards::XSS_PROBES;
 pub use server::Server;
+pub use truth::{ground_truth, FeatureCase, Gesture, GroundTruth, Pick, Step};
 
 /// One of the fixture applications.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum App {
     Expense,
     Clinic,
+    Splitter,
+    Board,
     Hazards,
 }
 
 impl App {
-    /// Short name: "expense", "clinic", "hazards".
+    /// Short name: "expense", "clinic", "splitter", "board", "hazards".
     pub fn name(&self) -> &'static str {
         match self {
             App::Expense => "expense",
             App::Clinic => "clinic",
+            App::Splitter => "splitter",
+            App::Board => "board",
             App::Hazards => "hazards",
         }
     }
@@ -46,6 +59,8 @@ impl App {
         match s {
             "expense" => Some(App::Expense),
             "clinic" => Some(App::Clinic),
+            "splitter" => Some(App::Splitter),
+            "board" => Some(App::Board),
             "hazards" => Some(App::Hazards),
             _ => None,
         }
@@ -53,7 +68,7 @@ impl App {
 
     /// The applications meant for exploration and benchmarks (Hazards is a driver test page).
     pub fn all_apps() -> &'static [App] {
-        &[App::Expense, App::Clinic]
+        &[App::Expense, App::Clinic, App::Splitter, App::Board]
     }
 }
 
@@ -89,6 +104,8 @@ pub fn feature_grammar(app: App) -> &'static str {
     match app {
         App::Expense => include_str!("../expense/features.grammar"),
         App::Clinic => include_str!("../clinic/features.grammar"),
+        App::Splitter => include_str!("../splitter/features.grammar"),
+        App::Board => include_str!("../board/features.grammar"),
         App::Hazards => include_str!("../hazards/features.grammar"),
     }
 }

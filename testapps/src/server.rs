@@ -24,6 +24,8 @@ impl Server {
         let router = match app {
             App::Expense => crate::expense::router(opts.bugs, addr.port()),
             App::Clinic => crate::clinic::router(opts.bugs, addr.port()),
+            App::Splitter => crate::splitter::router(opts.bugs, addr.port()),
+            App::Board => crate::board::router(opts.bugs, addr.port()),
             App::Hazards => crate::hazards::router(),
         };
         let runtime = tokio::runtime::Builder::new_current_thread()

@@ -7,10 +7,19 @@ use wayfarer_testapps::{feature_grammar, seeded_bugs, App};
 
 #[test]
 fn app_names_round_trip() {
-    for app in [App::Expense, App::Clinic, App::Hazards] {
+    for app in [
+        App::Expense,
+        App::Clinic,
+        App::Splitter,
+        App::Board,
+        App::Hazards,
+    ] {
         assert_eq!(App::from_name(app.name()), Some(app));
     }
-    assert_eq!(App::all_apps(), &[App::Expense, App::Clinic]);
+    assert_eq!(
+        App::all_apps(),
+        &[App::Expense, App::Clinic, App::Splitter, App::Board]
+    );
     assert_eq!(App::from_name("nope"), None);
 }
 
@@ -31,6 +40,21 @@ fn seeded_bugs_are_complete() {
             assert!(ids.insert(b.id), "duplicate id {}", b.id);
             assert!(["exception", "http-500", "console-error", "error-text"].contains(&b.kind));
             assert!(!b.message_contains.is_empty() && b.min_actions >= 1);
+            assert_eq!(
+                b.steps.len() as u32,
+                b.min_actions,
+                "{}: witness length",
+                b.id
+            );
+            let truth = wayfarer_testapps::ground_truth(app).unwrap();
+            for s in b.steps {
+                assert!(
+                    truth.actions.contains(&s.action_id),
+                    "{}: {} is not an action id of {app}",
+                    b.id,
+                    s.action_id
+                );
+            }
         }
         // Bugs of one app are told apart by (kind, message).
         let keys: HashSet<(&str, &str)> =
@@ -42,7 +66,13 @@ fn seeded_bugs_are_complete() {
 
 #[test]
 fn feature_grammars_parse() {
-    for app in [App::Expense, App::Clinic, App::Hazards] {
+    for app in [
+        App::Expense,
+        App::Clinic,
+        App::Splitter,
+        App::Board,
+        App::Hazards,
+    ] {
         let g = feature_grammar(app);
         let mut names = HashSet::new();
         for line in g.lines().map(str::trim) {
@@ -75,4 +105,30 @@ fn feature_grammars_parse() {
     assert!(find("login").is_match(seq));
     assert!(find("set_budget").is_match(seq));
     assert!(!find("register").is_match(seq));
+}
+
+#[test]
+fn ground_truths_are_consistent() {
+    for &app in App::all_apps() {
+        let t = wayfarer_testapps::ground_truth(app).expect("every bench app has a ground truth");
+        assert_eq!(t.app, app);
+        let states: HashSet<&str> = t.states.iter().copied().collect();
+        assert_eq!(states.len(), t.states.len(), "{app}: duplicate state");
+        let actions: HashSet<&str> = t.actions.iter().copied().collect();
+        assert_eq!(actions.len(), t.actions.len(), "{app}: duplicate action id");
+        for id in &actions {
+            assert!(id.starts_with(&format!("{}.", app.name())), "{app}: {id}");
+        }
+        assert!(!t.tour.is_empty() && t.states.len() >= 3, "{app}");
+        for walk in t.tour {
+            for s in *walk {
+                assert!(
+                    actions.contains(s.action_id),
+                    "{app}: tour uses unknown {}",
+                    s.action_id
+                );
+            }
+        }
+    }
+    assert!(wayfarer_testapps::ground_truth(App::Hazards).is_none());
 }

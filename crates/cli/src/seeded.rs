@@ -1,19 +1,8 @@
 //! For the bundled demo applications: which of their seeded bugs the run found.
 
-use wayfarer_core::summary::FailureLine;
 use wayfarer_core::RunSummary;
 use wayfarer_report::SeededLine;
-use wayfarer_testapps::{seeded_bugs, App, SeededBug};
-
-fn matches(bug: &SeededBug, f: &FailureLine) -> bool {
-    let kind_fits = match bug.kind {
-        "exception" => matches!(f.kind.as_str(), "exception" | "unhandled_rejection"),
-        "http-500" => matches!(f.kind.as_str(), "http_5xx" | "error_text"),
-        "console-error" => f.kind == "console_error",
-        _ => true,
-    };
-    kind_fits && f.message.contains(bug.message_contains)
-}
+use wayfarer_testapps::{seeded_bugs, App};
 
 /// Each seeded bug of `app` with the step of the first failure that matches it.
 pub fn found(app: App, summary: &RunSummary) -> Vec<SeededLine> {
@@ -26,7 +15,7 @@ pub fn found(app: App, summary: &RunSummary) -> Vec<SeededLine> {
             found_at_step: summary
                 .failures
                 .iter()
-                .filter(|f| matches(bug, f))
+                .filter(|f| bug.matches(&f.kind, &f.message))
                 .map(|f| f.step)
                 .min(),
         })
@@ -55,6 +44,7 @@ pub fn text(results: &[SeededLine]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use wayfarer_core::summary::FailureLine;
 
     #[test]
     fn a_failure_matches_its_seeded_bug_by_kind_and_message() {

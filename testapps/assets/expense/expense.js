@@ -209,11 +209,14 @@
     var state = { step: 1, category: null, limit: 0, period: 'monthly' };
     function show(step) {
       state.step = step;
+      // The ground truth's screen abstraction counts each wizard step as a screen.
+      document.body.setAttribute('data-wf-state', 'wizard/' + step);
       for (var i = 1; i <= 3; i++) {
         $('#step-' + i).hidden = i !== step;
         document.querySelector('.step-labels [data-step="' + i + '"]').className = i === step ? 'current' : '';
       }
     }
+    document.body.setAttribute('data-wf-state', 'wizard/1');
     document.querySelectorAll('.tile').forEach(function (tile) {
       tile.addEventListener('click', function () {
         document.querySelectorAll('.tile').forEach(function (t) { t.classList.remove('selected'); });
@@ -259,6 +262,7 @@
             if (!res.ok) { setError('confirm', res.error || 'Could not save the budget'); return; }
             $('#step-3').hidden = true;
             $('#wizard-done').hidden = false;
+            document.body.setAttribute('data-wf-state', 'wizard/done');
             $('#wizard-done-text').textContent = icon + ' Budget saved for ' + state.category + '.';
           });
       }

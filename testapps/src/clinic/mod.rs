@@ -3,6 +3,7 @@
 mod data;
 mod owners;
 mod pets;
+mod truth;
 mod vets;
 
 use std::sync::Arc;
@@ -15,6 +16,7 @@ use axum::{Extension, Router};
 
 use crate::common::{self, esc, fill, Sessions, Sid};
 use data::ClinicSession;
+pub(crate) use truth::TRUTH;
 
 pub(crate) struct St {
     pub bugs: bool,

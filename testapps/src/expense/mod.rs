@@ -4,6 +4,7 @@ mod auth;
 mod data;
 mod expenses;
 mod pages;
+mod truth;
 
 use std::sync::Arc;
 
@@ -15,6 +16,7 @@ use axum::{Extension, Router};
 
 use crate::common::{self, esc, fill, Sessions, Sid};
 use data::ExpenseSession;
+pub(crate) use truth::TRUTH;
 
 pub(crate) struct St {
     pub bugs: bool,

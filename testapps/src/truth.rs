@@ -1,0 +1,136 @@
+//! Ground truth of each application: its abstract states under the fixed "screen"
+//! abstraction, its action ids, a tour that reaches them all, and the witness steps of
+//! every seeded bug. The browser tests in `crates/bench/tests/ground_truth.rs` check it.
+
+use crate::App;
+
+/// Which of the visible controls carrying a step's action id the step uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pick {
+    /// The first in document order.
+    First,
+    /// The last in document order (e.g. the row just added).
+    Last,
+    /// The one whose trimmed visible text is exactly this.
+    Text(&'static str),
+}
+
+/// What a step does to its control.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Gesture {
+    Click,
+    DoubleClick,
+    /// Replace the field's value with this text.
+    Type(&'static str),
+    /// Replace the field's value with this many `a` characters (the long-input bugs).
+    TypeRepeated(usize),
+    /// Choose the option with this value.
+    Select(&'static str),
+}
+
+/// One user action of a walk, addressed by the control's `data-action-id`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Step {
+    pub action_id: &'static str,
+    pub pick: Pick,
+    pub gesture: Gesture,
+}
+
+impl Step {
+    pub const fn click(action_id: &'static str) -> Step {
+        Step {
+            action_id,
+            pick: Pick::First,
+            gesture: Gesture::Click,
+        }
+    }
+
+    pub const fn click_text(action_id: &'static str, text: &'static str) -> Step {
+        Step {
+            action_id,
+            pick: Pick::Text(text),
+            gesture: Gesture::Click,
+        }
+    }
+
+    pub const fn click_last(action_id: &'static str) -> Step {
+        Step {
+            action_id,
+            pick: Pick::Last,
+            gesture: Gesture::Click,
+        }
+    }
+
+    pub const fn double_click(action_id: &'static str) -> Step {
+        Step {
+            action_id,
+            pick: Pick::First,
+            gesture: Gesture::DoubleClick,
+        }
+    }
+
+    pub const fn type_text(action_id: &'static str, text: &'static str) -> Step {
+        Step {
+            action_id,
+            pick: Pick::First,
+            gesture: Gesture::Type(text),
+        }
+    }
+
+    pub const fn type_long(action_id: &'static str, len: usize) -> Step {
+        Step {
+            action_id,
+            pick: Pick::First,
+            gesture: Gesture::TypeRepeated(len),
+        }
+    }
+
+    pub const fn select(action_id: &'static str, value: &'static str) -> Step {
+        Step {
+            action_id,
+            pick: Pick::First,
+            gesture: Gesture::Select(value),
+        }
+    }
+
+    /// The same step on another of the controls that share its action id.
+    pub const fn pick(self, pick: Pick) -> Step {
+        Step { pick, ..self }
+    }
+}
+
+/// What is known about an application, independent of any tool.
+#[derive(Debug)]
+pub struct GroundTruth {
+    pub app: App,
+    /// Every value of `<body data-wf-state>` a user can reach from the start URL: the
+    /// fixed "screen" abstraction (one per page, SPA route, wizard step or dialog).
+    pub states: &'static [&'static str],
+    /// Every `data-action-id` of the application's controls.
+    pub actions: &'static [&'static str],
+    /// Walks from a fresh session (each starts at the start URL) that together reach
+    /// every state, use every action and cover every feature of the grammar.
+    pub tour: &'static [&'static [Step]],
+    /// For each feature of the grammar: an action-id sequence that covers it and one that
+    /// narrowly misses it (both space-separated), for the matcher's tests.
+    pub feature_cases: &'static [FeatureCase],
+}
+
+/// A hand-written pair of action-id logs for one feature.
+#[derive(Clone, Copy, Debug)]
+pub struct FeatureCase {
+    pub feature: &'static str,
+    pub covers: &'static str,
+    pub misses: &'static str,
+}
+
+/// The ground truth of an application (Hazards has none: it is a driver test page).
+pub fn ground_truth(app: App) -> Option<&'static GroundTruth> {
+    match app {
+        App::Expense => Some(&crate::expense::TRUTH),
+        App::Clinic => Some(&crate::clinic::TRUTH),
+        App::Splitter => Some(&crate::splitter::TRUTH),
+        App::Board => Some(&crate::board::TRUTH),
+        App::Hazards => None,
+    }
+}
