@@ -35,8 +35,9 @@ pub(crate) struct Inner {
 
 /// Headless Chromium as a `wayfarer_core::Environment`.
 pub struct BrowserEnv {
-    rt: tokio::runtime::Runtime,
-    inner: Inner,
+    // Crate-visible for the bench hooks in `inject.rs`.
+    pub(crate) rt: tokio::runtime::Runtime,
+    pub(crate) inner: Inner,
     restarts: u32,
     timeouts_in_row: u32,
     closed: bool,

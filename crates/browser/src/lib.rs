@@ -11,6 +11,7 @@ mod cdp;
 mod coverage;
 mod env;
 mod events;
+mod inject;
 mod launch;
 mod options;
 mod reset;
