@@ -149,10 +149,12 @@ mod tests {
     }
 
     #[test]
-    fn ids_are_whole_words() {
-        let g = FeatureGrammar::parse("x: a\\.b\\.c ").unwrap();
-        assert!(g.covered(&["a.b.c"]).contains(&"x"));
-        assert!(g.covered(&["a.b.cd"]).is_empty());
+    fn a_space_follows_every_id() {
+        let g = FeatureGrammar::parse("x: a\\.b\\.c (\\S+ )*a\\.d ").unwrap();
+        assert!(g.covered(&["a.b.c", "a.d"]).contains(&"x"));
+        assert!(g.covered(&["a.b.c", "q", "a.d"]).contains(&"x"));
+        assert!(g.covered(&["a.b.cd", "a.d"]).is_empty());
+        assert!(g.covered(&["a.b.c"]).is_empty());
     }
 
     #[test]
