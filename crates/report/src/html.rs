@@ -8,13 +8,13 @@
 
 mod failures;
 mod graph;
-mod plots;
+pub mod plots;
 mod repro;
 mod steps;
 mod summary;
 #[cfg(test)]
 mod tests;
-pub(crate) mod text;
+pub mod text;
 
 use std::collections::HashSet;
 

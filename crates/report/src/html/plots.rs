@@ -62,7 +62,8 @@ pub fn ticks(lo: f64, hi: f64, n: usize, min_step: f64) -> Vec<f64> {
     out
 }
 
-fn label(v: f64, unit: Unit) -> String {
+/// A tick label for `v`.
+pub fn label(v: f64, unit: Unit) -> String {
     if unit == Unit::Percent {
         format!("{v:.0}%")
     } else if v.abs() >= 10_000.0 {

@@ -1,0 +1,121 @@
+//! The bench's observer: what a strategy run looked like over its steps (the series the
+//! plots need), the application's action log per episode (for feature coverage) and
+//! the screens it reached, next to the run store.
+
+use std::collections::BTreeSet;
+
+use wayfarer_core::{Observer, Progress, ResetRecord, StepRecord};
+
+use crate::series::SeriesPoint;
+
+#[derive(Debug, Default)]
+pub struct Collector {
+    pub series: Vec<SeriesPoint>,
+    /// One action-id log per episode (each episode is one trace from a reset).
+    pub episode_logs: Vec<Vec<String>>,
+    /// `data-wf-state` values seen after resets and steps.
+    pub screens: BTreeSet<String>,
+}
+
+impl Collector {
+    fn point(&mut self, p: &Progress) {
+        self.series.push(SeriesPoint {
+            step: p.steps,
+            elapsed_ms: p.elapsed.as_millis() as u64,
+            states: p.states,
+            js_coverage: p.coverage.map(|c| c.ratio()).unwrap_or(0.0),
+            failures: p.failures,
+        });
+    }
+
+    /// The distinct action ids the application logged over the run.
+    pub fn action_ids(&self) -> BTreeSet<&str> {
+        self.episode_logs
+            .iter()
+            .flatten()
+            .map(String::as_str)
+            .collect()
+    }
+}
+
+impl Observer for Collector {
+    fn on_reset(&mut self, record: &ResetRecord, progress: &Progress) {
+        self.episode_logs.push(Vec::new());
+        if let Some(s) = &record.app_state {
+            self.screens.insert(s.clone());
+        }
+        self.point(progress);
+    }
+
+    fn on_step(&mut self, record: &StepRecord, progress: &Progress) {
+        if self.episode_logs.is_empty() {
+            self.episode_logs.push(Vec::new());
+        }
+        if let Some(log) = self.episode_logs.last_mut() {
+            log.extend(record.app_actions.iter().cloned());
+        }
+        if let Some(s) = &record.app_state {
+            self.screens.insert(s.clone());
+        }
+        self.point(progress);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wayfarer_core::{Action, ActionKind, StateId};
+
+    fn step(n: u64, ids: &[&str], state: &str) -> StepRecord {
+        StepRecord {
+            step: n,
+            episode: 1,
+            episode_step: n as u32,
+            action: Action::on(ActionKind::Click, "#x"),
+            target: None,
+            state_before: StateId(0),
+            state_after: StateId(1),
+            url_after: String::new(),
+            title_after: String::new(),
+            element: None,
+            new_state: false,
+            events: vec![],
+            timings: Default::default(),
+            error: None,
+            findings: vec![],
+            app_actions: ids.iter().map(|s| s.to_string()).collect(),
+            app_state: Some(state.into()),
+        }
+    }
+
+    fn reset(episode: u64) -> ResetRecord {
+        ResetRecord {
+            episode,
+            after_step: 0,
+            state: StateId(0),
+            url: String::new(),
+            title: String::new(),
+            events: vec![],
+            findings: vec![],
+            app_state: Some("start".into()),
+        }
+    }
+
+    #[test]
+    fn episodes_get_their_own_logs() {
+        let mut c = Collector::default();
+        let p = Progress::default();
+        c.on_reset(&reset(1), &p);
+        c.on_step(&step(1, &["a.x", "a.y"], "one"), &p);
+        c.on_step(&step(2, &[], "two"), &p);
+        c.on_reset(&reset(2), &p);
+        c.on_step(&step(3, &["a.z"], "one"), &p);
+        assert_eq!(
+            c.episode_logs,
+            vec![vec!["a.x".to_string(), "a.y".into()], vec!["a.z".into()]]
+        );
+        assert_eq!(c.screens.len(), 3);
+        assert_eq!(c.series.len(), 5);
+        assert_eq!(c.action_ids().len(), 3);
+    }
+}

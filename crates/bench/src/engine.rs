@@ -1,0 +1,190 @@
+//! The benchmark loop: for each target and seed, every strategy, then every peer with
+//! the same budget, one run after another; then the table and the plots.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use wayfarer_core::summary::FailureLine;
+use wayfarer_core::RunSummary;
+
+use crate::execute::{features, found_text, run_strategy, seeded, serve, RunOutcome};
+use crate::metrics::RunRow;
+use crate::peer::{self, PeerOptions, PeerResult};
+use crate::plan::{Plan, Target};
+use crate::{plot, table, BenchError};
+
+/// Everything a benchmark produced.
+#[derive(Debug, Default)]
+pub struct BenchResult {
+    pub runs: Vec<(Target, RunOutcome)>,
+    /// Runs that could not be made, with why (the bench goes on without them).
+    pub skipped: Vec<String>,
+    /// The files written.
+    pub written: Vec<PathBuf>,
+}
+
+/// Run the whole plan, telling `progress` one line per run; then write bench.md,
+/// bench.csv and the plots into `plan.out`.
+pub fn run_bench(plan: &Plan, progress: &mut dyn FnMut(&str)) -> Result<BenchResult, BenchError> {
+    std::fs::create_dir_all(&plan.out).map_err(|e| BenchError::Write(plan.out.clone(), e))?;
+    let mut peers = Vec::new();
+    for name in &plan.peers {
+        let mut p = peer::by_name(name, plan.peer_cache.clone()).ok_or_else(|| {
+            BenchError::Config(format!(
+                "unknown peer {name:?}; available: {}",
+                peer::NAMES.join(", ")
+            ))
+        })?;
+        match p.ensure_installed() {
+            Ok(line) => {
+                progress(&line);
+                peers.push(p);
+            }
+            Err(e) => return Err(BenchError::Peer(e)),
+        }
+    }
+    let total = plan.runs();
+    let mut result = BenchResult::default();
+    let mut n = 0;
+    for target in &plan.targets {
+        for &seed in &plan.seeds {
+            let mut durations = Vec::new();
+            for strategy in &plan.strategies {
+                n += 1;
+                let dir = plan
+                    .out
+                    .join("runs")
+                    .join(format!("{}-{strategy}-s{seed}", target.slug()));
+                match run_strategy(plan, target, strategy, seed, &dir) {
+                    Ok(out) => {
+                        progress(&format!("[{n}/{total}] {}", line(&out.row)));
+                        durations.push(out.row.duration_s);
+                        result.runs.push((target.clone(), out));
+                    }
+                    Err(e) => {
+                        let why = format!("{} · {strategy} · seed {seed}: {e}", target.name());
+                        progress(&format!("[{n}/{total}] skipped {why}"));
+                        result.skipped.push(why);
+                    }
+                }
+            }
+            for p in &peers {
+                n += 1;
+                match run_one_peer(plan, target, p.as_ref(), seed, &durations) {
+                    Ok(out) => {
+                        progress(&format!("[{n}/{total}] {}", line(&out.row)));
+                        result.runs.push((target.clone(), out));
+                    }
+                    Err(e) => {
+                        let why = format!("{} · {} · seed {seed}: {e}", target.name(), p.name());
+                        progress(&format!("[{n}/{total}] skipped {why}"));
+                        result.skipped.push(why);
+                    }
+                }
+            }
+        }
+    }
+    result.written = table::write(plan, &result)?;
+    result.written.extend(plot::write(plan, &result)?);
+    Ok(result)
+}
+
+/// The progress line of a finished run.
+fn line(r: &RunRow) -> String {
+    let mut s = format!(
+        "{} · {} · seed {}: {} steps in {:.1} s, {} states, {} failures",
+        r.app, r.strategy, r.seed, r.steps, r.duration_s, r.states, r.failures
+    );
+    if let Some(c) = r.js_coverage {
+        s.push_str(&format!(", {:.1}% JS", c * 100.0));
+    }
+    if let Some(b) = r.seeded_bugs {
+        s.push_str(&format!(", {b} seeded"));
+    }
+    if let Some(f) = r.feature_coverage {
+        s.push_str(&format!(", {:.0}% features", f * 100.0));
+    }
+    s
+}
+
+/// The peer's wall-clock limit: the budget's time when it has one; otherwise (an action
+/// budget) the median time the strategies took on this target and seed, so a peer never
+/// gets more time than they had; a minute when no strategy ran.
+fn peer_duration(plan: &Plan, strategy_durations: &[f64]) -> Duration {
+    if let Some(t) = plan.budget.time {
+        return t;
+    }
+    let mut d = strategy_durations.to_vec();
+    d.sort_by(|a, b| a.total_cmp(b));
+    match d.get(d.len() / 2) {
+        Some(&s) if s > 0.0 => Duration::from_secs_f64(s),
+        _ => Duration::from_secs(60),
+    }
+}
+
+fn run_one_peer(
+    plan: &Plan,
+    target: &Target,
+    p: &dyn peer::Peer,
+    seed: u64,
+    strategy_durations: &[f64],
+) -> Result<RunOutcome, BenchError> {
+    let served = serve(target)?;
+    let config = plan.config_for(target);
+    let opts = PeerOptions {
+        start_url: served.url.clone(),
+        chrome: plan.chrome.clone(),
+        seed,
+        duration: peer_duration(plan, strategy_durations),
+        max_steps: plan.budget.actions,
+        sample_every: Duration::from_millis(200),
+        oracles: config.oracles.clone(),
+    };
+    let res = peer::run_peer(p, &opts).map_err(BenchError::Peer)?;
+    Ok(RunOutcome {
+        row: peer_row(plan, target, p.name(), seed, &res),
+        series: res.series.clone(),
+    })
+}
+
+fn peer_row(plan: &Plan, target: &Target, name: &str, seed: u64, r: &PeerResult) -> RunRow {
+    let known = target.truth();
+    // Seeded bugs are matched as for strategies, on the same failure lines.
+    let summary = RunSummary {
+        failures: r.failures.iter().map(FailureLine::from).collect(),
+        ..RunSummary::default()
+    };
+    let found = seeded(&known, &summary);
+    let (feature_coverage, features_covered) =
+        features(&known, std::slice::from_ref(&r.action_log));
+    let instrumented = !r.screens.is_empty() || !r.action_log.is_empty();
+    let secs = r.elapsed.as_secs_f64();
+    let ids: std::collections::BTreeSet<&String> = r.action_log.iter().collect();
+    RunRow {
+        app: target.name(),
+        strategy: name.to_string(),
+        kind: "peer".into(),
+        seed,
+        budget: plan.budget.to_string(),
+        steps: r.steps,
+        states: r.states,
+        urls: r.urls,
+        actions: None,
+        action_ids: instrumented.then_some(ids.len()),
+        screens: instrumented.then_some(r.screens.len()),
+        js_coverage: r.coverage.map(|c| c.ratio()),
+        js_coverage_first_load: r.coverage.map(|c| c.first_load_ratio()),
+        failures: r.failures.len(),
+        seeded_bugs: target.app().map(|_| found.len()),
+        seeded_found: found_text(&found),
+        feature_coverage,
+        features_covered,
+        steps_per_second: if secs > 0.0 {
+            r.steps as f64 / secs
+        } else {
+            0.0
+        },
+        duration_s: secs,
+        ..RunRow::default()
+    }
+}

@@ -1,0 +1,221 @@
+//! One strategy run: serve the target if bundled, launch the browser, run the loop with
+//! the run store and the bench's collector as observers, and turn what they saw into a
+//! row of the table.
+
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+use wayfarer_browser::{BrowserEnv, BrowserOptions};
+use wayfarer_core::candidates::DenyText;
+use wayfarer_core::state::StructureAbstraction;
+use wayfarer_core::trace::{ReplaySetup, Secrets};
+use wayfarer_core::{run, Environment, Observer, Oracles, RunOptions, RunSummary};
+use wayfarer_store::{RunMeta, StoreWriter};
+use wayfarer_testapps::{ServeOptions, Server};
+
+use crate::collect::Collector;
+use crate::metrics::RunRow;
+use crate::plan::{Known, Plan, Target};
+use crate::series::SeriesPoint;
+use crate::BenchError;
+
+/// A finished run: its row and its curve.
+#[derive(Clone, Debug)]
+pub struct RunOutcome {
+    pub row: RunRow,
+    pub series: Vec<SeriesPoint>,
+}
+
+/// A target ready to be explored: its URL, and the server when it is bundled.
+pub(crate) struct Served {
+    pub url: url::Url,
+    _server: Option<Server>,
+}
+
+pub(crate) fn serve(target: &Target) -> Result<Served, BenchError> {
+    match target {
+        Target::Url(u) => Ok(Served {
+            url: u.clone(),
+            _server: None,
+        }),
+        Target::Bundled(app) => {
+            let server = Server::start(*app, ServeOptions::default())
+                .map_err(|e| BenchError::Serve(app.name().into(), e))?;
+            let url = url::Url::parse(&server.url()).expect("a server URL parses");
+            Ok(Served {
+                url,
+                _server: Some(server),
+            })
+        }
+    }
+}
+
+/// Run `strategy` with `seed` on `target`, recording into `dir/run.sqlite`.
+pub fn run_strategy(
+    plan: &Plan,
+    target: &Target,
+    strategy: &str,
+    seed: u64,
+    dir: &Path,
+) -> Result<RunOutcome, BenchError> {
+    let served = serve(target)?;
+    let url = served.url.clone();
+    let config = plan.config_for(target);
+    let inputs_name = config
+        .strategy
+        .inputs
+        .clone()
+        .unwrap_or_else(|| wayfarer_strategies::default_inputs(strategy).to_string());
+    let dict = wayfarer_inputs::Dictionary::new(&config.inputs)
+        .map_err(|e| BenchError::Config(e.to_string()))?;
+    let inputs = wayfarer_inputs::by_name(&inputs_name, dict)
+        .map_err(|e| BenchError::Config(e.to_string()))?;
+    let mut agent = wayfarer_strategies::by_name(strategy, inputs)
+        .map_err(|e| BenchError::Config(e.to_string()))?;
+    let mut origins = vec![url.origin().ascii_serialization()];
+    origins.extend(config.scope.allow_origins.iter().cloned());
+    let oracles = Oracles::new(config.oracles.clone(), origins)
+        .map_err(|e| BenchError::Config(e.to_string()))?;
+    let opts = RunOptions {
+        budget: plan.budget,
+        episode_steps: plan.episode_steps,
+        seed,
+        deny: DenyText::new(&config.deny),
+        oracles,
+        stop: Arc::new(AtomicBool::new(false)),
+        target: url.to_string(),
+    };
+    let meta = RunMeta {
+        wayfarer: env!("CARGO_PKG_VERSION").to_string(),
+        started_at: std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs())
+            .unwrap_or(0),
+        command: plan.command.clone(),
+        target: url.to_string(),
+        strategy: strategy.to_string(),
+        seed,
+        budget: plan.budget.to_string(),
+        episode_steps: plan.episode_steps,
+        config: serde_json::to_value(&config).unwrap_or_default(),
+        setup: ReplaySetup {
+            start_url: url.to_string(),
+            app: target.app().map(|a| a.name().to_string()),
+            app_bugs: target.app().map(|_| true),
+            allow_origins: config.scope.allow_origins.clone(),
+            login: config.login.clone(),
+            oracles: config.oracles.clone(),
+            browser: config.browser.clone(),
+        },
+    };
+    let mut store = StoreWriter::create(dir, &meta, Secrets::default())
+        .map_err(|e| BenchError::Store(e.to_string()))?;
+    let mut env = BrowserEnv::launch(BrowserOptions {
+        start_url: url.clone(),
+        config: config.browser.clone(),
+        allow_origins: config.scope.allow_origins.clone(),
+        deny: config.deny.clone(),
+        login: config.login.clone(),
+        cdp_url: None,
+        chrome: plan.chrome.clone(),
+    })
+    .map_err(BenchError::Browser)?;
+    let mut collector = Collector::default();
+    let mut abstraction = StructureAbstraction::default();
+    let result = {
+        let mut observers: Vec<&mut dyn Observer> = vec![&mut store, &mut collector];
+        run(
+            &mut env,
+            agent.as_mut(),
+            &mut abstraction,
+            &opts,
+            &mut observers,
+        )
+    };
+    env.close();
+    let summary = result.map_err(BenchError::Browser)?;
+    let row = strategy_row(plan, target, &summary, &collector);
+    Ok(RunOutcome {
+        row,
+        series: collector.series,
+    })
+}
+
+/// The table row of a finished strategy run.
+pub(crate) fn strategy_row(plan: &Plan, target: &Target, s: &RunSummary, c: &Collector) -> RunRow {
+    let known = target.truth();
+    let instrumented = !c.screens.is_empty() || !c.action_ids().is_empty();
+    let (feature_coverage, features_covered) = features(&known, &c.episode_logs);
+    let t = &s.timings_ms;
+    let found: Vec<(String, u64)> = seeded(&known, s);
+    RunRow {
+        app: target.name(),
+        strategy: s.strategy.clone(),
+        kind: "strategy".into(),
+        seed: s.seed,
+        budget: plan.budget.to_string(),
+        steps: s.steps,
+        states: s.states,
+        urls: s.urls,
+        actions: Some(s.actions_discovered),
+        action_ids: instrumented.then(|| c.action_ids().len()),
+        screens: instrumented.then_some(c.screens.len()),
+        js_coverage: s.js_coverage.as_ref().map(|c| c.ratio),
+        js_coverage_first_load: s.js_coverage.as_ref().map(|c| c.first_load_ratio),
+        failures: s.failures.len(),
+        seeded_bugs: target.app().map(|_| found.len()),
+        seeded_found: found_text(&found),
+        feature_coverage,
+        features_covered,
+        steps_per_second: s.steps_per_second,
+        duration_s: s.duration_s,
+        scan_ms: Some(t.scan),
+        analysis_ms: Some(t.analysis),
+        decide_ms: Some(t.decide),
+        act_ms: Some(t.act),
+        wait_ms: Some(t.wait),
+        step_ms: Some(t.step),
+        restarts: s.restarts,
+        step_errors: s.step_errors,
+        stopped_early: s.stopped_early.clone().unwrap_or_default(),
+    }
+}
+
+/// Feature coverage of `logs` (one per trace) against the target's grammar.
+pub(crate) fn features(known: &Known, logs: &[Vec<String>]) -> (Option<f64>, String) {
+    match &known.grammar {
+        Some(g) if !g.is_empty() => {
+            let covered = g.covered_by_any(logs);
+            (
+                Some(covered.len() as f64 / g.len() as f64),
+                covered.join(";"),
+            )
+        }
+        _ => (None, String::new()),
+    }
+}
+
+/// Each seeded bug the run's failures match, with the step it was first seen at.
+pub(crate) fn seeded(known: &Known, s: &RunSummary) -> Vec<(String, u64)> {
+    known
+        .bugs
+        .iter()
+        .filter_map(|b| {
+            s.failures
+                .iter()
+                .filter(|f| b.matches(&f.kind, &f.message))
+                .map(|f| f.step)
+                .min()
+                .map(|step| (b.id.to_string(), step))
+        })
+        .collect()
+}
+
+pub(crate) fn found_text(found: &[(String, u64)]) -> String {
+    found
+        .iter()
+        .map(|(id, step)| format!("{id}@{step}"))
+        .collect::<Vec<_>>()
+        .join(";")
+}

@@ -1,0 +1,44 @@
+//! wayfarer-bench: the lab. Runs strategies x applications x seeds with one budget, one
+//! run after another, plus external peers (gremlins.js) in the same invocation with the
+//! same budget, and writes `bench.md` (medians and ranges), `bench.csv` (one row per
+//! run, columns in [`metrics::COLUMNS`]) and SVG plots of states, JS coverage and
+//! failures over steps. Every run also leaves its own run store under `runs/`.
+//!
+//! Metrics that need ground truth (screens, action ids, features, seeded bugs) come from
+//! the bundled applications' instrumentation (`wayfarer_testapps`); against any other
+//! URL those columns stay empty.
+
+mod collect;
+mod engine;
+mod execute;
+pub mod metrics;
+pub mod peer;
+pub mod plan;
+mod plot;
+pub mod series;
+mod table;
+
+use std::path::PathBuf;
+
+pub use engine::{run_bench, BenchResult};
+pub use execute::{run_strategy, RunOutcome};
+pub use metrics::{RunRow, COLUMNS};
+pub use plan::{Plan, Target};
+pub use table::{csv, markdown};
+
+/// Why the benchmark (or one of its runs) could not go on.
+#[derive(Debug, thiserror::Error)]
+pub enum BenchError {
+    #[error("cannot serve the {0} application: {1}")]
+    Serve(String, #[source] std::io::Error),
+    #[error("{0}")]
+    Config(String),
+    #[error("browser: {0}")]
+    Browser(#[source] wayfarer_core::EnvError),
+    #[error("run store: {0}")]
+    Store(String),
+    #[error(transparent)]
+    Peer(#[from] peer::PeerError),
+    #[error("cannot write {path}: {1}", path = .0.display())]
+    Write(PathBuf, #[source] std::io::Error),
+}

@@ -1,0 +1,160 @@
+//! One run's numbers: a row of `bench.csv`. `COLUMNS` documents every column (the
+//! README's table is checked against it).
+
+use serde::Serialize;
+
+/// One run of a strategy or a peer on one application with one seed.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct RunRow {
+    pub app: String,
+    pub strategy: String,
+    /// "strategy" or "peer".
+    pub kind: String,
+    pub seed: u64,
+    pub budget: String,
+    pub steps: u64,
+    pub states: usize,
+    pub urls: usize,
+    pub actions: Option<usize>,
+    pub action_ids: Option<usize>,
+    pub screens: Option<usize>,
+    pub js_coverage: Option<f64>,
+    pub js_coverage_first_load: Option<f64>,
+    pub failures: usize,
+    pub seeded_bugs: Option<usize>,
+    pub seeded_found: String,
+    pub feature_coverage: Option<f64>,
+    pub features_covered: String,
+    pub steps_per_second: f64,
+    pub duration_s: f64,
+    pub scan_ms: Option<f64>,
+    pub analysis_ms: Option<f64>,
+    pub decide_ms: Option<f64>,
+    pub act_ms: Option<f64>,
+    pub wait_ms: Option<f64>,
+    pub step_ms: Option<f64>,
+    pub restarts: u64,
+    pub step_errors: u64,
+    pub stopped_early: String,
+}
+
+/// Every column of `bench.csv`, in order, with what it holds.
+pub const COLUMNS: &[(&str, &str)] = &[
+    ("app", "bundled application name, or the URL explored"),
+    ("strategy", "strategy name (random, ...) or peer name (gremlins)"),
+    ("kind", "`strategy` or `peer`"),
+    ("seed", "the seed of the run"),
+    ("budget", "the budget every run had (actions, time or both)"),
+    ("steps", "actions performed (for a peer: its own actions, e.g. gremlin events)"),
+    ("states", "distinct abstract states (the `tagseq`-style structure abstraction of the run loop; for a peer, among the pages sampled every 200 ms)"),
+    ("urls", "distinct URLs after normalisation"),
+    ("actions", "distinct (page, action) pairs offered by the candidate rules (strategies only)"),
+    ("action_ids", "distinct `data-action-id`s the application logged (instrumented apps only)"),
+    ("screens", "distinct `data-wf-state` screens reached (instrumented apps only; the ground truth lists them all)"),
+    ("js_coverage", "share of the application's JS bytes covered at the end (DESIGN section 4), 0 to 1"),
+    ("js_coverage_first_load", "the same right after the first page load; the gain is the difference"),
+    ("failures", "unique failures (by signature)"),
+    ("seeded_bugs", "seeded bugs found (bundled apps only)"),
+    ("seeded_found", "`id@step` for each seeded bug found, `;`-separated"),
+    ("feature_coverage", "share of the grammar's features covered by the run's traces (each episode from a reset is one trace; a peer's whole session is one), 0 to 1"),
+    ("features_covered", "the covered features' names, `;`-separated"),
+    ("steps_per_second", "steps / duration_s"),
+    ("duration_s", "wall time of the run, browser start excluded"),
+    ("scan_ms", "median per-step time scanning the page (strategies only)"),
+    ("analysis_ms", "median per-step time in state analysis"),
+    ("decide_ms", "median per-step time the strategy took to choose"),
+    ("act_ms", "median per-step time performing the action"),
+    ("wait_ms", "median per-step time waiting for the page to settle"),
+    ("step_ms", "median wall time of a whole step"),
+    ("restarts", "browser restarts after a crash or hang"),
+    ("step_errors", "steps whose action could not be performed"),
+    ("stopped_early", "why the run ended before its budget, if it did"),
+];
+
+fn opt<T: ToString>(v: &Option<T>) -> String {
+    v.as_ref().map(ToString::to_string).unwrap_or_default()
+}
+
+fn ratio(v: &Option<f64>) -> String {
+    v.map(|x| format!("{x:.4}")).unwrap_or_default()
+}
+
+fn ms(v: &Option<f64>) -> String {
+    v.map(|x| format!("{x:.1}")).unwrap_or_default()
+}
+
+impl RunRow {
+    /// The row's values in `COLUMNS` order, as CSV text (not yet quoted).
+    pub fn values(&self) -> Vec<String> {
+        vec![
+            self.app.clone(),
+            self.strategy.clone(),
+            self.kind.clone(),
+            self.seed.to_string(),
+            self.budget.clone(),
+            self.steps.to_string(),
+            self.states.to_string(),
+            self.urls.to_string(),
+            opt(&self.actions),
+            opt(&self.action_ids),
+            opt(&self.screens),
+            ratio(&self.js_coverage),
+            ratio(&self.js_coverage_first_load),
+            self.failures.to_string(),
+            opt(&self.seeded_bugs),
+            self.seeded_found.clone(),
+            ratio(&self.feature_coverage),
+            self.features_covered.clone(),
+            format!("{:.2}", self.steps_per_second),
+            format!("{:.1}", self.duration_s),
+            ms(&self.scan_ms),
+            ms(&self.analysis_ms),
+            ms(&self.decide_ms),
+            ms(&self.act_ms),
+            ms(&self.wait_ms),
+            ms(&self.step_ms),
+            self.restarts.to_string(),
+            self.step_errors.to_string(),
+            self.stopped_early.clone(),
+        ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_value_per_column() {
+        assert_eq!(RunRow::default().values().len(), COLUMNS.len());
+        let names: std::collections::HashSet<_> = COLUMNS.iter().map(|c| c.0).collect();
+        assert_eq!(names.len(), COLUMNS.len());
+        for required in [
+            "app",
+            "strategy",
+            "seed",
+            "steps",
+            "states",
+            "urls",
+            "actions",
+            "js_coverage",
+            "failures",
+            "seeded_bugs",
+            "feature_coverage",
+            "steps_per_second",
+        ] {
+            assert!(names.contains(required), "{required}");
+        }
+    }
+
+    #[test]
+    fn the_readme_documents_every_column() {
+        let readme = include_str!("../../../README.md");
+        for (name, _) in COLUMNS {
+            assert!(
+                readme.contains(&format!("| `{name}` |")),
+                "README.md does not document the bench.csv column {name}"
+            );
+        }
+    }
+}

@@ -1,0 +1,105 @@
+//! External peers: tools users already know, run through the same Chromium against the
+//! same application with the same time budget and seed, and measured with the same JS
+//! coverage and failure oracles as wayfarer's strategies.
+//!
+//! A peer is a script injected into every document of the application (so it survives the
+//! page loads it causes itself). Adding a second peer means implementing [`Peer`] and
+//! listing it in [`by_name`].
+
+mod gremlins;
+mod install;
+mod session;
+mod tally;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use wayfarer_core::config::OracleConfig;
+use wayfarer_core::{Coverage, Failure};
+
+use crate::series::SeriesPoint;
+
+pub use gremlins::Gremlins;
+pub use session::run_peer;
+
+/// Why a peer could not be run.
+#[derive(Debug, thiserror::Error)]
+pub enum PeerError {
+    /// Installing or locating the peer failed (no npm, no registry, a broken package).
+    #[error("cannot install {peer}: {reason}")]
+    Install { peer: String, reason: String },
+    /// The browser could not be started or driven.
+    #[error("{peer}: browser: {reason}")]
+    Browser { peer: String, reason: String },
+}
+
+/// An external tool that explores a page on its own once injected.
+pub trait Peer {
+    /// Short name for tables and plots ("gremlins").
+    fn name(&self) -> &'static str;
+    /// Make sure the peer's code is available (installing it from its registry into
+    /// `cache` when missing; never vendored into the repository). Returns a short line
+    /// saying what was done, for the progress output.
+    fn ensure_installed(&mut self) -> Result<String, PeerError>;
+    /// The JavaScript injected into every new document before the page's own scripts:
+    /// the peer's code plus a starter that unleashes it with `seed` once the page loaded.
+    /// It must count the peer's actions in `window.__wfPeerSteps` (kept across page loads
+    /// of the tab, e.g. in sessionStorage) and stop acting once that count reaches
+    /// `max_steps`, when set.
+    fn init_script(&self, seed: u64, max_steps: Option<u64>) -> Result<String, PeerError>;
+}
+
+/// What a peer run needs.
+#[derive(Clone, Debug)]
+pub struct PeerOptions {
+    pub start_url: url::Url,
+    /// The Chromium binary (None: `find_chrome(None)`).
+    pub chrome: Option<PathBuf>,
+    pub seed: u64,
+    /// Wall-clock budget: the peer runs this long after its first page load.
+    pub duration: Duration,
+    /// Action budget: the peer stops acting after this many of its own actions (and the
+    /// run ends at the next sample), when set.
+    pub max_steps: Option<u64>,
+    /// How often the page is sampled (events, coverage, the app's action log and state).
+    pub sample_every: Duration,
+    pub oracles: OracleConfig,
+}
+
+/// What a peer run measured, in the same units as a strategy run.
+#[derive(Clone, Debug, Default)]
+pub struct PeerResult {
+    /// Actions the peer performed (`window.__wfPeerSteps` at the end).
+    pub steps: u64,
+    /// Distinct URLs seen at the samples.
+    pub urls: usize,
+    /// Distinct abstract states (the same abstraction as the strategies) among the sampled
+    /// observations.
+    pub states: usize,
+    /// Distinct `data-wf-state` screens seen at the samples (instrumented apps only).
+    pub screens: Vec<String>,
+    /// The application's action-id log (`window.__wfActions`) at the end.
+    pub action_log: Vec<String>,
+    pub coverage: Option<Coverage>,
+    /// Unique failures, each with the peer step count at which it was first seen.
+    pub failures: Vec<Failure>,
+    /// One point per sample.
+    pub series: Vec<SeriesPoint>,
+    pub elapsed: Duration,
+    /// Times the browser environment restarted the browser or reopened a crashed page
+    /// (the peer is injected again each time).
+    pub restarts: u32,
+    /// Samples, or parts of one, lost to a page in flux (navigating, hung, crashed).
+    pub skipped_samples: u64,
+}
+
+/// The peers this build offers.
+pub const NAMES: &[&str] = &["gremlins"];
+
+/// Build the peer called `name`; `cache` is where peers install themselves.
+pub fn by_name(name: &str, cache: PathBuf) -> Option<Box<dyn Peer>> {
+    match name {
+        "gremlins" => Some(Box::new(Gremlins::new(cache))),
+        _ => None,
+    }
+}

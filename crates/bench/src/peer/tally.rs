@@ -1,0 +1,174 @@
+//! What a peer run adds up from its samples: unique failures, URLs, abstract states,
+//! screens, the peer's step count and the application's action log, both kept across the
+//! browser restarts that clear the tab's storage.
+
+use std::collections::HashSet;
+use std::time::Duration;
+
+use wayfarer_core::oracle::FailureBook;
+use wayfarer_core::state::StructureAbstraction;
+use wayfarer_core::{Abstraction, Coverage, Event, EventKind, Oracles, Outcome};
+
+use crate::series::SeriesPoint;
+
+pub(crate) struct Tally {
+    oracles: Oracles,
+    book: FailureBook,
+    abstraction: StructureAbstraction,
+    urls: HashSet<String>,
+    /// The page of the last outcome, for failures no event locates.
+    last_url: String,
+    pub screens: Vec<String>,
+    /// Steps counted in tabs whose storage a restart cleared, and in the current one.
+    steps_base: u64,
+    steps_now: u64,
+    log_base: Vec<String>,
+    log_now: Vec<String>,
+    pub series: Vec<SeriesPoint>,
+    /// The browser was restarted or a crashed page reopened.
+    pub restarts: u32,
+    /// Samples (or parts of one) lost to a page in flux: navigating, hung, crashed.
+    pub skipped: u64,
+}
+
+/// What the probe expression reads from the page.
+#[derive(Debug, Default, serde::Deserialize)]
+struct Probe {
+    steps: Option<u64>,
+    /// The length of `window.__wfActions`, and its entries past the known ones (all of
+    /// them when it is shorter than what we know: the tab's storage was cleared).
+    len: usize,
+    tail: Vec<String>,
+    state: Option<String>,
+}
+
+impl Tally {
+    pub fn new(oracles: Oracles) -> Tally {
+        Tally {
+            oracles,
+            book: FailureBook::default(),
+            abstraction: StructureAbstraction::default(),
+            urls: HashSet::new(),
+            last_url: String::new(),
+            screens: Vec::new(),
+            steps_base: 0,
+            steps_now: 0,
+            log_base: Vec::new(),
+            log_now: Vec::new(),
+            series: Vec::new(),
+            restarts: 0,
+            skipped: 0,
+        }
+    }
+
+    /// The peer's steps so far.
+    pub fn steps(&self) -> u64 {
+        self.steps_base + self.steps_now
+    }
+
+    /// One `Runtime.evaluate` reading the peer's counter, the new part of the app's action
+    /// log and the app's screen.
+    pub fn probe_expression(&self) -> String {
+        format!(
+            "(() => {{ const w = window; const n = {known}; \
+             const l = Array.isArray(w.__wfActions) ? w.__wfActions : []; \
+             return {{ steps: typeof w.__wfPeerSteps === 'number' ? w.__wfPeerSteps : null, \
+             len: l.length, tail: (l.length >= n ? l.slice(n) : l).map(String), \
+             state: document.body ? document.body.getAttribute('data-wf-state') : null }}; }})()",
+            known = self.log_now.len()
+        )
+    }
+
+    pub fn read_probe(&mut self, value: serde_json::Value) {
+        let p: Probe = match serde_json::from_value(value) {
+            Ok(p) => p,
+            Err(e) => {
+                tracing::debug!(%e, "peer probe not understood");
+                self.skipped += 1;
+                return;
+            }
+        };
+        if let Some(steps) = p.steps {
+            if steps < self.steps_now {
+                // The tab's storage was cleared behind our back: keep what was counted.
+                self.steps_base += self.steps_now;
+            }
+            self.steps_now = steps;
+        }
+        if p.len < self.log_now.len() {
+            self.log_base.append(&mut self.log_now);
+        }
+        self.log_now.extend(p.tail);
+        if let Some(s) = p.state.filter(|s| !s.is_empty()) {
+            if !self.screens.contains(&s) {
+                self.screens.push(s);
+            }
+        }
+    }
+
+    /// A restarted browser (or a reopened page) is a new tab with empty storage: the
+    /// peer's counter and the app's log start again from zero there.
+    pub fn new_tab(&mut self) {
+        self.restarts += 1;
+        self.steps_base += std::mem::take(&mut self.steps_now);
+        self.log_base.append(&mut self.log_now);
+    }
+
+    /// Count the outcome's page and judge its events, at the current step count.
+    pub fn absorb(&mut self, out: &Outcome) {
+        let obs = &out.observation;
+        if !obs.url.is_empty() && obs.url != "about:blank" {
+            let analysis = self.abstraction.analyse(obs);
+            self.urls.insert(analysis.url);
+            self.last_url = obs.url.clone();
+        }
+        let step = self.steps();
+        let episode = 1 + self.restarts as u64;
+        for finding in self.oracles.judge(&out.events, Some(obs)) {
+            if let Some(f) = self.book.record(finding, step, episode, &obs.url, &[]) {
+                tracing::info!(step, kind = f.kind.as_str(), message = %f.message, "peer found a failure");
+            }
+        }
+    }
+
+    /// Record a hang of the page last seen (no event carries it: see `Run::sample`).
+    pub fn hang(&mut self, message: String) {
+        let ev = Event::new(EventKind::Hang, message);
+        let step = self.steps();
+        let episode = 1 + self.restarts as u64;
+        for finding in self.oracles.judge(std::slice::from_ref(&ev), None) {
+            self.book
+                .record(finding, step, episode, &self.last_url, &[]);
+        }
+    }
+
+    pub fn point(&mut self, elapsed: Duration, coverage: Option<Coverage>) {
+        let p = SeriesPoint {
+            step: self.steps(),
+            elapsed_ms: elapsed.as_millis() as u64,
+            states: self.abstraction.states(),
+            js_coverage: coverage.map(|c| c.ratio()).unwrap_or(0.0),
+            failures: self.book.len(),
+        };
+        tracing::debug!(?p, "peer sample");
+        self.series.push(p);
+    }
+
+    pub fn urls(&self) -> usize {
+        self.urls.len()
+    }
+
+    pub fn states(&self) -> usize {
+        self.abstraction.states()
+    }
+
+    pub fn failures(&self) -> Vec<wayfarer_core::Failure> {
+        self.book.failures().to_vec()
+    }
+
+    pub fn action_log(&self) -> Vec<String> {
+        let mut log = self.log_base.clone();
+        log.extend(self.log_now.iter().cloned());
+        log
+    }
+}

@@ -1,0 +1,107 @@
+//! What a benchmark runs: targets x strategies (and peers) x seeds, with one budget.
+
+use std::path::PathBuf;
+
+use wayfarer_core::config::DenyRule;
+use wayfarer_core::grammar::FeatureGrammar;
+use wayfarer_core::{Budget, Config};
+use wayfarer_testapps::{feature_grammar, ground_truth, seeded_bugs, App, GroundTruth, SeededBug};
+
+/// An application under test: a bundled fixture app (served on 127.0.0.1 for each run,
+/// seeded bugs on) or any URL.
+#[derive(Clone, Debug)]
+pub enum Target {
+    Bundled(App),
+    Url(url::Url),
+}
+
+impl Target {
+    /// The name in tables and file names.
+    pub fn name(&self) -> String {
+        match self {
+            Target::Bundled(app) => app.name().to_string(),
+            Target::Url(u) => u.to_string(),
+        }
+    }
+
+    /// A file-name-safe form of the name.
+    pub fn slug(&self) -> String {
+        let raw = match self {
+            Target::Bundled(app) => app.name().to_string(),
+            Target::Url(u) => format!("{}{}", u.host_str().unwrap_or("url"), u.path()),
+        };
+        let s: String = raw
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+            .collect();
+        s.trim_matches('-').to_string()
+    }
+
+    pub fn app(&self) -> Option<App> {
+        match self {
+            Target::Bundled(a) => Some(*a),
+            Target::Url(_) => None,
+        }
+    }
+
+    /// What is known about the target independent of any run.
+    pub fn truth(&self) -> Known {
+        match self {
+            Target::Bundled(app) => Known {
+                grammar: FeatureGrammar::parse(feature_grammar(*app)).ok(),
+                truth: ground_truth(*app),
+                bugs: seeded_bugs(*app),
+            },
+            Target::Url(_) => Known::default(),
+        }
+    }
+}
+
+/// The ground truth a target has (none for a plain URL).
+#[derive(Debug, Default)]
+pub struct Known {
+    pub grammar: Option<FeatureGrammar>,
+    pub truth: Option<&'static GroundTruth>,
+    pub bugs: &'static [SeededBug],
+}
+
+/// The whole benchmark.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    pub targets: Vec<Target>,
+    pub strategies: Vec<String>,
+    pub peers: Vec<String>,
+    pub seeds: Vec<u64>,
+    pub budget: Budget,
+    /// Where bench.md, bench.csv, the plots and each run's store go.
+    pub out: PathBuf,
+    /// Scope, deny rules, login, inputs, oracles and browser settings for every run.
+    pub config: Config,
+    pub chrome: Option<PathBuf>,
+    /// Where peers install themselves.
+    pub peer_cache: PathBuf,
+    /// Steps per episode before a reset (strategies).
+    pub episode_steps: u32,
+    /// The command line, for the header of bench.md.
+    pub command: String,
+}
+
+impl Plan {
+    /// The configuration of one target's runs: bundled apps never click "Log out" (as
+    /// `wayfarer demo`), since logging out only undoes the login.
+    pub fn config_for(&self, target: &Target) -> Config {
+        let mut c = self.config.clone();
+        if matches!(target, Target::Bundled(_)) {
+            c.deny.push(DenyRule {
+                selector: None,
+                text: Some("Log out".into()),
+            });
+        }
+        c
+    }
+
+    /// How many runs the plan makes.
+    pub fn runs(&self) -> usize {
+        self.targets.len() * self.seeds.len() * (self.strategies.len() + self.peers.len())
+    }
+}

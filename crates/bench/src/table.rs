@@ -1,0 +1,252 @@
+//! `bench.csv` (one row per run) and `bench.md` (medians and ranges per application and
+//! strategy, then which seeded bugs each found).
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use crate::engine::BenchResult;
+use crate::metrics::{RunRow, COLUMNS};
+use crate::plan::{Plan, Target};
+use crate::BenchError;
+
+pub(crate) fn write(plan: &Plan, result: &BenchResult) -> Result<Vec<PathBuf>, BenchError> {
+    let rows: Vec<&RunRow> = result.runs.iter().map(|(_, o)| &o.row).collect();
+    let csv_path = plan.out.join("bench.csv");
+    std::fs::write(&csv_path, csv(&rows)).map_err(|e| BenchError::Write(csv_path.clone(), e))?;
+    let md_path = plan.out.join("bench.md");
+    std::fs::write(&md_path, markdown(plan, result))
+        .map_err(|e| BenchError::Write(md_path.clone(), e))?;
+    Ok(vec![md_path, csv_path])
+}
+
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+/// The CSV text: a header of `COLUMNS` names, then one line per run.
+pub fn csv(rows: &[&RunRow]) -> String {
+    let mut s = COLUMNS.iter().map(|c| c.0).collect::<Vec<_>>().join(",");
+    s.push('\n');
+    for r in rows {
+        let line: Vec<String> = r.values().iter().map(|v| csv_field(v)).collect();
+        s.push_str(&line.join(","));
+        s.push('\n');
+    }
+    s
+}
+
+/// Median and range of some numbers, as "m [lo–hi]" (just "m" when all are equal).
+fn spread(mut v: Vec<f64>, fmt: fn(f64) -> String) -> String {
+    if v.is_empty() {
+        return "–".into();
+    }
+    v.sort_by(|a, b| a.total_cmp(b));
+    let n = v.len();
+    let med = if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    };
+    let (lo, hi) = (v[0], v[n - 1]);
+    if fmt(lo) == fmt(hi) {
+        fmt(med)
+    } else {
+        format!("{} [{}–{}]", fmt(med), fmt(lo), fmt(hi))
+    }
+}
+
+fn int(v: f64) -> String {
+    if v.fract() == 0.0 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.1}")
+    }
+}
+
+fn pct(v: f64) -> String {
+    format!("{:.1}%", v * 100.0)
+}
+
+fn one(v: f64) -> String {
+    format!("{v:.1}")
+}
+
+/// A column over the rows; "–" when no row has a value.
+fn col(rows: &[&RunRow], f: impl Fn(&RunRow) -> Option<f64>, fmt: fn(f64) -> String) -> String {
+    spread(rows.iter().filter_map(|r| f(r)).collect(), fmt)
+}
+
+fn md_escape(s: &str) -> String {
+    s.replace('|', "\\|").replace('\n', " ")
+}
+
+pub fn markdown(plan: &Plan, result: &BenchResult) -> String {
+    let mut s = String::from("# wayfarer bench\n\n");
+    let seeds: Vec<String> = plan.seeds.iter().map(u64::to_string).collect();
+    let _ = writeln!(
+        s,
+        "`{}`\n\nBudget {} per run · seeds {} · strategies {} · peers {} · {} CPU(s) · wayfarer {}\n",
+        md_escape(&plan.command),
+        plan.budget,
+        seeds.join(", "),
+        plan.strategies.join(", "),
+        if plan.peers.is_empty() { "none".to_string() } else { plan.peers.join(", ") },
+        std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+        env!("CARGO_PKG_VERSION"),
+    );
+    s.push_str(
+        "Each cell is the median over the seeds, with the range in brackets when the runs \
+         differ. A peer gets the same budget: as many actions, and never more time than the \
+         strategies took on the same application and seed. Columns: see `bench.csv` and \
+         the README (\"wayfarer bench\").\n",
+    );
+    for target in &plan.targets {
+        section(&mut s, plan, target, result);
+    }
+    if !result.skipped.is_empty() {
+        s.push_str("\n## Skipped runs\n\n");
+        for why in &result.skipped {
+            let _ = writeln!(s, "- {}", md_escape(why));
+        }
+    }
+    s
+}
+
+fn section(s: &mut String, plan: &Plan, target: &Target, result: &BenchResult) {
+    let name = target.name();
+    let _ = writeln!(s, "\n## {}\n", md_escape(&name));
+    let known = target.truth();
+    if let Some(t) = known.truth {
+        let _ = writeln!(
+            s,
+            "Ground truth: {} screens, {} action ids, {} features, {} seeded bugs.\n",
+            t.states.len(),
+            t.actions.len(),
+            known.grammar.as_ref().map_or(0, |g| g.len()),
+            known.bugs.len()
+        );
+    }
+    s.push_str("| strategy | steps | states | URLs | actions | screens | action ids | JS coverage | JS first load | failures | seeded bugs | features | steps/s | step ms | scan / act / wait ms |\n");
+    s.push_str("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    let names: Vec<&String> = plan.strategies.iter().chain(&plan.peers).collect();
+    for who in &names {
+        let rows: Vec<&RunRow> = result
+            .runs
+            .iter()
+            .filter(|(t, o)| t.name() == name && &o.row.strategy == *who)
+            .map(|(_, o)| &o.row)
+            .collect();
+        if rows.is_empty() {
+            continue;
+        }
+        let parts = if rows[0].kind == "peer" {
+            "–".to_string()
+        } else {
+            format!(
+                "{} / {} / {}",
+                col(&rows, |r| r.scan_ms, one),
+                col(&rows, |r| r.act_ms, one),
+                col(&rows, |r| r.wait_ms, one)
+            )
+        };
+        let _ = writeln!(
+            s,
+            "| {}{} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            md_escape(who),
+            if rows[0].kind == "peer" {
+                " (peer)"
+            } else {
+                ""
+            },
+            col(&rows, |r| Some(r.steps as f64), int),
+            col(&rows, |r| Some(r.states as f64), int),
+            col(&rows, |r| Some(r.urls as f64), int),
+            col(&rows, |r| r.actions.map(|v| v as f64), int),
+            col(&rows, |r| r.screens.map(|v| v as f64), int),
+            col(&rows, |r| r.action_ids.map(|v| v as f64), int),
+            col(&rows, |r| r.js_coverage, pct),
+            col(&rows, |r| r.js_coverage_first_load, pct),
+            col(&rows, |r| Some(r.failures as f64), int),
+            col(&rows, |r| r.seeded_bugs.map(|v| v as f64), int),
+            col(&rows, |r| r.feature_coverage, pct),
+            col(&rows, |r| Some(r.steps_per_second), one),
+            col(&rows, |r| r.step_ms, one),
+            parts,
+        );
+    }
+    if known.bugs.is_empty() {
+        return;
+    }
+    s.push_str("\nSeeded bugs: found in k of n runs (median step of the first sighting).\n\n");
+    let _ = write!(s, "| bug | needs |");
+    for who in &names {
+        let _ = write!(s, " {} |", md_escape(who));
+    }
+    s.push_str("\n|---|---|");
+    s.push_str(&"---|".repeat(names.len()));
+    s.push('\n');
+    for bug in known.bugs {
+        let _ = write!(s, "| {} | {} |", bug.id, bug.min_actions);
+        for who in &names {
+            let rows: Vec<&RunRow> = result
+                .runs
+                .iter()
+                .filter(|(t, o)| t.name() == name && &o.row.strategy == *who)
+                .map(|(_, o)| &o.row)
+                .collect();
+            let steps: Vec<f64> = rows
+                .iter()
+                .filter_map(|r| {
+                    r.seeded_found.split(';').find_map(|e| {
+                        let (id, step) = e.split_once('@')?;
+                        (id == bug.id).then(|| step.parse::<f64>().ok())?
+                    })
+                })
+                .collect();
+            if steps.is_empty() {
+                let _ = write!(s, " 0/{} |", rows.len());
+            } else {
+                let _ = write!(
+                    s,
+                    " {}/{} ({}) |",
+                    steps.len(),
+                    rows.len(),
+                    spread(steps, int)
+                );
+            }
+        }
+        s.push('\n');
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn csv_quotes_what_needs_it() {
+        let r = RunRow {
+            app: "http://x/?a=1,2".into(),
+            stopped_early: "said \"no\"".into(),
+            ..RunRow::default()
+        };
+        let text = csv(&[&r]);
+        let mut lines = text.lines();
+        assert!(lines.next().unwrap().starts_with("app,strategy,kind,seed"));
+        let row = lines.next().unwrap();
+        assert!(row.starts_with("\"http://x/?a=1,2\","));
+        assert!(row.ends_with(",\"said \"\"no\"\"\""));
+    }
+
+    #[test]
+    fn spreads() {
+        assert_eq!(spread(vec![3.0, 1.0, 2.0], int), "2 [1–3]");
+        assert_eq!(spread(vec![2.0, 2.0], int), "2");
+        assert_eq!(spread(vec![], int), "–");
+        assert_eq!(spread(vec![0.5, 0.25], pct), "37.5% [25.0%–50.0%]");
+    }
+}

@@ -1,0 +1,101 @@
+//! `run_bench` end to end on a small budget: it writes bench.md, bench.csv and the plots,
+//! and a rerun with the same seeds gives the same numbers for the deterministic metrics.
+//!
+//! Needs Chromium (scripts/ensure-chromium.sh).
+
+use std::path::Path;
+
+use wayfarer_bench::{run_bench, Plan, RunRow, Target, COLUMNS};
+use wayfarer_browser::find_chrome;
+use wayfarer_core::{Budget, Config};
+use wayfarer_testapps::App;
+
+fn plan(out: &Path) -> Plan {
+    Plan {
+        targets: vec![Target::Bundled(App::Clinic)],
+        strategies: vec!["random".into()],
+        peers: vec![],
+        seeds: vec![1, 2],
+        budget: Budget::actions(30),
+        out: out.to_path_buf(),
+        config: Config::default(),
+        chrome: Some(find_chrome(None).expect("Chromium (scripts/ensure-chromium.sh)")),
+        peer_cache: out.join("peers"),
+        episode_steps: 10,
+        command: "bench_run test".into(),
+    }
+}
+
+/// The metrics that depend only on the seed (not on timing).
+fn deterministic(r: &RunRow) -> impl PartialEq + std::fmt::Debug {
+    (
+        (r.app.clone(), r.strategy.clone(), r.seed, r.steps),
+        (r.states, r.urls, r.actions, r.action_ids, r.screens),
+        (r.failures, r.seeded_bugs, r.seeded_found.clone()),
+        (
+            r.feature_coverage.map(|f| (f * 1e6) as u64),
+            r.features_covered.clone(),
+        ),
+    )
+}
+
+#[test]
+fn a_small_bench_writes_its_outputs_and_reruns_identically() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (a_dir, b_dir) = (tmp.path().join("a"), tmp.path().join("b"));
+    let mut lines = Vec::new();
+    let a = run_bench(&plan(&a_dir), &mut |l| lines.push(l.to_string())).unwrap();
+    assert!(a.skipped.is_empty(), "{:?}", a.skipped);
+    assert_eq!(a.runs.len(), 2);
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert!(
+        lines[0].starts_with("[1/2] clinic · random · seed 1: 30 steps"),
+        "{lines:?}"
+    );
+
+    let csv = std::fs::read_to_string(a_dir.join("bench.csv")).unwrap();
+    let mut rows = csv.lines();
+    let header: Vec<&str> = rows.next().unwrap().split(',').collect();
+    assert_eq!(header, COLUMNS.iter().map(|c| c.0).collect::<Vec<_>>());
+    assert_eq!(rows.count(), 2);
+    let md = std::fs::read_to_string(a_dir.join("bench.md")).unwrap();
+    assert!(
+        md.contains("## clinic") && md.contains("| random |"),
+        "{md}"
+    );
+    assert!(md.contains("clinic-vets-contact"), "{md}");
+    for plot in ["states", "js-coverage", "failures"] {
+        let svg = std::fs::read_to_string(a_dir.join(format!("plots/clinic-{plot}.svg"))).unwrap();
+        assert!(svg.contains("random"), "{plot}");
+    }
+    assert!(a_dir.join("runs/clinic-random-s1/run.sqlite").exists());
+
+    for (_, o) in &a.runs {
+        let r = &o.row;
+        assert_eq!(r.steps, 30);
+        assert!(r.states >= 2 && r.urls >= 2, "{r:?}");
+        assert!(
+            r.screens.unwrap() >= 2,
+            "the clinic says which screen it shows: {r:?}"
+        );
+        assert!(
+            r.action_ids.unwrap() >= 2,
+            "the clinic logs its action ids: {r:?}"
+        );
+        assert!(
+            r.js_coverage.unwrap() > r.js_coverage_first_load.unwrap(),
+            "{r:?}"
+        );
+        assert_eq!(
+            r.seeded_bugs,
+            Some(r.seeded_found.split(';').filter(|s| !s.is_empty()).count())
+        );
+        assert_eq!(o.series.last().map(|p| p.step), Some(30));
+        assert!(o.series.windows(2).all(|w| w[0].step <= w[1].step));
+    }
+
+    let b = run_bench(&plan(&b_dir), &mut |_| {}).unwrap();
+    let left: Vec<_> = a.runs.iter().map(|(_, o)| deterministic(&o.row)).collect();
+    let right: Vec<_> = b.runs.iter().map(|(_, o)| deterministic(&o.row)).collect();
+    assert_eq!(left, right);
+}

@@ -1,0 +1,119 @@
+//! The gremlins.js peer against a real Chromium and the clinic test app. The package is
+//! installed from the npm registry into a cache under `target/` on the first run (as the
+//! bench does into `~/.cache`), so a clean clone with registry access passes.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use wayfarer_bench::peer::{run_peer, Gremlins, Peer, PeerError, PeerOptions};
+use wayfarer_core::config::OracleConfig;
+use wayfarer_testapps::{App, ServeOptions, Server};
+
+fn cache() -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("peers")
+}
+
+#[test]
+fn install_without_npm_says_how_to_get_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut g = Gremlins::new(dir.path().to_path_buf()).with_npm("/nonexistent/bin/npm");
+    let err = g.ensure_installed().unwrap_err();
+    assert!(matches!(err, PeerError::Install { .. }), "{err:?}");
+    let msg = err.to_string();
+    assert!(msg.contains("npm not found"), "{msg}");
+    assert!(msg.contains("apt-get install -y npm"), "{msg}");
+    // The pin is written even when npm is missing: a later run with npm installs it.
+    assert!(g.dir().join("package-lock.json").is_file());
+}
+
+/// A stand-in for npm: a shell script that prints `stderr` and exits with `code`.
+#[cfg(unix)]
+fn fake_npm(dir: &std::path::Path, stderr: &str, code: i32) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let path = dir.join("npm");
+    let script = format!("#!/bin/sh\nprintf '%s\\n' '{stderr}' >&2\nexit {code}\n");
+    std::fs::write(&path, script).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
+
+#[cfg(unix)]
+#[test]
+fn install_errors_say_what_went_wrong() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    let refused = "npm error code ECONNREFUSED";
+    let mut g = Gremlins::new(cache.clone()).with_npm(fake_npm(dir.path(), refused, 1));
+    let msg = g.ensure_installed().unwrap_err().to_string();
+    assert!(msg.contains("registry is unreachable"), "{msg}");
+    assert!(msg.contains("code ECONNREFUSED"), "{msg}");
+
+    // npm says it worked, but the bundle is not there.
+    let mut g = Gremlins::new(cache).with_npm(fake_npm(dir.path(), "", 0));
+    let msg = g.ensure_installed().unwrap_err().to_string();
+    assert!(msg.contains("gremlins.min.js"), "{msg}");
+    assert!(msg.contains("is missing"), "{msg}");
+}
+
+/// Seed 1 reaches the vets page around action 570.
+const MAX_STEPS: u64 = 750;
+
+#[test]
+fn gremlins_explore_the_clinic() {
+    let mut g = Gremlins::new(cache());
+    let line = g.ensure_installed().expect("gremlins.js installs from npm");
+    eprintln!("{line}");
+    assert!(line.starts_with("gremlins.js 2.2.0 "), "{line}");
+    // A second call finds what the first installed.
+    assert!(g.ensure_installed().unwrap().contains("found in"));
+
+    let server = Server::start(App::Clinic, ServeOptions::default()).unwrap();
+    let opts = PeerOptions {
+        start_url: url::Url::parse(&server.url()).unwrap(),
+        chrome: Some(wayfarer_browser::find_chrome(None).expect("chromium is installed")),
+        seed: 1,
+        // About 8 s here (~90 actions/s). Ending on steps keeps a loaded CI machine on the
+        // same action sequence; the duration is only a ceiling.
+        duration: Duration::from_secs(40),
+        max_steps: Some(MAX_STEPS),
+        sample_every: Duration::from_millis(250),
+        oracles: OracleConfig::default(),
+    };
+    let r = run_peer(&g, &opts).expect("the peer runs");
+
+    eprintln!(
+        "steps {} in {:?}, urls {}, states {}, restarts {}, skipped samples {}",
+        r.steps, r.elapsed, r.urls, r.states, r.restarts, r.skipped_samples
+    );
+    eprintln!("coverage {:?}", r.coverage);
+    eprintln!("screens {:?}", r.screens);
+    eprintln!("action log ({}): {:?}", r.action_log.len(), r.action_log);
+    for f in &r.failures {
+        eprintln!(
+            "failure at step {}: {} {} ({:?})",
+            f.step,
+            f.kind.as_str(),
+            f.message,
+            f.page_url
+        );
+    }
+
+    assert_eq!(r.steps, MAX_STEPS, "the horde stops at the action budget");
+    let cov = r.coverage.expect("coverage is measured");
+    assert!(cov.total_bytes > 0);
+    assert!(
+        cov.covered_bytes > cov.first_load_covered_bytes,
+        "the horde exercised no code past the first load: {cov:?}"
+    );
+    assert!(!r.action_log.is_empty());
+    assert!(
+        r.action_log.iter().all(|a| a.starts_with("clinic.")),
+        "{:?}",
+        r.action_log
+    );
+    assert!(r.screens.len() >= 2, "screens {:?}", r.screens);
+    assert!(!r.series.is_empty());
+    assert!(r.series.windows(2).all(|w| w[0].step <= w[1].step));
+    assert!(r.series.windows(2).all(|w| w[0].failures <= w[1].failures));
+    assert!(r.elapsed < opts.duration, "{:?}", r.elapsed);
+}
