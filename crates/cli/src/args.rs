@@ -30,7 +30,7 @@ pub enum Command {
     },
     /// Serve a bundled demo application on 127.0.0.1 and explore it.
     Demo {
-        /// Which bundled application: expense or clinic.
+        /// Which bundled application: expense, clinic, splitter or board.
         #[arg(long, default_value = "expense")]
         app: String,
         /// Serve the application with its seeded bugs switched off.
@@ -68,6 +68,10 @@ pub enum Command {
         #[arg(long, short = 'o')]
         out: Option<PathBuf>,
     },
+    /// Measure strategies (and external peers) side by side: every strategy x application
+    /// x seed with one budget, one run after another; writes bench.md, bench.csv and
+    /// SVG plots into --out.
+    Bench(BenchArgs),
     /// Turn a run's failure traces into tests another tool runs.
     Export {
         /// Output format; only playwright for now.
@@ -141,6 +145,50 @@ pub struct RunArgs {
     #[arg(long)]
     pub json: bool,
     /// No progress line and no summary (errors still go to stderr).
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct BenchArgs {
+    /// Bundled applications to serve and explore: `all` or a comma list of expense,
+    /// clinic, splitter, board. Default: all (none when --url is given).
+    #[arg(long)]
+    pub apps: Option<String>,
+    /// Also (or only) benchmark the application at this URL; repeatable. Metrics that
+    /// need ground truth stay empty for it.
+    #[arg(long)]
+    pub url: Vec<String>,
+    /// Strategies, comma-separated.
+    #[arg(long, default_value = "random")]
+    pub strategies: String,
+    /// External peers measured in the same run, comma-separated (gremlins), or none.
+    /// Installed from npm into --peer-cache when missing.
+    #[arg(long, default_value = "none")]
+    pub peer: String,
+    /// Budget of every run: actions (300), wall time (90s, 2m) or both (300,2m).
+    #[arg(long, short = 'b', default_value = "300")]
+    pub budget: String,
+    /// Seeds: a count N (seeds 1 to N), a range A..B, or a list A,B,C.
+    #[arg(long, default_value = "3")]
+    pub seeds: String,
+    /// Steps per episode before a reset to the start URL.
+    #[arg(long, default_value_t = 50)]
+    pub episode_steps: u32,
+    /// Output directory. Default ./wayfarer-bench
+    #[arg(long, short = 'o')]
+    pub out: Option<PathBuf>,
+    /// Configuration file applied to every run (scope, deny rules, login, inputs...).
+    #[arg(long, short = 'c')]
+    pub config: Option<PathBuf>,
+    /// Chromium binary (default: $CHROME, then /usr/bin/chromium).
+    #[arg(long)]
+    pub chrome: Option<String>,
+    /// Where peers are installed (default: $XDG_CACHE_HOME/wayfarer/peers or
+    /// ~/.cache/wayfarer/peers).
+    #[arg(long)]
+    pub peer_cache: Option<PathBuf>,
+    /// No progress lines (errors still go to stderr).
     #[arg(long, short = 'q')]
     pub quiet: bool,
 }

@@ -226,7 +226,13 @@ const DEMO_BUDGET: &str = "1000";
 pub fn demo(app: &str, fixed: bool, args: &RunArgs) -> Result<i32> {
     let which = wayfarer_testapps::App::from_name(app)
         .filter(|a| wayfarer_testapps::App::all_apps().contains(a))
-        .ok_or_else(|| anyhow!("unknown demo app {app:?}; available: expense, clinic"))?;
+        .ok_or_else(|| {
+            let names: Vec<&str> = wayfarer_testapps::App::all_apps()
+                .iter()
+                .map(|a| a.name())
+                .collect();
+            anyhow!("unknown demo app {app:?}; available: {}", names.join(", "))
+        })?;
     let server = wayfarer_testapps::Server::start(
         which,
         wayfarer_testapps::ServeOptions {

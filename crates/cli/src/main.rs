@@ -2,6 +2,7 @@
 //! everything to the engine; output goes through observers.
 
 mod args;
+mod bench;
 mod config_file;
 mod explore;
 mod export;
@@ -47,6 +48,7 @@ fn main() {
         Command::Minimize { trace, target, out } => {
             minimize::command(trace, target, out.as_deref())
         }
+        Command::Bench(args) => bench::command(args),
         Command::Export {
             format,
             dir,

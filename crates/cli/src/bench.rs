@@ -1,0 +1,198 @@
+//! `bench`: parse the matrix, hand it to wayfarer-bench, print where the results are.
+
+use std::path::PathBuf;
+
+use anyhow::{anyhow, bail, Context, Result};
+use wayfarer_bench::{run_bench, Plan, Target};
+use wayfarer_browser::find_chrome;
+use wayfarer_core::Budget;
+use wayfarer_testapps::App;
+
+use crate::args::BenchArgs;
+use crate::config_file;
+use crate::explore::{check_reachable, parse_url};
+
+/// Seeds from "N" (1..=N), "A..B" or "A,B,C".
+pub fn parse_seeds(raw: &str) -> Result<Vec<u64>> {
+    let bad =
+        || anyhow!("invalid --seeds {raw:?}: give a count (3), a range (4..6) or a list (1,5,9)");
+    let raw = raw.trim();
+    let seeds: Vec<u64> = if let Some((a, b)) = raw.split_once("..") {
+        let (a, b): (u64, u64) = (
+            a.trim().parse().map_err(|_| bad())?,
+            b.trim().parse().map_err(|_| bad())?,
+        );
+        if a > b {
+            return Err(bad());
+        }
+        (a..=b).collect()
+    } else if raw.contains(',') {
+        raw.split(',')
+            .map(|s| s.trim().parse::<u64>().map_err(|_| bad()))
+            .collect::<Result<_>>()?
+    } else {
+        let n: u64 = raw.parse().map_err(|_| bad())?;
+        (1..=n).collect()
+    };
+    if seeds.is_empty() || seeds.len() > 1000 {
+        return Err(bad());
+    }
+    Ok(seeds)
+}
+
+/// Bundled applications from "all" or a comma list.
+pub fn parse_apps(raw: &str) -> Result<Vec<App>> {
+    if raw.trim() == "all" {
+        return Ok(App::all_apps().to_vec());
+    }
+    let names: Vec<&str> = App::all_apps().iter().map(|a| a.name()).collect();
+    raw.split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|s| {
+            App::from_name(s)
+                .filter(|a| App::all_apps().contains(a))
+                .ok_or_else(|| {
+                    anyhow!(
+                        "unknown app {s:?} in --apps; available: all, {}",
+                        names.join(", ")
+                    )
+                })
+        })
+        .collect()
+}
+
+fn list(raw: &str) -> Vec<String> {
+    raw.split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty() && *s != "none")
+        .map(str::to_string)
+        .collect()
+}
+
+fn default_cache() -> PathBuf {
+    let base = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .unwrap_or_else(std::env::temp_dir);
+    base.join("wayfarer").join("peers")
+}
+
+pub fn command(args: &BenchArgs) -> Result<i32> {
+    let budget: Budget = args.budget.parse()?;
+    let seeds = parse_seeds(&args.seeds)?;
+    let mut targets: Vec<Target> = match (&args.apps, args.url.is_empty()) {
+        (Some(a), _) => parse_apps(a)?.into_iter().map(Target::Bundled).collect(),
+        (None, true) => App::all_apps()
+            .iter()
+            .copied()
+            .map(Target::Bundled)
+            .collect(),
+        (None, false) => Vec::new(),
+    };
+    for raw in &args.url {
+        let url = parse_url(raw)?;
+        check_reachable(&url)?;
+        targets.push(Target::Url(url));
+    }
+    if targets.is_empty() {
+        bail!("nothing to benchmark: give --apps or --url");
+    }
+    let strategies = list(&args.strategies);
+    for s in &strategies {
+        if !wayfarer_strategies::NAMES.contains(&s.as_str()) {
+            bail!(
+                "unknown strategy {s:?} in --strategies; available: {}",
+                wayfarer_strategies::NAMES.join(", ")
+            );
+        }
+    }
+    let peers = list(&args.peer);
+    for p in &peers {
+        if !wayfarer_bench::peer::NAMES.contains(&p.as_str()) {
+            bail!(
+                "unknown peer {p:?} in --peer; available: none, {}",
+                wayfarer_bench::peer::NAMES.join(", ")
+            );
+        }
+    }
+    if strategies.is_empty() && peers.is_empty() {
+        bail!("nothing to run: give --strategies and/or --peer");
+    }
+    let (config, _secrets) = config_file::load(args.config.as_deref())?;
+    let explicit = args.chrome.clone().or(config.browser.chrome.clone());
+    let chrome = Some(find_chrome(explicit.as_deref())?);
+    let plan = Plan {
+        targets,
+        strategies,
+        peers,
+        seeds,
+        budget,
+        out: args
+            .out
+            .clone()
+            .unwrap_or_else(|| PathBuf::from("wayfarer-bench")),
+        config,
+        chrome,
+        peer_cache: args.peer_cache.clone().unwrap_or_else(default_cache),
+        episode_steps: args.episode_steps,
+        command: std::env::args().collect::<Vec<_>>().join(" "),
+    };
+    let quiet = args.quiet;
+    if !quiet {
+        eprintln!(
+            "wayfarer bench: {} runs ({} target(s) x {} seed(s) x {} strategy/peer), budget {} each",
+            plan.runs(),
+            plan.targets.len(),
+            plan.seeds.len(),
+            plan.strategies.len() + plan.peers.len(),
+            plan.budget
+        );
+    }
+    let started = std::time::Instant::now();
+    let result = run_bench(&plan, &mut |line| {
+        if !quiet {
+            eprintln!("{line}");
+        }
+    })
+    .context("the benchmark stopped")?;
+    if !quiet {
+        eprintln!(
+            "wayfarer bench: {} runs in {:.1} min; wrote:",
+            result.runs.len(),
+            started.elapsed().as_secs_f64() / 60.0
+        );
+        for f in &result.written {
+            eprintln!("  {}", f.display());
+        }
+        if !result.skipped.is_empty() {
+            eprintln!(
+                "{} run(s) skipped (listed in bench.md)",
+                result.skipped.len()
+            );
+        }
+    }
+    Ok(if result.runs.is_empty() { 2 } else { 0 })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seeds_and_apps() {
+        assert_eq!(parse_seeds("3").unwrap(), vec![1, 2, 3]);
+        assert_eq!(parse_seeds("4..6").unwrap(), vec![4, 5, 6]);
+        assert_eq!(parse_seeds("2, 9").unwrap(), vec![2, 9]);
+        assert!(
+            parse_seeds("0").is_err() && parse_seeds("x").is_err() && parse_seeds("5..1").is_err()
+        );
+        assert_eq!(parse_apps("all").unwrap().len(), App::all_apps().len());
+        assert_eq!(
+            parse_apps("clinic, board").unwrap(),
+            vec![App::Clinic, App::Board]
+        );
+        let e = parse_apps("clinic,hazards").unwrap_err().to_string();
+        assert!(e.contains("hazards") && e.contains("available"), "{e}");
+    }
+}
