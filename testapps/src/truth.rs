@@ -26,6 +26,8 @@ pub enum Gesture {
     TypeRepeated(usize),
     /// Choose the option with this value.
     Select(&'static str),
+    /// The browser's Back button (no control: the step's action id is empty).
+    Back,
 }
 
 /// One user action of a walk, addressed by the control's `data-action-id`.
@@ -93,6 +95,20 @@ impl Step {
         }
     }
 
+    /// The browser's Back button.
+    pub const fn back() -> Step {
+        Step {
+            action_id: "",
+            pick: Pick::First,
+            gesture: Gesture::Back,
+        }
+    }
+
+    /// Whether the step uses a control of the page (every gesture but Back).
+    pub const fn has_control(&self) -> bool {
+        !matches!(self.gesture, Gesture::Back)
+    }
+
     /// The same step on another of the controls that share its action id.
     pub const fn pick(self, pick: Pick) -> Step {
         Step { pick, ..self }
@@ -109,7 +125,8 @@ pub struct GroundTruth {
     /// Every `data-action-id` of the application's controls.
     pub actions: &'static [&'static str],
     /// Walks from a fresh session (each starts at the start URL) that together reach
-    /// every state, use every action and cover every feature of the grammar.
+    /// every state, use every action and cover every feature of the grammar (and may go
+    /// Back where that is how a user reaches a screen).
     pub tour: &'static [&'static [Step]],
     /// For each feature of the grammar: an action-id sequence that covers it and one that
     /// narrowly misses it (both space-separated), for the matcher's tests.

@@ -183,7 +183,9 @@
 
   SPL.screens.tx = function (g, id) {
     var tx = g.transactions.filter(function (t) { return t.id === id; })[0];
-    if (!tx) { SPL.screens.not_found(); return; }
+    // A deleted transaction (reached with Back) leads to its group, as the screen the
+    // user was last on: only a hand-made address shows "not found".
+    if (!tx) { location.replace('#/groups/' + g.id); return; }
     txForm(g, tx);
   };
 })();

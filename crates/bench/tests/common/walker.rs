@@ -87,6 +87,14 @@ impl Walker {
         let mut stuck = None;
         let mut done = 0;
         for (i, step) in steps.iter().enumerate() {
+            if !step.has_control() {
+                let out = self.env.step(&Action::back()).expect("back");
+                self.obs = out.observation;
+                self.note();
+                self.judge(&out.events, i, &mut failures);
+                done += 1;
+                continue;
+            }
             let mut locator = self.target(step).map(|e| e.locator.clone());
             for _ in 0..10 {
                 if locator.is_some() {
@@ -143,6 +151,7 @@ fn action_of(step: &Step, locator: String) -> Action {
         Gesture::Type(t) => (ActionKind::Type, Some(t.to_string())),
         Gesture::TypeRepeated(n) => (ActionKind::Type, Some("a".repeat(n))),
         Gesture::Select(v) => (ActionKind::Select, Some(v.to_string())),
+        Gesture::Back => (ActionKind::Back, None),
     };
     let mut a = Action::on(kind, locator);
     a.value = value;
