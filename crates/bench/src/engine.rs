@@ -58,7 +58,10 @@ pub fn run_bench(plan: &Plan, progress: &mut dyn FnMut(&str)) -> Result<BenchRes
                 match run_strategy(plan, target, strategy, seed, &dir) {
                     Ok(out) => {
                         progress(&format!("[{n}/{total}] {}", line(&out.row)));
-                        durations.push(out.row.duration_s);
+                        // A run that gave up early says nothing about the time a budget takes.
+                        if out.row.stopped_early.is_empty() {
+                            durations.push(out.row.duration_s);
+                        }
                         result.runs.push((target.clone(), out));
                     }
                     Err(e) => {
@@ -109,7 +112,7 @@ fn line(r: &RunRow) -> String {
 
 /// The peer's wall-clock limit: the budget's time when it has one; otherwise (an action
 /// budget) the median time the strategies took on this target and seed, so a peer never
-/// gets more time than they had; a minute when no strategy ran.
+/// gets more time than they had; a minute when no strategy spent its budget.
 fn peer_duration(plan: &Plan, strategy_durations: &[f64]) -> Duration {
     if let Some(t) = plan.budget.time {
         return t;

@@ -83,9 +83,6 @@ fn median_line(runs: &[&[SeriesPoint]], m: Metric) -> Vec<(f64, f64)> {
         .filter_map(|s| s.last().map(|p| p.step))
         .max()
         .unwrap_or(0);
-    if last == 0 {
-        return Vec::new();
-    }
     let stride = (last as usize).div_ceil(POINTS).max(1) as u64;
     let mut out = Vec::new();
     let mut step = 0;
@@ -154,7 +151,13 @@ pub fn chart(title: &str, lines: &[Line], unit: Unit) -> String {
         .flat_map(|l| l.points.iter().map(|p| p.1))
         .fold(if unit == Unit::Percent { 10.0 } else { 1.0 }, f64::max);
     let xt = ticks(0.0, x_hi, 6, 1.0);
-    let yt = ticks(0.0, y_hi, 5, if unit == Unit::Count { 1.0 } else { 0.0 });
+    // Headroom above the highest value, so a line at its top is not hidden by the frame.
+    let top = if unit == Unit::Percent {
+        (y_hi * 1.08).min(100.0)
+    } else {
+        y_hi * 1.08
+    };
+    let yt = ticks(0.0, top, 5, if unit == Unit::Count { 1.0 } else { 0.0 });
     let x_max = *xt.last().unwrap_or(&x_hi);
     let y_max = *yt.last().unwrap_or(&y_hi);
     let (pw, ph) = (W - LEFT - RIGHT, H - TOP - BOTTOM);
@@ -199,7 +202,15 @@ pub fn chart(title: &str, lines: &[Line], unit: Unit) -> String {
     for (i, l) in lines.iter().enumerate() {
         let color = COLORS[i % COLORS.len()];
         let pts = downsample(&l.points, POINTS);
-        if !pts.is_empty() {
+        if pts.len() == 1 {
+            // A run that never acted (nothing clickable by its rules): one dot at step 0.
+            let _ = write!(
+                s,
+                r#"<circle cx="{:.1}" cy="{:.1}" r="4" fill="{color}"/>"#,
+                x(pts[0].0),
+                y(pts[0].1)
+            );
+        } else if !pts.is_empty() {
             let mut d = String::new();
             for (j, p) in pts.iter().enumerate() {
                 let _ = write!(
@@ -263,6 +274,11 @@ mod tests {
         let a = [pt(0, 1), pt(5, 3), pt(10, 4)];
         let b = [pt(0, 1), pt(4, 2), pt(10, 8)];
         let c = [pt(0, 2), pt(10, 2)];
+        assert_eq!(
+            median_line(&[&[pt(0, 1)]], Metric::States),
+            vec![(0.0, 1.0)],
+            "a run without steps is a point"
+        );
         let line = median_line(&[&a, &b, &c], Metric::States);
         assert_eq!(line.first(), Some(&(0.0, 1.0)));
         assert_eq!(line.last(), Some(&(10.0, 4.0)));

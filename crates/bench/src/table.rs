@@ -101,8 +101,8 @@ pub fn markdown(plan: &Plan, result: &BenchResult) -> String {
     s.push_str(
         "Each cell is the median over the seeds, with the range in brackets when the runs \
          differ. A peer gets the same budget: as many actions, and never more time than the \
-         strategies took on the same application and seed. Columns: see `bench.csv` and \
-         the README (\"wayfarer bench\").\n",
+         strategies took on the same application and seed (a minute when none spent its \
+         budget). Columns: see `bench.csv` and the README (\"wayfarer bench\").\n",
     );
     for target in &plan.targets {
         section(&mut s, plan, target, result);
@@ -177,6 +177,25 @@ fn section(s: &mut String, plan: &Plan, target: &Target, result: &BenchResult) {
             col(&rows, |r| r.step_ms, one),
             parts,
         );
+    }
+    let stopped: Vec<&RunRow> = result
+        .runs
+        .iter()
+        .filter(|(t, o)| t.name() == name && !o.row.stopped_early.is_empty())
+        .map(|(_, o)| &o.row)
+        .collect();
+    if !stopped.is_empty() {
+        s.push('\n');
+        for r in stopped {
+            let _ = writeln!(
+                s,
+                "- {} seed {} stopped after {} steps: {}",
+                md_escape(&r.strategy),
+                r.seed,
+                r.steps,
+                md_escape(&r.stopped_early)
+            );
+        }
     }
     if known.bugs.is_empty() {
         return;

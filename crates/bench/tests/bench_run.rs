@@ -68,7 +68,15 @@ fn a_small_bench_writes_its_outputs_and_reruns_identically() {
         let svg = std::fs::read_to_string(a_dir.join(format!("plots/clinic-{plot}.svg"))).unwrap();
         assert!(svg.contains("random"), "{plot}");
     }
-    assert!(a_dir.join("runs/clinic-random-s1/run.sqlite").exists());
+    // The run's store keeps each step's screen: all of them are screens the ground truth
+    // declares (the tour reaches every declared one; exploration finds no other).
+    let truth = wayfarer_testapps::ground_truth(App::Clinic).unwrap();
+    let stored = wayfarer_store::load(&a_dir.join("runs/clinic-random-s1")).unwrap();
+    assert_eq!(stored.steps.len(), 30);
+    for s in &stored.steps {
+        let screen = s.record.app_state.as_deref().unwrap_or("none");
+        assert!(truth.states.contains(&screen), "undeclared screen {screen}");
+    }
 
     for (_, o) in &a.runs {
         let r = &o.row;

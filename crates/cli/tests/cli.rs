@@ -86,3 +86,26 @@ fn demo_json_summary_has_the_promised_fields_and_exit_code() {
             .unwrap();
     assert_eq!(report["steps"], v["steps"]);
 }
+
+#[test]
+fn bench_refuses_bad_matrices_with_exit_2_and_says_what_is_available() {
+    for (args, says) in [
+        (
+            vec!["--apps", "nope"],
+            "available: all, expense, clinic, splitter, board",
+        ),
+        (vec!["--seeds", "x"], "invalid --seeds"),
+        (vec!["--strategies", "psychic"], "unknown strategy"),
+        (vec!["--peer", "monkeys"], "available: none, gremlins"),
+        (vec!["--budget", "ten"], "invalid budget"),
+        (vec!["--url", "http://127.0.0.1:1/"], "cannot reach"),
+    ] {
+        let out = wayfarer().arg("bench").args(&args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.starts_with("error: ") && err.contains(says),
+            "{args:?}: {err}"
+        );
+    }
+}
