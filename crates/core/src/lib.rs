@@ -24,8 +24,10 @@ pub mod record;
 pub mod replay;
 pub mod runner;
 pub mod signature;
+pub mod similarity;
 pub mod state;
 pub mod summary;
+pub mod tagseq;
 pub mod trace;
 
 pub use agent::{Agent, Transition, View};
