@@ -4,6 +4,7 @@
 //! states and candidate actions, and get values to type from an `InputGenerator`; none
 //! knows about CDP. `by_name` builds one from the CLI's `--strategy`.
 
+pub mod dfa;
 mod fill;
 mod random;
 
