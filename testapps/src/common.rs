@@ -7,7 +7,7 @@ use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE, LOCATION};
 use axum::http::{HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 
-pub use crate::session::{actions_json, session_layer, Sessions, Sid};
+pub use crate::session::{finish_router, Sessions, Sid};
 
 /// The shared action logger served at `/static/wf.js`.
 pub const WF_JS: &str = include_str!("../assets/common/wf.js");

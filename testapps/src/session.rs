@@ -7,8 +7,11 @@ use std::sync::{Arc, Mutex};
 use axum::extract::{Request, State};
 use axum::http::header::{COOKIE, SET_COOKIE};
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::middleware::from_fn_with_state;
 use axum::middleware::Next;
 use axum::response::Response;
+use axum::routing::get;
+use axum::{Extension, Router};
 
 use crate::common::typed;
 
@@ -129,6 +132,26 @@ pub async fn session_layer<T: Send + 'static>(
         }
     }
     resp
+}
+
+/// What every fixture app's router ends with: `/__wf/actions`, `/static/wf.js`,
+/// `/favicon.ico`, the 404 page for everything else, and the session cookie layer over
+/// all of it; then the app's own state.
+pub fn finish_router<S, T>(app: Router<Arc<S>>, state: Arc<S>, sessions: Arc<Sessions<T>>) -> Router
+where
+    S: Send + Sync + 'static,
+    T: Send + 'static,
+{
+    let log = sessions.clone();
+    app.route(
+        "/__wf/actions",
+        get(move |Extension(sid): Extension<Sid>| async move { actions_json(&log, &sid) }),
+    )
+    .route("/static/wf.js", get(crate::common::wf_js))
+    .route("/favicon.ico", get(crate::common::favicon))
+    .fallback(|| async { crate::common::not_found() })
+    .layer(from_fn_with_state(sessions, session_layer::<T>))
+    .with_state(state)
 }
 
 /// `GET /__wf/actions`: the session's server-side action log as JSON.

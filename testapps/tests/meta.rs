@@ -5,15 +5,18 @@ use std::collections::HashSet;
 use regex::Regex;
 use wayfarer_testapps::{feature_grammar, seeded_bugs, App};
 
+/// Every application, the driver test pages included.
+const EVERY_APP: [App; 5] = [
+    App::Expense,
+    App::Clinic,
+    App::Splitter,
+    App::Board,
+    App::Hazards,
+];
+
 #[test]
 fn app_names_round_trip() {
-    for app in [
-        App::Expense,
-        App::Clinic,
-        App::Splitter,
-        App::Board,
-        App::Hazards,
-    ] {
+    for app in EVERY_APP {
         assert_eq!(App::from_name(app.name()), Some(app));
     }
     assert_eq!(
@@ -66,13 +69,7 @@ fn seeded_bugs_are_complete() {
 
 #[test]
 fn feature_grammars_parse() {
-    for app in [
-        App::Expense,
-        App::Clinic,
-        App::Splitter,
-        App::Board,
-        App::Hazards,
-    ] {
+    for app in EVERY_APP {
         let g = feature_grammar(app);
         let mut names = HashSet::new();
         for line in g.lines().map(str::trim) {

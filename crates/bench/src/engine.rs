@@ -23,6 +23,20 @@ pub struct BenchResult {
     pub written: Vec<PathBuf>,
 }
 
+impl BenchResult {
+    /// The runs of one strategy or peer on the target called `target`.
+    pub fn runs_of<'a>(
+        &'a self,
+        target: &'a str,
+        who: &'a str,
+    ) -> impl Iterator<Item = &'a RunOutcome> + 'a {
+        self.runs
+            .iter()
+            .filter(move |(t, o)| t.name() == target && o.row.strategy == who)
+            .map(|(_, o)| o)
+    }
+}
+
 /// Run the whole plan, telling `progress` one line per run; then write bench.md,
 /// bench.csv and the plots into `plan.out`.
 pub fn run_bench(plan: &Plan, progress: &mut dyn FnMut(&str)) -> Result<BenchResult, BenchError> {

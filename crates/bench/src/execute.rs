@@ -9,9 +9,9 @@ use std::sync::Arc;
 use wayfarer_browser::{BrowserEnv, BrowserOptions};
 use wayfarer_core::candidates::DenyText;
 use wayfarer_core::state::StructureAbstraction;
-use wayfarer_core::trace::{ReplaySetup, Secrets};
+use wayfarer_core::trace::Secrets;
 use wayfarer_core::{run, Environment, Observer, Oracles, RunOptions, RunSummary};
-use wayfarer_store::{RunMeta, StoreWriter};
+use wayfarer_store::{RunMeta, RunStart, StoreWriter};
 use wayfarer_testapps::{ServeOptions, Server};
 
 use crate::collect::Collector;
@@ -86,29 +86,16 @@ pub fn run_strategy(
         stop: Arc::new(AtomicBool::new(false)),
         target: url.to_string(),
     };
-    let meta = RunMeta {
-        wayfarer: env!("CARGO_PKG_VERSION").to_string(),
-        started_at: std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_secs())
-            .unwrap_or(0),
-        command: plan.command.clone(),
-        target: url.to_string(),
-        strategy: strategy.to_string(),
+    let meta = RunMeta::new(RunStart {
+        url: url.as_str(),
+        config: &config,
+        strategy,
         seed,
-        budget: plan.budget.to_string(),
+        budget: plan.budget,
         episode_steps: plan.episode_steps,
-        config: serde_json::to_value(&config).unwrap_or_default(),
-        setup: ReplaySetup {
-            start_url: url.to_string(),
-            app: target.app().map(|a| a.name().to_string()),
-            app_bugs: target.app().map(|_| true),
-            allow_origins: config.scope.allow_origins.clone(),
-            login: config.login.clone(),
-            oracles: config.oracles.clone(),
-            browser: config.browser.clone(),
-        },
-    };
+        command: &plan.command,
+        app: target.app().map(|a| (a.name(), true)),
+    });
     let mut store = StoreWriter::create(dir, &meta, Secrets::default())
         .map_err(|e| BenchError::Store(e.to_string()))?;
     let mut env = BrowserEnv::launch(BrowserOptions {
@@ -145,7 +132,8 @@ pub fn run_strategy(
 /// The table row of a finished strategy run.
 pub(crate) fn strategy_row(plan: &Plan, target: &Target, s: &RunSummary, c: &Collector) -> RunRow {
     let known = target.truth();
-    let instrumented = !c.screens.is_empty() || !c.action_ids().is_empty();
+    let ids = c.action_ids().len();
+    let instrumented = !c.screens.is_empty() || ids > 0;
     let (feature_coverage, features_covered) = features(&known, &c.episode_logs);
     let t = &s.timings_ms;
     let found: Vec<(String, u64)> = seeded(&known, s);
@@ -159,7 +147,7 @@ pub(crate) fn strategy_row(plan: &Plan, target: &Target, s: &RunSummary, c: &Col
         states: s.states,
         urls: s.urls,
         actions: Some(s.actions_discovered),
-        action_ids: instrumented.then(|| c.action_ids().len()),
+        action_ids: instrumented.then_some(ids),
         screens: instrumented.then_some(c.screens.len()),
         js_coverage: s.js_coverage.as_ref().map(|c| c.ratio),
         js_coverage_first_load: s.js_coverage.as_ref().map(|c| c.first_load_ratio),

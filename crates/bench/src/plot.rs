@@ -30,6 +30,8 @@ const POINTS: usize = 200;
 pub struct Line {
     pub name: String,
     pub points: Vec<(f64, f64)>,
+    /// Drawn dashed (the peers), so a line on top of another does not hide it.
+    pub dashed: bool,
 }
 
 /// Which counter a chart shows.
@@ -127,12 +129,11 @@ fn lines_of(plan: &Plan, target: &Target, result: &BenchResult, m: Metric) -> Ve
         .chain(&plan.peers)
         .filter_map(|who| {
             let runs: Vec<&[SeriesPoint]> = result
-                .runs
-                .iter()
-                .filter(|(t, o)| t.name() == name && &o.row.strategy == who)
-                .map(|(_, o)| o.series.as_slice())
+                .runs_of(&name, who)
+                .map(|o| o.series.as_slice())
                 .collect();
             (!runs.is_empty()).then(|| Line {
+                dashed: plan.peers.contains(who),
                 name: who.clone(),
                 points: median_line(&runs, m),
             })
@@ -201,6 +202,11 @@ pub fn chart(title: &str, lines: &[Line], unit: Unit) -> String {
     );
     for (i, l) in lines.iter().enumerate() {
         let color = COLORS[i % COLORS.len()];
+        let dash = if l.dashed {
+            r#" stroke-dasharray="7 5""#
+        } else {
+            ""
+        };
         let pts = downsample(&l.points, POINTS);
         if pts.len() == 1 {
             // A run that never acted (nothing clickable by its rules): one dot at step 0.
@@ -224,7 +230,7 @@ pub fn chart(title: &str, lines: &[Line], unit: Unit) -> String {
             let last = pts[pts.len() - 1];
             let _ = write!(
                 s,
-                r#"<path d="{d}" fill="none" stroke="{color}" stroke-width="2.2" stroke-linejoin="round"/><circle cx="{:.1}" cy="{:.1}" r="3.2" fill="{color}"/>"#,
+                r#"<path d="{d}" fill="none" stroke="{color}" stroke-width="2.2" stroke-linejoin="round"{dash}/><circle cx="{:.1}" cy="{:.1}" r="3.2" fill="{color}"/>"#,
                 x(last.0),
                 y(last.1)
             );
@@ -238,7 +244,7 @@ pub fn chart(title: &str, lines: &[Line], unit: Unit) -> String {
             .unwrap_or_default();
         let _ = write!(
             s,
-            r#"<line x1="{lx:.1}" x2="{:.1}" y1="{ly:.1}" y2="{ly:.1}" stroke="{color}" stroke-width="3"/><text class="l" x="{:.1}" y="{:.1}">{} {}</text>"#,
+            r#"<line x1="{lx:.1}" x2="{:.1}" y1="{ly:.1}" y2="{ly:.1}" stroke="{color}" stroke-width="3"{dash}/><text class="l" x="{:.1}" y="{:.1}">{} {}</text>"#,
             lx + 20.0,
             lx + 26.0,
             ly + 4.5,
@@ -293,6 +299,7 @@ mod tests {
             &[Line {
                 name: "<script>".into(),
                 points: vec![(0.0, 1.0), (3.0, 2.0)],
+                dashed: true,
             }],
             Unit::Count,
         );

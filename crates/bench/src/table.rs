@@ -134,12 +134,7 @@ fn section(s: &mut String, plan: &Plan, target: &Target, result: &BenchResult) {
     s.push_str("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     let names: Vec<&String> = plan.strategies.iter().chain(&plan.peers).collect();
     for who in &names {
-        let rows: Vec<&RunRow> = result
-            .runs
-            .iter()
-            .filter(|(t, o)| t.name() == name && &o.row.strategy == *who)
-            .map(|(_, o)| &o.row)
-            .collect();
+        let rows: Vec<&RunRow> = result.runs_of(&name, who).map(|o| &o.row).collect();
         if rows.is_empty() {
             continue;
         }
@@ -211,12 +206,7 @@ fn section(s: &mut String, plan: &Plan, target: &Target, result: &BenchResult) {
     for bug in known.bugs {
         let _ = write!(s, "| {} | {} |", bug.id, bug.min_actions);
         for who in &names {
-            let rows: Vec<&RunRow> = result
-                .runs
-                .iter()
-                .filter(|(t, o)| t.name() == name && &o.row.strategy == *who)
-                .map(|(_, o)| &o.row)
-                .collect();
+            let rows: Vec<&RunRow> = result.runs_of(&name, who).map(|o| &o.row).collect();
             let steps: Vec<f64> = rows
                 .iter()
                 .filter_map(|r| {

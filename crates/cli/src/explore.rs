@@ -15,8 +15,7 @@ use wayfarer_core::config::DenyRule;
 use wayfarer_core::state::StructureAbstraction;
 use wayfarer_core::{run, Budget, Config, Environment, Observer, Oracles, RunOptions, RunSummary};
 
-use wayfarer_core::trace::ReplaySetup;
-use wayfarer_store::{RunMeta, StoreWriter};
+use wayfarer_store::{RunMeta, RunStart, StoreWriter};
 
 use crate::args::RunArgs;
 use crate::progress::ProgressLine;
@@ -140,7 +139,17 @@ fn explore_url(
     };
 
     let out = out_dir(args);
-    let meta = run_meta(&url, &config, &strategy, seed, &opts, bundled);
+    let command = std::env::args().collect::<Vec<_>>().join(" ");
+    let meta = RunMeta::new(RunStart {
+        url: url.as_str(),
+        config: &config,
+        strategy: &strategy,
+        seed,
+        budget: opts.budget,
+        episode_steps: opts.episode_steps,
+        command: &command,
+        app: bundled.map(|b| (b.app, b.bugs)),
+    });
     let mut store = StoreWriter::create(&out, &meta, secrets)
         .with_context(|| format!("cannot create the run store in {}", out.display()))?;
 
@@ -183,40 +192,6 @@ fn explore_url(
         eprintln!("warning: the run store stopped recording: {e}");
     }
     Ok(out)
-}
-
-/// What the store records about the run before it starts.
-fn run_meta(
-    url: &Url,
-    config: &Config,
-    strategy: &str,
-    seed: u64,
-    opts: &RunOptions,
-    bundled: Option<Bundled>,
-) -> RunMeta {
-    RunMeta {
-        wayfarer: env!("CARGO_PKG_VERSION").to_string(),
-        started_at: std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_secs())
-            .unwrap_or(0),
-        command: std::env::args().collect::<Vec<_>>().join(" "),
-        target: url.to_string(),
-        strategy: strategy.to_string(),
-        seed,
-        budget: opts.budget.to_string(),
-        episode_steps: opts.episode_steps,
-        config: serde_json::to_value(config).unwrap_or_default(),
-        setup: ReplaySetup {
-            start_url: url.to_string(),
-            app: bundled.map(|b| b.app.to_string()),
-            app_bugs: bundled.map(|b| b.bugs),
-            allow_origins: config.scope.allow_origins.clone(),
-            login: config.login.clone(),
-            oracles: config.oracles.clone(),
-            browser: config.browser.clone(),
-        },
-    }
 }
 
 /// The demo's budget when neither a flag nor the config gives one.

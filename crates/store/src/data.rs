@@ -27,6 +27,52 @@ pub struct RunMeta {
     pub setup: ReplaySetup,
 }
 
+/// What a run is started with, for [`RunMeta::new`].
+#[derive(Clone, Copy, Debug)]
+pub struct RunStart<'a> {
+    pub url: &'a str,
+    pub config: &'a wayfarer_core::Config,
+    pub strategy: &'a str,
+    pub seed: u64,
+    pub budget: wayfarer_core::Budget,
+    pub episode_steps: u32,
+    /// The command line, for the report header.
+    pub command: &'a str,
+    /// A bundled application served for the run: its name and whether its bugs are on.
+    pub app: Option<(&'a str, bool)>,
+}
+
+impl RunMeta {
+    /// The metadata of a run starting now: the configuration as given and what a replay
+    /// of its traces needs.
+    pub fn new(r: RunStart) -> RunMeta {
+        let c = r.config;
+        RunMeta {
+            wayfarer: env!("CARGO_PKG_VERSION").to_string(),
+            started_at: std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_secs())
+                .unwrap_or(0),
+            command: r.command.to_string(),
+            target: r.url.to_string(),
+            strategy: r.strategy.to_string(),
+            seed: r.seed,
+            budget: r.budget.to_string(),
+            episode_steps: r.episode_steps,
+            config: serde_json::to_value(c).unwrap_or_default(),
+            setup: ReplaySetup {
+                start_url: r.url.to_string(),
+                app: r.app.map(|(name, _)| name.to_string()),
+                app_bugs: r.app.map(|(_, bugs)| bugs),
+                allow_origins: c.scope.allow_origins.clone(),
+                login: c.login.clone(),
+                oracles: c.oracles.clone(),
+                browser: c.browser.clone(),
+            },
+        }
+    }
+}
+
 /// The live counters after a step (one sample per step: the plots over steps).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Sample {

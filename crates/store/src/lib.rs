@@ -9,7 +9,9 @@ mod writer;
 
 use std::path::Path;
 
-pub use data::{RunData, RunMeta, Sample, StateRow, StoredFailure, StoredStep, TransitionRow};
+pub use data::{
+    RunData, RunMeta, RunStart, Sample, StateRow, StoredFailure, StoredStep, TransitionRow,
+};
 pub use reader::{load, store_path};
 pub use schema::SCHEMA_VERSION;
 pub use writer::StoreWriter;

@@ -12,12 +12,11 @@ mod truth;
 use std::sync::Arc;
 
 use axum::extract::State;
-use axum::middleware::from_fn_with_state;
 use axum::response::Response;
 use axum::routing::{get, post};
-use axum::{Extension, Router};
+use axum::Router;
 
-use crate::common::{self, esc, fill, Sessions, Sid};
+use crate::common::{self, esc, fill, Sessions};
 use data::BoardSession;
 
 pub(crate) use bugs::BUGS;
@@ -42,7 +41,7 @@ pub(crate) fn router(bugs: bool, port: u16) -> Router {
         bugs,
         sessions: Sessions::new(port, data::new_session),
     });
-    Router::new()
+    let routes = Router::new()
         .route("/", get(pages::boards))
         .route("/boards/{id}", get(pages::board))
         .route("/boards/{id}/archive", get(pages::archive))
@@ -51,8 +50,6 @@ pub(crate) fn router(bugs: bool, port: u16) -> Router {
         .route("/api/boards/{id}/cards", post(api::create_card))
         .route("/api/boards/{id}/{op}", post(api::board_op))
         .route("/api/cards/{id}/{op}", post(api::card_op))
-        .route("/__wf/actions", get(actions))
-        .route("/static/wf.js", get(common::wf_js))
         .route("/static/board.css", get(|| async { common::css(APP_CSS) }))
         .route(
             "/static/board-common.js",
@@ -69,18 +66,9 @@ pub(crate) fn router(bugs: bool, port: u16) -> Router {
         .route(
             "/static/board-view.js",
             get(|| async { common::js(VIEW_JS) }),
-        )
-        .route("/favicon.ico", get(common::favicon))
-        .fallback(|| async { common::not_found() })
-        .layer(from_fn_with_state(
-            st.sessions.clone(),
-            common::session_layer::<BoardSession>,
-        ))
-        .with_state(st)
-}
-
-async fn actions(State(st): S, Extension(sid): Extension<Sid>) -> Response {
-    common::actions_json(&st.sessions, &sid)
+        );
+    let sessions = st.sessions.clone();
+    common::finish_router(routes, st, sessions)
 }
 
 /// A full page: `page` names the body's `data-page` (the scripts dispatch on it), `state`

@@ -9,12 +9,11 @@ mod vets;
 use std::sync::Arc;
 
 use axum::extract::State;
-use axum::middleware::from_fn_with_state;
 use axum::response::Response;
 use axum::routing::get;
-use axum::{Extension, Router};
+use axum::Router;
 
-use crate::common::{self, esc, fill, Sessions, Sid};
+use crate::common::{self, esc, fill, Sessions};
 use data::ClinicSession;
 pub(crate) use truth::TRUTH;
 
@@ -34,7 +33,7 @@ pub(crate) fn router(bugs: bool, port: u16) -> Router {
         bugs,
         sessions: Sessions::new(port, data::new_session),
     });
-    Router::new()
+    let routes = Router::new()
         .route("/", get(vets::home))
         .route("/vets", get(vets::vets))
         .route("/owners/find", get(owners::find_page))
@@ -57,21 +56,10 @@ pub(crate) fn router(bugs: bool, port: u16) -> Router {
             "/owners/{id}/pets/{pet}/visits/new",
             get(pets::visit_page).post(pets::add_visit),
         )
-        .route("/__wf/actions", get(actions))
-        .route("/static/wf.js", get(common::wf_js))
         .route("/static/clinic.js", get(|| async { common::js(APP_JS) }))
-        .route("/static/clinic.css", get(|| async { common::css(APP_CSS) }))
-        .route("/favicon.ico", get(common::favicon))
-        .fallback(|| async { common::not_found() })
-        .layer(from_fn_with_state(
-            st.sessions.clone(),
-            common::session_layer::<ClinicSession>,
-        ))
-        .with_state(st)
-}
-
-async fn actions(State(st): S, Extension(sid): Extension<Sid>) -> Response {
-    common::actions_json(&st.sessions, &sid)
+        .route("/static/clinic.css", get(|| async { common::css(APP_CSS) }));
+    let sessions = st.sessions.clone();
+    common::finish_router(routes, st, sessions)
 }
 
 /// A full page; `page` is the body's `data-page` (the JS dispatches on it).

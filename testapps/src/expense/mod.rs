@@ -9,12 +9,11 @@ mod truth;
 use std::sync::Arc;
 
 use axum::extract::State;
-use axum::middleware::from_fn_with_state;
 use axum::response::Response;
 use axum::routing::{get, post};
-use axum::{Extension, Router};
+use axum::Router;
 
-use crate::common::{self, esc, fill, Sessions, Sid};
+use crate::common::{self, esc, fill, Sessions};
 use data::ExpenseSession;
 pub(crate) use truth::TRUTH;
 
@@ -35,7 +34,7 @@ pub(crate) fn router(bugs: bool, port: u16) -> Router {
         bugs,
         sessions: Sessions::new(port, data::new_session),
     });
-    Router::new()
+    let routes = Router::new()
         .route("/", get(auth::login_page))
         .route("/login", get(auth::login_page).post(auth::login))
         .route("/register", get(auth::register_page).post(auth::register))
@@ -58,24 +57,13 @@ pub(crate) fn router(bugs: bool, port: u16) -> Router {
         .route("/reports", get(pages::reports))
         .route("/wizard", get(pages::wizard))
         .route("/budgets", post(pages::save_budget))
-        .route("/__wf/actions", get(actions))
-        .route("/static/wf.js", get(common::wf_js))
         .route("/static/expense.js", get(|| async { common::js(APP_JS) }))
         .route(
             "/static/expense.css",
             get(|| async { common::css(APP_CSS) }),
-        )
-        .route("/favicon.ico", get(common::favicon))
-        .fallback(|| async { common::not_found() })
-        .layer(from_fn_with_state(
-            st.sessions.clone(),
-            common::session_layer::<ExpenseSession>,
-        ))
-        .with_state(st)
-}
-
-async fn actions(State(st): S, Extension(sid): Extension<Sid>) -> Response {
-    common::actions_json(&st.sessions, &sid)
+        );
+    let sessions = st.sessions.clone();
+    common::finish_router(routes, st, sessions)
 }
 
 /// A full page: `page` names the body's `data-page` (the JS dispatches on it); `user` is the

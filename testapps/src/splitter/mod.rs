@@ -12,7 +12,6 @@ mod validate;
 use std::sync::Arc;
 
 use axum::extract::State;
-use axum::middleware::from_fn_with_state;
 use axum::response::Response;
 use axum::routing::{get, post};
 use axum::{Extension, Router};
@@ -43,7 +42,7 @@ pub(crate) fn router(bugs: bool, port: u16) -> Router {
         bugs,
         sessions: Sessions::new(port, data::new_session),
     });
-    Router::new()
+    let routes = Router::new()
         .route("/", get(shell))
         .route("/api/groups", get(api::list_groups).post(api::create_group))
         .route("/api/groups/{id}", get(api::get_group))
@@ -54,8 +53,6 @@ pub(crate) fn router(bugs: bool, port: u16) -> Router {
             post(api::delete_tx),
         )
         .route("/api/groups/{id}/payments", post(api::pay))
-        .route("/__wf/actions", get(actions))
-        .route("/static/wf.js", get(common::wf_js))
         .route(
             "/static/splitter/core.js",
             get(|| async { common::js(CORE_JS) }),
@@ -75,14 +72,9 @@ pub(crate) fn router(bugs: bool, port: u16) -> Router {
         .route(
             "/static/splitter/splitter.css",
             get(|| async { common::css(CSS) }),
-        )
-        .route("/favicon.ico", get(common::favicon))
-        .fallback(|| async { common::not_found() })
-        .layer(from_fn_with_state(
-            st.sessions.clone(),
-            common::session_layer::<SplitSession>,
-        ))
-        .with_state(st)
+        );
+    let sessions = st.sessions.clone();
+    common::finish_router(routes, st, sessions)
 }
 
 /// `GET /`: the one HTML document. The groups list is inlined so the start screen renders
@@ -99,8 +91,4 @@ async fn shell(State(st): S, Extension(sid): Extension<Sid>) -> Response {
             ("groups", &groups),
         ],
     ))
-}
-
-async fn actions(State(st): S, Extension(sid): Extension<Sid>) -> Response {
-    common::actions_json(&st.sessions, &sid)
 }

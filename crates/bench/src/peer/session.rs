@@ -171,7 +171,7 @@ impl Run<'_> {
 
     fn probe(&mut self) {
         let expr = self.tally.probe_expression();
-        match self.env.evaluate(&expr) {
+        match self.env.evaluate(expr) {
             Ok(v) => self.tally.read_probe(v),
             Err(e) => {
                 tracing::debug!(%e, "peer probe skipped");

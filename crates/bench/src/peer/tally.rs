@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use wayfarer_core::oracle::FailureBook;
 use wayfarer_core::state::StructureAbstraction;
-use wayfarer_core::{Abstraction, Coverage, Event, EventKind, Oracles, Outcome};
+use wayfarer_core::{Abstraction, AppProbe, Coverage, Event, EventKind, Oracles, Outcome};
 
 use crate::series::SeriesPoint;
 
@@ -31,15 +31,11 @@ pub(crate) struct Tally {
     pub skipped: u64,
 }
 
-/// What the probe expression reads from the page.
+/// What the probe expression reads from the page: the peer's own step counter. (The
+/// app's action log and screen come with every observation, in `Observation.app`.)
 #[derive(Debug, Default, serde::Deserialize)]
 struct Probe {
     steps: Option<u64>,
-    /// The length of `window.__wfActions`, and its entries past the known ones (all of
-    /// them when it is shorter than what we know: the tab's storage was cleared).
-    len: usize,
-    tail: Vec<String>,
-    state: Option<String>,
 }
 
 impl Tally {
@@ -66,17 +62,9 @@ impl Tally {
         self.steps_base + self.steps_now
     }
 
-    /// One `Runtime.evaluate` reading the peer's counter, the new part of the app's action
-    /// log and the app's screen.
-    pub fn probe_expression(&self) -> String {
-        format!(
-            "(() => {{ const w = window; const n = {known}; \
-             const l = Array.isArray(w.__wfActions) ? w.__wfActions : []; \
-             return {{ steps: typeof w.__wfPeerSteps === 'number' ? w.__wfPeerSteps : null, \
-             len: l.length, tail: (l.length >= n ? l.slice(n) : l).map(String), \
-             state: document.body ? document.body.getAttribute('data-wf-state') : null }}; }})()",
-            known = self.log_now.len()
-        )
+    /// One `Runtime.evaluate` reading the peer's step counter.
+    pub fn probe_expression(&self) -> &'static str {
+        "(() => ({ steps: typeof window.__wfPeerSteps === 'number' ? window.__wfPeerSteps : null }))()"
     }
 
     pub fn read_probe(&mut self, value: serde_json::Value) {
@@ -95,15 +83,20 @@ impl Tally {
             }
             self.steps_now = steps;
         }
-        if p.len < self.log_now.len() {
-            self.log_base.append(&mut self.log_now);
-        }
-        self.log_now.extend(p.tail);
-        if let Some(s) = p.state.filter(|s| !s.is_empty()) {
-            if !self.screens.contains(&s) {
-                self.screens.push(s);
+    }
+
+    /// The app's own account of itself in an observation: its screen, and its action log
+    /// (the whole log of the tab; a shorter one means the tab's storage was cleared).
+    fn read_app(&mut self, app: &AppProbe) {
+        if let Some(s) = app.state.as_ref().filter(|s| !s.is_empty()) {
+            if !self.screens.contains(s) {
+                self.screens.push(s.clone());
             }
         }
+        if app.actions.len() < self.log_now.len() {
+            self.log_base.append(&mut self.log_now);
+        }
+        self.log_now.clone_from(&app.actions);
     }
 
     /// A restarted browser (or a reopened page) is a new tab with empty storage: the
@@ -117,6 +110,9 @@ impl Tally {
     /// Count the outcome's page and judge its events, at the current step count.
     pub fn absorb(&mut self, out: &Outcome) {
         let obs = &out.observation;
+        if let Some(app) = &obs.app {
+            self.read_app(app);
+        }
         if !obs.url.is_empty() && obs.url != "about:blank" {
             let analysis = self.abstraction.analyse(obs);
             self.urls.insert(analysis.url);
@@ -170,5 +166,50 @@ impl Tally {
         let mut log = self.log_base.clone();
         log.extend(self.log_now.iter().cloned());
         log
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wayfarer_core::config::OracleConfig;
+    use wayfarer_core::Observation;
+
+    fn seen(url: &str, state: &str, log: &[&str]) -> Outcome {
+        Outcome {
+            observation: Observation {
+                url: url.into(),
+                app: Some(AppProbe {
+                    state: Some(state.into()),
+                    actions: log.iter().map(|s| s.to_string()).collect(),
+                }),
+                ..Observation::default()
+            },
+            ..Outcome::default()
+        }
+    }
+
+    #[test]
+    fn the_app_log_and_screens_survive_a_cleared_tab() {
+        let oracles = Oracles::new(OracleConfig::default(), vec!["http://h".into()]).unwrap();
+        let mut t = Tally::new(oracles);
+        t.absorb(&seen("http://h/", "home", &[]));
+        t.absorb(&seen("http://h/vets", "vets", &["a.nav.vets"]));
+        t.absorb(&seen(
+            "http://h/vets",
+            "vets",
+            &["a.nav.vets", "a.vets.chip"],
+        ));
+        // A restarted tab starts its log again.
+        t.new_tab();
+        t.absorb(&seen("http://h/", "home", &["a.nav.home"]));
+        assert_eq!(
+            t.action_log(),
+            vec!["a.nav.vets", "a.vets.chip", "a.nav.home"]
+        );
+        assert_eq!(t.screens, vec!["home", "vets"]);
+        t.read_probe(serde_json::json!({ "steps": 40 }));
+        t.read_probe(serde_json::json!({ "steps": 5 }));
+        assert_eq!(t.steps(), 45, "a cleared counter keeps what was counted");
     }
 }
