@@ -85,6 +85,7 @@ mod tests {
             findings: vec![],
             app_actions: ids.iter().map(|s| s.to_string()).collect(),
             app_state: Some(state.into()),
+            decision: None,
         }
     }
 

@@ -8,7 +8,6 @@ use std::sync::Arc;
 
 use wayfarer_browser::{BrowserEnv, BrowserOptions};
 use wayfarer_core::candidates::DenyText;
-use wayfarer_core::state::StructureAbstraction;
 use wayfarer_core::trace::Secrets;
 use wayfarer_core::{run, Environment, Observer, Oracles, RunOptions, RunSummary};
 use wayfarer_store::{RunMeta, RunStart, StoreWriter};
@@ -62,16 +61,12 @@ pub fn run_strategy(
     let served = serve(target)?;
     let url = served.url.clone();
     let config = plan.config_for(target);
-    let inputs_name = config
-        .strategy
-        .inputs
-        .clone()
-        .unwrap_or_else(|| wayfarer_strategies::default_inputs(strategy).to_string());
-    let dict = wayfarer_inputs::Dictionary::new(&config.inputs)
-        .map_err(|e| BenchError::Config(e.to_string()))?;
-    let inputs = wayfarer_inputs::by_name(&inputs_name, dict)
-        .map_err(|e| BenchError::Config(e.to_string()))?;
-    let mut agent = wayfarer_strategies::by_name(strategy, inputs)
+    let wayfarer_strategies::Setup {
+        mut agent,
+        mut abstraction,
+        episode_steps,
+        ..
+    } = wayfarer_strategies::setup(strategy, &config, None, plan.episode_steps)
         .map_err(|e| BenchError::Config(e.to_string()))?;
     let mut origins = vec![url.origin().ascii_serialization()];
     origins.extend(config.scope.allow_origins.iter().cloned());
@@ -79,7 +74,7 @@ pub fn run_strategy(
         .map_err(|e| BenchError::Config(e.to_string()))?;
     let opts = RunOptions {
         budget: plan.budget,
-        episode_steps: plan.episode_steps,
+        episode_steps,
         seed,
         deny: DenyText::new(&config.deny),
         oracles,
@@ -92,7 +87,7 @@ pub fn run_strategy(
         strategy,
         seed,
         budget: plan.budget,
-        episode_steps: plan.episode_steps,
+        episode_steps,
         command: &plan.command,
         app: target.app().map(|a| (a.name(), true)),
     });
@@ -109,13 +104,12 @@ pub fn run_strategy(
     })
     .map_err(BenchError::Browser)?;
     let mut collector = Collector::default();
-    let mut abstraction = StructureAbstraction::default();
     let result = {
         let mut observers: Vec<&mut dyn Observer> = vec![&mut store, &mut collector];
         run(
             &mut env,
             agent.as_mut(),
-            &mut abstraction,
+            abstraction.as_mut(),
             &opts,
             &mut observers,
         )

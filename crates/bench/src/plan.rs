@@ -80,8 +80,9 @@ pub struct Plan {
     pub chrome: Option<PathBuf>,
     /// Where peers install themselves.
     pub peer_cache: PathBuf,
-    /// Steps per episode before a reset (strategies).
-    pub episode_steps: u32,
+    /// Steps per episode before a reset; None: the configuration's, else each
+    /// strategy's default.
+    pub episode_steps: Option<u32>,
     /// The command line, for the header of bench.md.
     pub command: String,
 }

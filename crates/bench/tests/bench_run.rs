@@ -21,7 +21,7 @@ fn plan(out: &Path) -> Plan {
         config: Config::default(),
         chrome: Some(find_chrome(None).expect("Chromium (scripts/ensure-chromium.sh)")),
         peer_cache: out.join("peers"),
-        episode_steps: 10,
+        episode_steps: Some(10),
         command: "bench_run test".into(),
     }
 }

@@ -106,6 +106,13 @@
     return out;
   }
 
+  // The form an element belongs to: its form owner (the form attribute counts), else
+  // the enclosing form; strategies fill it before a submit.
+  function formOf(el, prefix) {
+    const f = (el.form instanceof HTMLFormElement) ? el.form : el.closest("form");
+    return f ? prefix + locatorIn(f) : null;
+  }
+
   function labelOf(el) {
     try {
       if (el.labels && el.labels.length) {
@@ -248,6 +255,7 @@
           options: tag === "select" ? Array.from(el.options).map(o => o.value) : [],
           checked: (tag === "input" && (el.type === "checkbox" || el.type === "radio")) ? !!el.checked : null,
           denied: denied || deniedBy(el, text, label),
+          form: formOf(el, ctx.prefix),
         };
         elements.push(out);
       }

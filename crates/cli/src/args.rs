@@ -111,7 +111,7 @@ pub struct TraceArgs {
 
 #[derive(Debug, Args, Clone)]
 pub struct RunArgs {
-    /// Exploration strategy.
+    /// Exploration strategy: random (default), bfs, dfs, webexplor.
     #[arg(long, short = 's')]
     pub strategy: Option<String>,
     /// Budget: actions (300), wall time (90s, 2m) or both (300,2m). Default 300 (demo: 1000).
@@ -120,7 +120,8 @@ pub struct RunArgs {
     /// Seed for every random choice. Default 1.
     #[arg(long)]
     pub seed: Option<u64>,
-    /// Steps per episode before a reset to the start URL. Default 50.
+    /// Steps per episode before a reset to the start URL (default: the config's, else
+    /// the strategy's: random 50, bfs/dfs/webexplor 100).
     #[arg(long)]
     pub episode_steps: Option<u32>,
     /// Input generator for typed values: random or heuristic (default: the strategy's).
@@ -172,9 +173,10 @@ pub struct BenchArgs {
     /// Seeds: a count N (seeds 1 to N), a range A..B, or a list A,B,C.
     #[arg(long, default_value = "3")]
     pub seeds: String,
-    /// Steps per episode before a reset to the start URL.
-    #[arg(long, default_value_t = 50)]
-    pub episode_steps: u32,
+    /// Steps per episode before a reset to the start URL (default: the config's, else
+    /// each strategy's: random 50, bfs/dfs/webexplor 100).
+    #[arg(long)]
+    pub episode_steps: Option<u32>,
     /// Output directory. Default ./wayfarer-bench
     #[arg(long, short = 'o')]
     pub out: Option<PathBuf>,

@@ -62,6 +62,7 @@ fn parse_with_secrets(
             bail!("deny rule {} needs a selector or a text", i + 1);
         }
     }
+    config.validate().map_err(|e| anyhow::anyhow!(e))?;
     Ok((config, Secrets::new(used)))
 }
 

@@ -12,7 +12,6 @@ use url::Url;
 use wayfarer_browser::{find_chrome, BrowserEnv, BrowserOptions};
 use wayfarer_core::candidates::DenyText;
 use wayfarer_core::config::DenyRule;
-use wayfarer_core::state::StructureAbstraction;
 use wayfarer_core::{run, Budget, Config, Environment, Observer, Oracles, RunOptions, RunSummary};
 
 use wayfarer_store::{RunMeta, RunStart, StoreWriter};
@@ -95,14 +94,17 @@ fn explore_url(
         .or(config.strategy.name.clone())
         .unwrap_or_else(|| "random".into());
     let seed = args.seed.or(config.strategy.seed).unwrap_or(1);
-    let inputs_name = args
-        .inputs
-        .clone()
-        .or(config.strategy.inputs.clone())
-        .unwrap_or_else(|| wayfarer_strategies::default_inputs(&strategy).to_string());
-    let dictionary = wayfarer_inputs::Dictionary::new(&config.inputs)?;
-    let inputs = wayfarer_inputs::by_name(&inputs_name, dictionary)?;
-    let mut agent = wayfarer_strategies::by_name(&strategy, inputs)?;
+    let wayfarer_strategies::Setup {
+        mut agent,
+        mut abstraction,
+        episode_steps,
+        ..
+    } = wayfarer_strategies::setup(
+        &strategy,
+        &config,
+        args.inputs.as_deref(),
+        args.episode_steps,
+    )?;
 
     let chrome = match &args.cdp {
         Some(_) => None,
@@ -130,7 +132,7 @@ fn explore_url(
     }
     let opts = RunOptions {
         budget,
-        episode_steps: config.budget.episode_steps.unwrap_or(50),
+        episode_steps,
         seed,
         deny: DenyText::new(&config.deny),
         oracles,
@@ -171,7 +173,6 @@ fn explore_url(
     .context("cannot start the browser")?;
 
     let mut progress = ProgressLine::new();
-    let mut abstraction = StructureAbstraction::default();
     let result = {
         let mut observers: Vec<&mut dyn Observer> = vec![&mut store];
         if show_progress {
@@ -180,7 +181,7 @@ fn explore_url(
         run(
             &mut env,
             agent.as_mut(),
-            &mut abstraction,
+            abstraction.as_mut(),
             &opts,
             &mut observers,
         )

@@ -46,7 +46,16 @@ fn bad_flags_and_configs_exit_2() {
 fn demo_json_summary_has_the_promised_fields_and_exit_code() {
     let dir = tempfile::tempdir().unwrap();
     let out = wayfarer()
-        .args(["demo", "--budget", "40", "--seed", "3", "--json", "--out"])
+        .args([
+            "demo",
+            "--budget",
+            "40",
+            "--seed",
+            "3",
+            "--episode-steps",
+            "10",
+        ])
+        .args(["--json", "--out"])
         .arg(dir.path())
         .output()
         .unwrap();
@@ -67,6 +76,12 @@ fn demo_json_summary_has_the_promised_fields_and_exit_code() {
         assert!(v.get(key).is_some(), "missing {key} in {v}");
     }
     assert_eq!(v["steps"], 40);
+    // Regression: --episode-steps used to be ignored (episodes stayed 50 steps long).
+    assert!(
+        v["episodes"].as_u64().unwrap() >= 4,
+        "episodes: {}",
+        v["episodes"]
+    );
     for key in ["covered_bytes", "total_bytes", "ratio", "first_load_ratio"] {
         assert!(v["js_coverage"].get(key).is_some(), "js_coverage.{key}");
     }

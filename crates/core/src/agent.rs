@@ -2,6 +2,7 @@
 //! abstract states and candidate actions, never CDP.
 
 use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
 
 use crate::model::{Action, Event, Observation};
 use crate::state::{Analysis, StateId};
@@ -31,6 +32,28 @@ pub struct Transition<'a> {
     pub events: &'a [Event],
     /// The next state had never been seen in this run.
     pub new_state: bool,
+    /// The action could not be performed (its target was gone, the step failed).
+    pub failed: bool,
+}
+
+/// What a strategy has learned, for the run store and the report: a few counters and
+/// tables (a Q-table, an automaton, a frontier), already in display form.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct StrategySnapshot {
+    pub strategy: String,
+    /// Named counters ("escapes", "broken replays", "q entries" ...), in display order.
+    pub counters: Vec<(String, u64)>,
+    pub tables: Vec<SnapshotTable>,
+}
+
+/// One table of a snapshot. Strategies cap the rows they hand out; `total_rows` says
+/// how many there were.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SnapshotTable {
+    pub name: String,
+    pub columns: Vec<String>,
+    pub rows: Vec<Vec<String>>,
+    pub total_rows: usize,
 }
 
 /// A strategy. One seeded generator is handed in for every random choice, so the same
@@ -44,4 +67,22 @@ pub trait Agent {
     fn learn(&mut self, _transition: &Transition<'_>) {}
 
     fn on_episode_end(&mut self) {}
+
+    /// Asked before `choose` everywhere but at the start of an episode: `true` ends the
+    /// episode here and the loop resets (strategies that replay paths from the start).
+    fn wants_reset(&mut self, _view: &View<'_>) -> bool {
+        false
+    }
+
+    /// Why the last `choose` picked its action, in a few words ("explore", "replay 2/5
+    /// to s7"), recorded with the step.
+    fn rationale(&self) -> Option<String> {
+        None
+    }
+
+    /// What the strategy has learned so far; the loop hands it to observers at the end
+    /// of every episode and of the run.
+    fn snapshot(&self) -> Option<StrategySnapshot> {
+        None
+    }
 }

@@ -18,6 +18,7 @@ pub struct Config {
     /// to the value to type.
     pub inputs: BTreeMap<String, String>,
     pub budget: BudgetConfig,
+    pub abstraction: AbstractionConfig,
     pub strategy: StrategyConfig,
     pub oracles: OracleConfig,
     pub browser: BrowserConfig,
@@ -74,6 +75,152 @@ pub struct StrategyConfig {
     pub inputs: Option<String>,
     /// Strategy parameters by name, read by the strategy that knows them.
     pub params: BTreeMap<String, serde_json::Value>,
+    pub webexplor: WebExplorConfig,
+    pub crawl: CrawlConfig,
+}
+
+/// How observations become abstract states (DESIGN section 5).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct AbstractionConfig {
+    /// "tagseq" (same URL and similar tag sequence) or "structure" (same URL and the
+    /// exact tag sequence).
+    pub kind: String,
+    /// `tagseq`: the similarity (0 to 1) at or above which two pages are one state.
+    pub threshold: f64,
+    /// `tagseq`: tags compared per page at most.
+    pub max_tags: usize,
+}
+
+impl Default for AbstractionConfig {
+    fn default() -> Self {
+        AbstractionConfig {
+            kind: "tagseq".into(),
+            threshold: 0.8,
+            max_tags: 1000,
+        }
+    }
+}
+
+/// `webexplor` (DESIGN 7.3): curiosity-driven Q-learning guided by an automaton.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct WebExplorConfig {
+    /// Learning rate; 1 reproduces the paper's plain assignment.
+    pub alpha: f64,
+    /// Discount of the next state's best value.
+    pub gamma: f64,
+    /// Value of an action never tried (optimistic, so new actions get tried).
+    pub initial_q: f64,
+    /// Gumbel-softmax temperature: lower is greedier.
+    pub tau: f64,
+    /// Steps per episode before a reset, unless `budget.episode_steps` says otherwise.
+    pub episode_steps: u32,
+    /// Steps without a new state that count as stagnation.
+    pub stagnation_steps: u32,
+    /// Seconds without a new state that count as stagnation.
+    pub stagnation_secs: f64,
+    /// Fill the empty fields of a form (with the input generator) before clicking its
+    /// buttons; typing stays an action the policy learns either way.
+    pub fill_forms: bool,
+}
+
+impl Default for WebExplorConfig {
+    fn default() -> Self {
+        WebExplorConfig {
+            alpha: 1.0,
+            gamma: 0.95,
+            initial_q: 1.0,
+            tau: 1.0,
+            episode_steps: 100,
+            stagnation_steps: 30,
+            stagnation_secs: 60.0,
+            fill_forms: true,
+        }
+    }
+}
+
+/// `bfs` and `dfs` (DESIGN 7.2): model-based crawling.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CrawlConfig {
+    /// Steps per episode before a reset, unless `budget.episode_steps` says otherwise.
+    pub episode_steps: u32,
+    /// Fill the empty fields of a form (heuristic values) before clicking its buttons.
+    pub fill_forms: bool,
+    /// Also crawl `back` as an action of every state.
+    pub back: bool,
+}
+
+impl Default for CrawlConfig {
+    fn default() -> Self {
+        CrawlConfig {
+            episode_steps: 100,
+            fill_forms: true,
+            back: false,
+        }
+    }
+}
+
+impl Config {
+    /// Check the numbers a type cannot: ranges of the strategy parameters.
+    pub fn validate(&self) -> Result<(), String> {
+        let a = &self.abstraction;
+        if !["tagseq", "structure"].contains(&a.kind.as_str()) {
+            return Err(format!(
+                "abstraction.kind {:?} is not one of tagseq, structure",
+                a.kind
+            ));
+        }
+        if !(a.threshold > 0.0 && a.threshold <= 1.0) {
+            return Err(format!(
+                "abstraction.threshold must be in (0, 1], not {}",
+                a.threshold
+            ));
+        }
+        if a.max_tags == 0 {
+            return Err("abstraction.max_tags must be at least 1".into());
+        }
+        let w = &self.strategy.webexplor;
+        let checks = [
+            (
+                w.alpha > 0.0 && w.alpha <= 1.0,
+                "strategy.webexplor.alpha must be in (0, 1]",
+            ),
+            (
+                w.gamma >= 0.0 && w.gamma < 1.0,
+                "strategy.webexplor.gamma must be in [0, 1)",
+            ),
+            (
+                w.tau > 0.0 && w.tau.is_finite(),
+                "strategy.webexplor.tau must be above 0",
+            ),
+            (
+                w.initial_q.is_finite(),
+                "strategy.webexplor.initial_q must be a number",
+            ),
+            (
+                w.episode_steps > 0,
+                "strategy.webexplor.episode_steps must be at least 1",
+            ),
+            (
+                w.stagnation_steps > 0,
+                "strategy.webexplor.stagnation_steps must be at least 1",
+            ),
+            (
+                w.stagnation_secs > 0.0,
+                "strategy.webexplor.stagnation_secs must be above 0",
+            ),
+            (
+                self.strategy.crawl.episode_steps > 0,
+                "strategy.crawl.episode_steps must be at least 1",
+            ),
+        ];
+        match checks.iter().find(|(ok, _)| !ok) {
+            Some((_, msg)) => Err(msg.to_string()),
+            None => Ok(()),
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

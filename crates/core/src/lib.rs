@@ -30,7 +30,7 @@ pub mod summary;
 pub mod tagseq;
 pub mod trace;
 
-pub use agent::{Agent, Transition, View};
+pub use agent::{Agent, SnapshotTable, StrategySnapshot, Transition, View};
 pub use budget::Budget;
 pub use observer::{Observer, Progress};
 pub use oracle::{Failure, FailureKind, Oracles};

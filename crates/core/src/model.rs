@@ -74,6 +74,10 @@ pub struct Element {
     /// page content, but no action targets it).
     #[serde(default)]
     pub denied: bool,
+    /// Locator of the `<form>` the element belongs to (its form owner, or the enclosing
+    /// form of a button or link), when it has one: strategies fill a form before submitting.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub form: Option<String>,
 }
 
 fn yes() -> bool {

@@ -1,6 +1,7 @@
 //! The observer seam: everything that records or reports a run (progress line, JSON
 //! summary, later the run store and the HTML report) listens here, apart from the loop.
 
+use crate::agent::StrategySnapshot;
 use crate::oracle::Failure;
 use crate::record::{ResetRecord, StepRecord};
 use crate::summary::RunSummary;
@@ -28,5 +29,7 @@ pub trait Observer {
     /// A failure seen for the first time, with a screenshot of the page when the
     /// environment could take one. Repeats show up in the records' `findings`.
     fn on_failure(&mut self, _failure: &Failure, _screenshot: Option<&[u8]>) {}
+    /// What the strategy has learned, at the end of each episode and of the run.
+    fn on_strategy(&mut self, _snapshot: &StrategySnapshot) {}
     fn on_end(&mut self, _summary: &RunSummary) {}
 }

@@ -55,6 +55,9 @@ pub struct StepRecord {
     /// The application's own name for the screen after the step (`data-wf-state`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub app_state: Option<String>,
+    /// Why the strategy chose this action ("explore", "replay 2/5 to s7"), when it says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decision: Option<String>,
 }
 
 /// A reset: the start of an episode.

@@ -86,6 +86,7 @@ pub fn run(
         }
         if cur.episode_step >= opts.episode_steps {
             agent.on_episode_end();
+            share_snapshot(agent, observers);
             match env.reset() {
                 Ok(out) => {
                     cur = begin_episode(
@@ -136,15 +137,19 @@ pub fn run(
         }
         empty_starts = 0;
         let t_decide = Instant::now();
-        let action = agent.choose(
-            &View {
-                observation: &cur.obs,
-                analysis: &cur.analysis,
-                actions: &candidates,
-                episode_step: cur.episode_step,
-            },
-            &mut rng,
-        );
+        let view = View {
+            observation: &cur.obs,
+            analysis: &cur.analysis,
+            actions: &candidates,
+            episode_step: cur.episode_step,
+        };
+        // Only mid-episode: a reset at the start would change nothing and could repeat forever.
+        if cur.episode_step > 0 && agent.wants_reset(&view) {
+            cur.episode_step = opts.episode_steps;
+            continue;
+        }
+        let action = agent.choose(&view, &mut rng);
+        let decision = agent.rationale();
         let decide = t_decide.elapsed();
         steps += 1;
         cur.episode_step += 1;
@@ -217,6 +222,7 @@ pub fn run(
             next_observation: &outcome.observation,
             events: &outcome.events,
             new_state,
+            failed: error.is_some(),
         });
 
         let timings = StepTimings {
@@ -250,6 +256,7 @@ pub fn run(
                 .app
                 .as_ref()
                 .and_then(|a| a.state.clone()),
+            decision,
         };
         let progress = progress(
             opts,
@@ -271,12 +278,14 @@ pub fn run(
         if outcome.restarted {
             // The environment reset itself: a new episode from its start page.
             agent.on_episode_end();
+            share_snapshot(agent, observers);
             cur.episode += 1;
             cur.episode_step = 0;
             cur.trace.clear();
         }
     }
 
+    share_snapshot(agent, observers);
     let elapsed = started.elapsed();
     let summary = RunSummary {
         target: opts.target.clone(),
@@ -305,6 +314,15 @@ pub fn run(
         o.on_end(&summary);
     }
     Ok(summary)
+}
+
+/// Hand what the agent has learned to the observers (the store keeps the latest).
+fn share_snapshot(agent: &dyn Agent, observers: &mut [&mut dyn Observer]) {
+    if let Some(snapshot) = agent.snapshot() {
+        for o in observers.iter_mut() {
+            o.on_strategy(&snapshot);
+        }
+    }
 }
 
 /// What `begin_episode` borrows from the loop.

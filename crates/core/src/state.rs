@@ -91,6 +91,18 @@ pub trait Abstraction {
     fn states(&self) -> usize;
 }
 
+/// The abstraction `config` names: `tagseq` (the default) or `structure`. The kind is
+/// checked by `Config::validate`; an unknown one falls back to `tagseq`.
+pub fn abstraction_for(config: &crate::config::AbstractionConfig) -> Box<dyn Abstraction + Send> {
+    match config.kind.as_str() {
+        "structure" => Box::new(StructureAbstraction::default()),
+        _ => Box::new(crate::tagseq::TagSeqAbstraction::new(
+            config.threshold,
+            config.max_tags,
+        )),
+    }
+}
+
 /// URL normalisation shared by the abstractions: scheme, host, port, path and the
 /// fragment route are kept; query values are dropped (keys kept, sorted).
 pub fn normalize_url(raw: &str) -> String {

@@ -128,6 +128,7 @@ fn main() {
             })
             .collect(),
         failures,
+        strategy: None,
     };
     let found = |kind: FailureKind| {
         let f = data.failures.iter().find(|f| f.failure.kind == kind);

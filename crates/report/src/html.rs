@@ -140,5 +140,6 @@ fn view(data: &RunData, seeded: Option<&[SeededLine]>) -> Value {
         charts => charts,
         steps => steps::rows(data),
         steps_total => data.steps.len(),
+        learned => data.strategy.as_ref(),
     }
 }

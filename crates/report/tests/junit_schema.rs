@@ -67,6 +67,7 @@ fn data(complete: bool) -> RunData {
                 screenshot: None,
             },
         ],
+        strategy: None,
     }
 }
 

@@ -48,6 +48,7 @@ fn record(step: u64) -> StepRecord {
         findings: vec![],
         app_actions: vec![],
         app_state: None,
+        decision: None,
     }
 }
 

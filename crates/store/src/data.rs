@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 use wayfarer_core::env::Coverage;
 use wayfarer_core::trace::ReplaySetup;
-use wayfarer_core::{Failure, ResetRecord, RunSummary, StateId, StepRecord};
+use wayfarer_core::{Failure, ResetRecord, RunSummary, StateId, StepRecord, StrategySnapshot};
 
 /// What is known of a run when it starts.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -141,6 +141,9 @@ pub struct RunData {
     pub transitions: Vec<TransitionRow>,
     /// In order of discovery.
     pub failures: Vec<StoredFailure>,
+    /// What the strategy had learned when it last said (Q-table, automaton, frontier);
+    /// None for strategies that keep nothing.
+    pub strategy: Option<StrategySnapshot>,
 }
 
 impl RunData {

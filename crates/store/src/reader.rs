@@ -8,7 +8,9 @@ use std::time::Duration;
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 use serde::de::DeserializeOwned;
 use wayfarer_core::summary::{CoverageSummary, FailureLine, TimingMedians};
-use wayfarer_core::{EventKind, Failure, ResetRecord, RunSummary, StateId, StepRecord};
+use wayfarer_core::{
+    EventKind, Failure, ResetRecord, RunSummary, StateId, StepRecord, StrategySnapshot,
+};
 
 use crate::data::{RunData, RunMeta, Sample, StateRow, StoredFailure, StoredStep, TransitionRow};
 use crate::schema::check_version;
@@ -53,6 +55,16 @@ pub fn load(path: &Path) -> Result<RunData, StoreError> {
         })
         .optional()
         .map_err(sql)?;
+
+    let strategy_text: Option<String> = conn
+        .query_row("SELECT value FROM meta WHERE key = 'strategy'", [], |r| {
+            r.get(0)
+        })
+        .optional()
+        .map_err(sql)?;
+    let strategy: Option<StrategySnapshot> = strategy_text
+        .map(|t| parse("the strategy's state", &t))
+        .transpose()?;
 
     let steps: Vec<StoredStep> = rows(&conn, "SELECT record, sample FROM steps ORDER BY step")
         .map_err(sql)?
@@ -138,6 +150,7 @@ pub fn load(path: &Path) -> Result<RunData, StoreError> {
         states,
         transitions,
         failures,
+        strategy,
     };
     data.summary = match summary_text {
         Some(t) => {

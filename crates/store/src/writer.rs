@@ -5,7 +5,9 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::{params, Connection};
 use wayfarer_core::trace::Secrets;
-use wayfarer_core::{Failure, Observer, Progress, ResetRecord, RunSummary, StepRecord};
+use wayfarer_core::{
+    Failure, Observer, Progress, ResetRecord, RunSummary, StepRecord, StrategySnapshot,
+};
 
 use crate::data::{RunMeta, Sample};
 use crate::schema::{CREATE, SCHEMA_VERSION, WRITE_PRAGMAS};
@@ -230,6 +232,16 @@ impl Observer for StoreWriter {
                 failure,
                 shot_path
             ])?;
+            Ok(())
+        });
+    }
+
+    fn on_strategy(&mut self, snapshot: &StrategySnapshot) {
+        // The latest snapshot replaces the one before: what the strategy knows now.
+        let s = self.masked(snapshot);
+        self.write("the strategy's state", |c| {
+            c.prepare_cached("INSERT OR REPLACE INTO meta (key, value) VALUES ('strategy', ?1)")?
+                .execute([s])?;
             Ok(())
         });
     }

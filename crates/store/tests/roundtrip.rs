@@ -179,6 +179,7 @@ fn secrets_are_stored_as_references_never_as_values() {
         findings: vec![],
         app_actions: vec![],
         app_state: None,
+        decision: None,
     };
     w.on_step(&record, &wayfarer_core::Progress::default());
     drop(w);
@@ -194,4 +195,41 @@ fn secrets_are_stored_as_references_never_as_values() {
         Some("${WF_PASSWORD}")
     );
     assert_eq!(data.meta.config["login"][0]["value"], "${WF_PASSWORD}");
+}
+
+#[test]
+fn the_latest_strategy_snapshot_is_kept_with_secrets_masked() {
+    use wayfarer_core::trace::Secrets;
+    use wayfarer_core::{SnapshotTable, StrategySnapshot};
+    let dir = tempfile::tempdir().unwrap();
+    let secrets = Secrets::new([("WF_PASSWORD".to_string(), "s3cret-value".to_string())]);
+    let mut w = StoreWriter::create(dir.path(), &meta(), secrets).unwrap();
+    let snap = |n: u64| StrategySnapshot {
+        strategy: "webexplor".into(),
+        counters: vec![("escapes from stagnation".into(), n)],
+        tables: vec![SnapshotTable {
+            name: "Q-table".into(),
+            columns: vec!["state".into(), "action".into(), "Q".into()],
+            rows: vec![vec![
+                "s1".into(),
+                "type #pw \"s3cret-value\"".into(),
+                "1.000".into(),
+            ]],
+            total_rows: 1,
+        }],
+    };
+    w.on_strategy(&snap(1));
+    w.on_strategy(&snap(2));
+    drop(w);
+    let data = load(dir.path()).unwrap();
+    let got = data.strategy.expect("a snapshot");
+    assert_eq!(
+        got.counters,
+        vec![("escapes from stagnation".to_string(), 2)]
+    );
+    assert_eq!(got.tables[0].rows[0][1], "type #pw \"${WF_PASSWORD}\"");
+    // A run without one reads back as None.
+    let other = tempfile::tempdir().unwrap();
+    drop(StoreWriter::create(other.path(), &meta(), Secrets::default()).unwrap());
+    assert!(load(other.path()).unwrap().strategy.is_none());
 }

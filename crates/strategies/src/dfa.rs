@@ -73,6 +73,17 @@ impl<A: Clone + Eq + Hash> Dfa<A> {
     /// The fewest transitions from `from` to `to` (empty when they are the same state),
     /// or None when `to` cannot be reached.
     pub fn shortest_path(&self, from: StateId, to: StateId) -> Option<Vec<&Edge<A>>> {
+        self.shortest_path_where(from, to, |_| true)
+    }
+
+    /// `shortest_path` over the edges `usable` accepts (replays skip `back`, whose
+    /// effect depends on the history rather than on the state).
+    pub fn shortest_path_where(
+        &self,
+        from: StateId,
+        to: StateId,
+        usable: impl Fn(&Edge<A>) -> bool,
+    ) -> Option<Vec<&Edge<A>>> {
         if from == to {
             return Some(Vec::new());
         }
@@ -81,7 +92,7 @@ impl<A: Clone + Eq + Hash> Dfa<A> {
         while let Some(s) = queue.pop_front() {
             for &e in self.out.get(&s).map_or(&[][..], Vec::as_slice) {
                 let next = self.edges[e].to;
-                if next == from || via.contains_key(&next) {
+                if next == from || via.contains_key(&next) || !usable(&self.edges[e]) {
                     continue;
                 }
                 via.insert(next, e);
@@ -102,12 +113,40 @@ impl<A: Clone + Eq + Hash> Dfa<A> {
         None
     }
 
-    /// The least-visited transition whose source `reachable` accepts (the highest
-    /// curiosity, 1/sqrt(N)); the first seen among equals.
-    pub fn most_curious(&self, reachable: impl Fn(StateId) -> bool) -> Option<&Edge<A>> {
+    /// Every state reachable from `from` over the edges `usable` accepts, `from` included.
+    pub fn reachable_from(
+        &self,
+        from: StateId,
+        usable: impl Fn(&Edge<A>) -> bool,
+    ) -> std::collections::HashSet<StateId> {
+        let mut seen = std::collections::HashSet::from([from]);
+        let mut queue = VecDeque::from([from]);
+        while let Some(s) = queue.pop_front() {
+            for &e in self.out.get(&s).map_or(&[][..], Vec::as_slice) {
+                let edge = &self.edges[e];
+                if usable(edge) && seen.insert(edge.to) {
+                    queue.push_back(edge.to);
+                }
+            }
+        }
+        seen
+    }
+
+    /// Outgoing transitions of `state`, in the order first seen.
+    pub fn out_of(&self, state: StateId) -> impl Iterator<Item = &Edge<A>> {
+        self.out
+            .get(&state)
+            .map_or(&[][..], Vec::as_slice)
+            .iter()
+            .map(|&i| &self.edges[i])
+    }
+
+    /// The least-visited transition `eligible` accepts (the highest curiosity,
+    /// 1/sqrt(N)); the latest seen among equals, as it borders the newest states.
+    pub fn most_curious(&self, eligible: impl Fn(&Edge<A>) -> bool) -> Option<&Edge<A>> {
         let mut best: Option<&Edge<A>> = None;
-        for e in &self.edges {
-            if reachable(e.from) && best.is_none_or(|b| e.count < b.count) {
+        for e in self.edges.iter().rev() {
+            if best.is_none_or(|b| e.count < b.count) && eligible(e) {
                 best = Some(e);
             }
         }
@@ -139,8 +178,8 @@ mod tests {
         assert_eq!(acts, vec!["c", "d"]);
         assert!(d.shortest_path(s(3), s(0)).is_none());
         assert_eq!(d.shortest_path(s(2), s(2)).unwrap().len(), 0);
-        assert_eq!(d.most_curious(|_| true).unwrap().action, "b");
-        assert_eq!(d.most_curious(|x| x == s(2)).unwrap().action, "d");
+        assert_eq!(d.most_curious(|_| true).unwrap().action, "d");
+        assert_eq!(d.most_curious(|e| e.from == s(0)).unwrap().action, "c");
     }
 
     /// The fewest edges from `a` to `b` by trying every path of at most n edges.

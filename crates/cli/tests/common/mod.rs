@@ -72,7 +72,7 @@ pub fn explore_all(
 ) -> (RunSummary, Steps) {
     let inputs = wayfarer_inputs::by_name("random", wayfarer_inputs::Dictionary::default())
         .expect("random inputs");
-    let mut agent = wayfarer_strategies::by_name("random", inputs).unwrap();
+    let mut agent = wayfarer_strategies::by_name("random", &Default::default(), inputs).unwrap();
     let mut abs = StructureAbstraction::default();
     let mut steps = Steps::default();
     let summary = run(

@@ -87,6 +87,7 @@ impl SimEnv {
                 e.input_type = Some(field.rule.input_type().into());
                 e.label = field.name.clone();
                 e.attrs.insert("name".into(), field.name.clone());
+                e.form = Some(format!("#form{k}"));
                 if let Some(v) = self.values.get(&(k, m)) {
                     e.attrs.insert("value".into(), v.clone());
                 }
@@ -94,6 +95,7 @@ impl SimEnv {
             }
             let mut submit = el("button", &format!("#f{k}-submit"), "Submit");
             submit.input_type = Some("submit".into());
+            submit.form = Some(format!("#form{k}"));
             push(submit, &mut tags);
         }
         for d in 0..p.dead_buttons {

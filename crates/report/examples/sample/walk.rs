@@ -201,6 +201,7 @@ pub fn walk(pages: &[Page], steps: u64) -> Walk {
             element,
             app_actions: vec![],
             app_state: None,
+            decision: None,
         };
         w.steps.push(StoredStep { record, sample });
         (prev, cur) = (cur, next);

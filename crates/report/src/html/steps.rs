@@ -23,6 +23,8 @@ pub struct StepRow {
     pub new_state: bool,
     pub error: Option<String>,
     pub findings: usize,
+    /// Why the strategy chose the action, when it said.
+    pub decision: Option<String>,
 }
 
 pub fn rows(data: &RunData) -> Vec<StepRow> {
@@ -47,6 +49,7 @@ pub fn rows(data: &RunData) -> Vec<StepRow> {
                 new_state: r.new_state,
                 error: r.error.as_deref().map(|e| truncate(e, 200)),
                 findings: r.findings.len(),
+                decision: r.decision.as_deref().map(|d| truncate(d, 160)),
             }
         })
         .collect()

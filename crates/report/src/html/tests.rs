@@ -8,7 +8,7 @@ use wayfarer_core::summary::{CoverageSummary, FailureLine};
 use wayfarer_core::trace::{ElementHint, TraceStep};
 use wayfarer_core::{
     Action, ActionKind, Coverage, Event, EventKind, Failure, FailureKind, ResetRecord, RunSummary,
-    StateId, StepRecord,
+    SnapshotTable, StateId, StepRecord, StrategySnapshot,
 };
 use wayfarer_store::{
     RunData, RunMeta, Sample, StateRow, StoredFailure, StoredStep, TransitionRow,
@@ -55,6 +55,7 @@ fn step(n: u64, from: u64, to: u64) -> StoredStep {
             findings: vec![H.into()],
             app_actions: vec![],
             app_state: None,
+            decision: Some(format!("replay to {H} (1/2)")),
         },
         sample: Sample {
             states: to as usize + 1,
@@ -176,6 +177,16 @@ pub fn hostile(complete: bool) -> RunData {
             .collect(),
         failures,
         steps,
+        strategy: Some(StrategySnapshot {
+            strategy: H.into(),
+            counters: vec![(H.into(), 3), ("escapes from stagnation".into(), 2)],
+            tables: vec![SnapshotTable {
+                name: H.into(),
+                columns: vec![H.into(), "Q".into()],
+                rows: vec![vec![H.into(), "1.950".into()]],
+                total_rows: 9,
+            }],
+        }),
     }
 }
 
@@ -251,6 +262,10 @@ fn sections_and_svgs_are_present() {
         "id=\"failures\"",
         "Steps to reproduce",
         "Seeded bugs: 1 of 2 found",
+        "id=\"strategy\"",
+        "escapes from stagnation",
+        "the first 1 of 9",
+        "class=\"why\">replay to &lt;script&gt;",
     ] {
         assert!(html.contains(part), "missing {part}");
     }

@@ -1,0 +1,140 @@
+//! Filling a form before pressing its button, as a crawler does (DESIGN 7.2): the empty
+//! fields of the same form (or, for a button outside any form, the empty fields outside
+//! any form, as div-made forms have) get a value first.
+
+use rand_chacha::ChaCha8Rng;
+use wayfarer_core::input::InputGenerator;
+use wayfarer_core::{Action, ActionKind, Element, Observation};
+
+use crate::route::{Route, RouteStep};
+
+/// A button-like element: pressing it may send what the fields hold. Links are not.
+pub fn submits(e: &Element) -> bool {
+    match e.tag.as_str() {
+        "button" => true,
+        "input" => matches!(
+            e.input_type.as_deref(),
+            Some("submit") | Some("button") | Some("image")
+        ),
+        "a" | "select" | "textarea" | "option" | "label" | "summary" => {
+            e.role.as_deref() == Some("button")
+        }
+        _ => !e.is_text_input(),
+    }
+}
+
+/// A field that holds no value yet.
+fn empty(e: &Element) -> bool {
+    e.attr("value").is_none_or(|v| v.is_empty())
+}
+
+/// The fields to fill before `action`, in document order.
+pub fn fields_before<'a>(page: &'a Observation, action: &Action) -> Vec<&'a Element> {
+    if action.kind != ActionKind::Click {
+        return Vec::new();
+    }
+    let Some(button) = action.target.as_deref().and_then(|t| page.element(t)) else {
+        return Vec::new();
+    };
+    if !submits(button) {
+        return Vec::new();
+    }
+    page.elements
+        .iter()
+        .filter(|f| f.is_actionable() && f.form == button.form && empty(f))
+        .filter(|f| f.is_text_input() || (f.tag == "select" && !f.options.is_empty()))
+        .collect()
+}
+
+/// The actions that fill the fields before `action`, with values from `inputs`.
+pub fn fill_before(
+    page: &Observation,
+    action: &Action,
+    inputs: &mut dyn InputGenerator,
+    rng: &mut ChaCha8Rng,
+) -> Vec<Action> {
+    fields_before(page, action)
+        .into_iter()
+        .filter_map(|f| {
+            let kind = if f.tag == "select" {
+                ActionKind::Select
+            } else {
+                ActionKind::Type
+            };
+            let value = match kind {
+                ActionKind::Select => inputs.option_for(f, page, rng)?,
+                _ => inputs.text_for(f, page, rng),
+            };
+            Some(Action::on(kind, f.locator.clone()).with_value(value))
+        })
+        .collect()
+}
+
+/// A plan that fills the empty fields of `action`'s form and then takes it; None when
+/// there is nothing to fill (the action is then taken as it is).
+pub fn fill_then(
+    page: &Observation,
+    action: &Action,
+    inputs: &mut dyn InputGenerator,
+    rng: &mut ChaCha8Rng,
+) -> Option<Route> {
+    let fills = fill_before(page, action, inputs, rng);
+    if fills.is_empty() {
+        return None;
+    }
+    let label = format!("fill {} field(s), then {}", fills.len(), action.describe());
+    let steps = fills
+        .into_iter()
+        .chain([action.clone()])
+        .map(RouteStep::anywhere)
+        .collect();
+    Some(Route::plan(steps, label))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn el(tag: &str, loc: &str, ty: Option<&str>, form: Option<&str>, value: &str) -> Element {
+        let mut e = Element {
+            locator: loc.into(),
+            tag: tag.into(),
+            input_type: ty.map(String::from),
+            actionable: vec![format!("tag:{tag}")],
+            visible: true,
+            enabled: true,
+            form: form.map(String::from),
+            ..Element::default()
+        };
+        if tag == "input" {
+            e.attrs.insert("value".into(), value.into());
+        }
+        e
+    }
+
+    #[test]
+    fn only_the_empty_fields_of_the_buttons_own_form_are_filled() {
+        let page = Observation {
+            elements: vec![
+                el("input", "#a", Some("text"), Some("#f1"), ""),
+                el("input", "#b", Some("email"), Some("#f1"), "kept@x.io"),
+                el("input", "#c", Some("text"), Some("#f2"), ""),
+                el("input", "#d", Some("text"), None, ""),
+                el("button", "#save", Some("submit"), Some("#f1"), ""),
+                el("button", "#loose", Some("button"), None, ""),
+                el("a", "#link", None, Some("#f1"), ""),
+            ],
+            ..Observation::default()
+        };
+        let locs = |a: &str| -> Vec<String> {
+            fields_before(&page, &Action::on(ActionKind::Click, a))
+                .iter()
+                .map(|e| e.locator.clone())
+                .collect()
+        };
+        assert_eq!(locs("#save"), vec!["#a"]);
+        assert_eq!(locs("#loose"), vec!["#d"]);
+        assert!(locs("#link").is_empty());
+        assert!(fields_before(&page, &Action::on(ActionKind::Type, "#save")).is_empty());
+    }
+}

@@ -1,0 +1,179 @@
+//! What the memory-based strategies remember of an application: the automaton of
+//! observed transitions, and for each transition the concrete steps that performed it
+//! (its typed value, and the fields typed in the state just before it), so a path found
+//! in the automaton can be replayed from a reset, forms included.
+
+use std::collections::{HashMap, HashSet};
+
+use wayfarer_core::{Action, ActionKind, StateId, Transition};
+
+use crate::dfa::{Dfa, Edge};
+use crate::route::{Route, RouteStep};
+
+/// The identity of an action within a state: what it does and to what, not the value.
+pub fn key(a: &Action) -> Action {
+    Action {
+        value: None,
+        ..a.clone()
+    }
+}
+
+/// Whether an action sets a value and normally leaves the page where it is.
+fn sets_value(a: &Action) -> bool {
+    matches!(
+        a.kind,
+        ActionKind::Type | ActionKind::Select | ActionKind::Check
+    )
+}
+
+#[derive(Default)]
+pub struct Memory {
+    /// Transitions keyed by `key(action)`.
+    pub dfa: Dfa<Action>,
+    /// (from, key, to) -> the steps that last performed it: fields set, then the action.
+    performed: HashMap<(StateId, Action, StateId), Vec<Action>>,
+    /// Values set in the current state since the page arrived there.
+    set_here: Vec<Action>,
+    /// (state, action key) whose recorded transitions a replay found broken; replays
+    /// avoid them until they are seen to work again.
+    stale: HashSet<(StateId, Action)>,
+}
+
+impl Memory {
+    /// Record a transition; returns its count after this visit, or None for a step
+    /// that could not be performed (it is not a transition of the application).
+    pub fn observe(&mut self, t: &Transition<'_>) -> Option<u32> {
+        if t.failed {
+            return None;
+        }
+        let k = key(t.action);
+        let n = self.dfa.observe(t.state, &k, t.next_state);
+        self.stale.remove(&(t.state, k.clone()));
+        if t.next_state == t.state && sets_value(t.action) {
+            // A field typed again keeps only its latest value.
+            self.set_here.retain(|a| a.target != t.action.target);
+            self.set_here.push(t.action.clone());
+            self.performed
+                .insert((t.state, k, t.next_state), vec![t.action.clone()]);
+            return Some(n);
+        }
+        let mut steps = if t.next_state == t.state {
+            Vec::new()
+        } else {
+            std::mem::take(&mut self.set_here)
+        };
+        steps.push(t.action.clone());
+        self.performed.insert((t.state, k, t.next_state), steps);
+        Some(n)
+    }
+
+    /// The page was reset: values typed before no longer stand.
+    pub fn on_episode_end(&mut self) {
+        self.set_here.clear();
+    }
+
+    /// Edges a replay may use: no `back` (its effect depends on the history), no loops
+    /// (they never shorten a path), none found broken since last seen working.
+    pub fn replayable(&self, e: &Edge<Action>) -> bool {
+        e.action.kind != ActionKind::Back
+            && e.from != e.to
+            && !self.stale.contains(&(e.from, e.action.clone()))
+    }
+
+    /// A replay broke at this (state, action): keep replays off it.
+    pub fn blame(&mut self, state: StateId, action: Action) {
+        self.stale.insert((state, action));
+    }
+
+    /// How many (state, action) pairs replays avoid now.
+    pub fn stale(&self) -> usize {
+        self.stale.len()
+    }
+
+    /// The concrete steps of an edge, each to be taken in the edge's source state.
+    fn steps_of(&self, e: &Edge<Action>) -> impl Iterator<Item = RouteStep> + '_ {
+        let from = e.from;
+        self.performed
+            .get(&(e.from, e.action.clone(), e.to))
+            .cloned()
+            .unwrap_or_else(|| vec![e.action.clone()])
+            .into_iter()
+            .map(move |action| RouteStep::at(from, action))
+    }
+
+    /// A replay from `from` to `to` over the shortest known path, followed by `then`
+    /// (taken in `to`) when given; None when `to` cannot be reached.
+    pub fn route(
+        &self,
+        from: StateId,
+        to: StateId,
+        then: Option<&Edge<Action>>,
+        label: String,
+    ) -> Option<Route> {
+        let path = self
+            .dfa
+            .shortest_path_where(from, to, |e| self.replayable(e))?;
+        let mut steps: Vec<RouteStep> = path.iter().flat_map(|e| self.steps_of(e)).collect();
+        // Without a last action the route is for arriving in `to`; with one, the
+        // action's own step checks that.
+        let arrive = match then {
+            Some(e) => {
+                steps.extend(self.steps_of(e));
+                None
+            }
+            None => Some(to),
+        };
+        Some(Route::replay(steps, label, arrive))
+    }
+
+    /// Path length (in transitions) from `from` to `to`, when known.
+    pub fn distance(&self, from: StateId, to: StateId) -> Option<usize> {
+        self.dfa
+            .shortest_path_where(from, to, |e| self.replayable(e))
+            .map(|p| p.len())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wayfarer_core::Observation;
+
+    fn t<'a>(s: u64, a: &'a Action, n: u64, obs: &'a Observation, failed: bool) -> Transition<'a> {
+        Transition {
+            state: StateId(s),
+            action: a,
+            next_state: StateId(n),
+            next_observation: obs,
+            events: &[],
+            new_state: false,
+            failed,
+        }
+    }
+
+    #[test]
+    fn a_route_replays_the_fields_typed_before_a_submit() {
+        let obs = Observation::default();
+        let mut m = Memory::default();
+        let go = Action::on(ActionKind::Click, "#go");
+        let name = Action::on(ActionKind::Type, "#name").with_value("Ada");
+        let name2 = Action::on(ActionKind::Type, "#name").with_value("Grace");
+        let mail = Action::on(ActionKind::Type, "#mail").with_value("a@b.co");
+        let submit = Action::on(ActionKind::Click, "#submit");
+        let gone = Action::on(ActionKind::Click, "#gone");
+        m.observe(&t(0, &go, 1, &obs, false));
+        m.observe(&t(1, &name, 1, &obs, false));
+        m.observe(&t(1, &mail, 1, &obs, false));
+        m.observe(&t(1, &name2, 1, &obs, false));
+        assert_eq!(m.observe(&t(1, &gone, 1, &obs, true)), None);
+        m.observe(&t(1, &submit, 2, &obs, false));
+        let r = m.route(StateId(0), StateId(2), None, "s2".into()).unwrap();
+        let acts: Vec<Action> = r.steps().iter().map(|s| s.action.clone()).collect();
+        assert_eq!(acts, vec![go, mail, name2, submit]);
+        assert_eq!(r.steps()[1].expect, Some(StateId(1)));
+        assert!(r.remaining() == 4);
+        m.on_episode_end();
+        assert!(m.route(StateId(2), StateId(0), None, "s0".into()).is_none());
+        assert_eq!(m.distance(StateId(0), StateId(2)), Some(2));
+    }
+}

@@ -1,0 +1,477 @@
+//! `webexplor` (paper 001; DESIGN 7.3): curiosity-driven Q-learning over `tagseq`
+//! states, guided by the automaton of every observed transition. The reward of a
+//! transition is 1/sqrt(N(s, a, s')); actions are drawn by a Gumbel softmax over Q; when
+//! no new state turns up for a while, the least-visited transition is reached again by
+//! resetting and replaying the shortest known path to its source, and learning goes on
+//! from there.
+
+use std::collections::{HashMap, HashSet};
+use std::time::{Duration, Instant};
+
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+use wayfarer_core::config::WebExplorConfig;
+use wayfarer_core::input::InputGenerator;
+use wayfarer_core::{
+    Action, ActionKind, Agent, EventKind, SnapshotTable, StateId, StrategySnapshot, Transition,
+    View,
+};
+
+use crate::dfa::Edge;
+use crate::fill::fill_value;
+use crate::form::fill_then;
+use crate::memory::{key, Memory};
+use crate::route::{Route, RouteNext};
+use crate::snapshot::{automaton_table, capped};
+
+/// Broken replays kept for the report.
+const BROKEN_LOG: usize = 50;
+
+pub struct WebExplorAgent {
+    cfg: WebExplorConfig,
+    inputs: Box<dyn InputGenerator + Send>,
+    memory: Memory,
+    q: HashMap<(StateId, Action), f64>,
+    /// The candidate actions of each state, as last offered (for max Q of a next state).
+    offered: HashMap<StateId, Vec<Action>>,
+    /// Actions that tried to leave the allowed origins: never taken again.
+    external: HashSet<(StateId, Action)>,
+    /// The state the latest episode started from.
+    initial: Option<StateId>,
+    /// States in the order first seen.
+    found: Vec<StateId>,
+    route: Option<Route>,
+    /// The route was planned to start after the reset the agent asked for.
+    route_after_reset: bool,
+    steps: u64,
+    last_new: (u64, Instant),
+    stagnation: Duration,
+    rationale: Option<String>,
+    escapes: u64,
+    replayed: u64,
+    broken: Vec<String>,
+    broken_total: u64,
+}
+
+impl WebExplorAgent {
+    pub fn new(cfg: WebExplorConfig, inputs: Box<dyn InputGenerator + Send>) -> WebExplorAgent {
+        let stagnation = Duration::from_secs_f64(cfg.stagnation_secs.max(0.001));
+        WebExplorAgent {
+            cfg,
+            inputs,
+            memory: Memory::default(),
+            q: HashMap::new(),
+            offered: HashMap::new(),
+            external: HashSet::new(),
+            initial: None,
+            found: Vec::new(),
+            route: None,
+            route_after_reset: false,
+            steps: 0,
+            last_new: (0, Instant::now()),
+            stagnation,
+            rationale: None,
+            escapes: 0,
+            replayed: 0,
+            broken: Vec::new(),
+            broken_total: 0,
+        }
+    }
+
+    fn q(&self, s: StateId, a: &Action) -> f64 {
+        self.q
+            .get(&(s, a.clone()))
+            .copied()
+            .unwrap_or(self.cfg.initial_q)
+    }
+
+    /// The best value of `s` over the actions it offered; unseen states are optimistic.
+    fn best(&self, s: StateId) -> f64 {
+        match self.offered.get(&s) {
+            None => self.cfg.initial_q,
+            Some(acts) => acts
+                .iter()
+                .filter(|a| !self.external.contains(&(s, (*a).clone())))
+                .map(|a| self.q(s, a))
+                .fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.max(v))))
+                .unwrap_or(0.0),
+        }
+    }
+
+    fn stagnated(&self) -> bool {
+        self.steps - self.last_new.0 >= u64::from(self.cfg.stagnation_steps)
+            || self.last_new.1.elapsed() >= self.stagnation
+    }
+
+    /// Plan the escape from stagnation: the least-visited transition reachable from the
+    /// initial state. Returns whether a reset is needed to follow it.
+    fn plan_escape(&mut self, current: StateId) -> bool {
+        self.last_new = (self.steps, Instant::now());
+        let Some(init) = self.initial else {
+            return false;
+        };
+        let dfa = &self.memory.dfa;
+        let reachable = dfa.reachable_from(init, |e| self.memory.replayable(e));
+        let external = &self.external;
+        // An action never taken has N = 0: its curiosity beats every observed
+        // transition. The newest state with one goes first.
+        let untried = self
+            .found
+            .iter()
+            .rev()
+            .filter(|s| reachable.contains(s))
+            .find_map(|&s| {
+                let a = self.offered.get(&s)?.iter().find(|a| {
+                    a.kind != ActionKind::Back
+                        && !external.contains(&(s, (*a).clone()))
+                        && !self.q.contains_key(&(s, (*a).clone()))
+                })?;
+                Some((s, a.clone()))
+            });
+        let edge = match untried {
+            Some((s, a)) => Edge {
+                from: s,
+                action: a,
+                to: s,
+                count: 0,
+            },
+            None => match dfa.most_curious(|e| {
+                reachable.contains(&e.from)
+                    && e.action.kind != ActionKind::Back
+                    && !external.contains(&(e.from, e.action.clone()))
+            }) {
+                Some(e) => e.clone(),
+                None => return false,
+            },
+        };
+        let label = format!(
+            "escape: replay to {} for {}",
+            edge.from,
+            edge.action.describe()
+        );
+        let from = if current == edge.from { current } else { init };
+        self.route = self.memory.route(from, edge.from, Some(&edge), label);
+        if self.route.is_none() {
+            return false;
+        }
+        self.escapes += 1;
+        self.route_after_reset = from != current;
+        self.route_after_reset
+    }
+
+    fn record_broken(&mut self, why: String) {
+        self.broken_total += 1;
+        if self.broken.len() < BROKEN_LOG {
+            self.broken
+                .push(format!("after step {}: {why}", self.steps));
+        }
+    }
+
+    /// Draw an action with probability proportional to exp((Q + g) / tau), g ~ Gumbel(0, 1).
+    fn sample<'a>(&self, s: StateId, acts: &[&'a Action], rng: &mut ChaCha8Rng) -> &'a Action {
+        let scores: Vec<f64> = acts
+            .iter()
+            .map(|a| {
+                let u: f64 = rng.gen_range(f64::MIN_POSITIVE..1.0);
+                (self.q(s, a) - (-u.ln()).ln()) / self.cfg.tau
+            })
+            .collect();
+        let top = scores.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let weights: Vec<f64> = scores.iter().map(|v| (v - top).exp()).collect();
+        let mut pick = rng.gen_range(0.0..weights.iter().sum::<f64>());
+        for (a, w) in acts.iter().zip(&weights) {
+            if pick < *w {
+                return a;
+            }
+            pick -= w;
+        }
+        acts[acts.len() - 1]
+    }
+}
+
+impl Agent for WebExplorAgent {
+    fn name(&self) -> &str {
+        "webexplor"
+    }
+
+    fn wants_reset(&mut self, view: &View<'_>) -> bool {
+        self.route.is_none() && self.stagnated() && self.plan_escape(view.state())
+    }
+
+    fn choose(&mut self, view: &View<'_>, rng: &mut ChaCha8Rng) -> Action {
+        let s = view.state();
+        if view.episode_step == 0 || self.initial.is_none() {
+            // Where a reset leads now: an application that changed may start elsewhere.
+            self.initial = Some(s);
+        }
+        if self.offered.insert(s, view.actions.to_vec()).is_none() {
+            self.found.push(s);
+        }
+        if let Some(route) = self.route.as_mut() {
+            let replay = route.replay;
+            match route.next(view) {
+                RouteNext::Act(a, rationale) => {
+                    if route.remaining() == 0 {
+                        self.route = None;
+                    }
+                    if replay {
+                        self.replayed += 1;
+                    }
+                    self.rationale = Some(rationale);
+                    return fill_value(a, view.observation, self.inputs.as_mut(), rng);
+                }
+                RouteNext::Broken(msg, blame) => {
+                    self.route = None;
+                    if let Some((s, a)) = blame {
+                        self.memory.blame(s, a);
+                    }
+                    if replay {
+                        self.record_broken(msg);
+                    }
+                }
+                RouteNext::Done => self.route = None,
+            }
+        }
+        // The paper's valid actions are the page's elements: no `back`, whose effect
+        // depends on the history and would tie states together in false cycles.
+        let acts: Vec<&Action> = view
+            .actions
+            .iter()
+            .filter(|a| a.kind != ActionKind::Back && !self.external.contains(&(s, (*a).clone())))
+            .collect();
+        let Some(choice) = (!acts.is_empty()).then(|| self.sample(s, &acts, rng)) else {
+            self.rationale = Some("only external links here: back".into());
+            return Action::back();
+        };
+        let q = self.q(s, choice);
+        if self.cfg.fill_forms {
+            if let Some(mut plan) = fill_then(view.observation, choice, self.inputs.as_mut(), rng) {
+                if let RouteNext::Act(a, why) = plan.next(view) {
+                    self.route = Some(plan);
+                    self.rationale = Some(format!("explore (Q {q:.2}): {why}"));
+                    return a;
+                }
+            }
+        }
+        self.rationale = Some(format!("explore (Q {q:.2})"));
+        fill_value(choice.clone(), view.observation, self.inputs.as_mut(), rng)
+    }
+
+    fn learn(&mut self, t: &Transition<'_>) {
+        self.steps += 1;
+        if t.new_state {
+            self.last_new = (self.steps, Instant::now());
+        }
+        let k = key(t.action);
+        if t.events
+            .iter()
+            .any(|e| e.kind == EventKind::ExternalNavigation)
+        {
+            self.external.insert((t.state, k.clone()));
+        }
+        let Some(n) = self.memory.observe(t) else {
+            return;
+        };
+        let reward = 1.0 / f64::from(n).sqrt();
+        let target = reward + self.cfg.gamma * self.best(t.next_state);
+        let q = self.q.entry((t.state, k)).or_insert(self.cfg.initial_q);
+        *q += self.cfg.alpha * (target - *q);
+    }
+
+    fn on_episode_end(&mut self) {
+        self.memory.on_episode_end();
+        // A route planned for this reset survives it; one cut short by the episode does not.
+        if !std::mem::take(&mut self.route_after_reset) {
+            self.route = None;
+        }
+    }
+
+    fn rationale(&self) -> Option<String> {
+        self.rationale.clone()
+    }
+
+    fn snapshot(&self) -> Option<StrategySnapshot> {
+        let mut q: Vec<(&(StateId, Action), &f64)> = self.q.iter().collect();
+        q.sort_by(|a, b| b.1.total_cmp(a.1).then_with(|| a.0.cmp(b.0)));
+        let q_rows = q
+            .iter()
+            .map(|((s, a), v)| vec![s.to_string(), a.describe(), format!("{v:.3}")])
+            .collect();
+        let mut tables = vec![
+            capped("Q-table (highest first)", &["state", "action", "Q"], q_rows),
+            automaton_table(&self.memory.dfa),
+        ];
+        if !self.broken.is_empty() {
+            tables.push(SnapshotTable {
+                name: "broken replays".into(),
+                columns: vec!["where it broke".into()],
+                rows: self.broken.iter().map(|b| vec![b.clone()]).collect(),
+                total_rows: self.broken_total as usize,
+            });
+        }
+        Some(StrategySnapshot {
+            strategy: "webexplor".into(),
+            counters: vec![
+                ("steps learned".into(), self.steps),
+                ("transitions".into(), self.memory.dfa.edges().len() as u64),
+                ("Q entries".into(), self.q.len() as u64),
+                ("escapes from stagnation".into(), self.escapes),
+                ("replayed steps".into(), self.replayed),
+                ("broken replays".into(), self.broken_total),
+                (
+                    "transitions avoided by replays".into(),
+                    self.memory.stale() as u64,
+                ),
+                ("external actions".into(), self.external.len() as u64),
+            ],
+            tables,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+    use wayfarer_core::{Analysis, Event, Observation};
+
+    struct Fixed;
+    impl InputGenerator for Fixed {
+        fn name(&self) -> &str {
+            "fixed"
+        }
+        fn text_for(
+            &mut self,
+            _: &wayfarer_core::Element,
+            _: &Observation,
+            _: &mut ChaCha8Rng,
+        ) -> String {
+            "x".into()
+        }
+    }
+
+    fn agent(cfg: WebExplorConfig) -> WebExplorAgent {
+        WebExplorAgent::new(cfg, Box::new(Fixed))
+    }
+
+    fn click(t: &str) -> Action {
+        Action::on(ActionKind::Click, t)
+    }
+
+    fn choose(ag: &mut WebExplorAgent, s: u64, acts: &[Action], rng: &mut ChaCha8Rng) -> Action {
+        let obs = Observation::default();
+        let an = Analysis::new(StateId(s), "u".into());
+        let view = View {
+            observation: &obs,
+            analysis: &an,
+            actions: acts,
+            episode_step: 1,
+        };
+        ag.choose(&view, rng)
+    }
+
+    fn learn(ag: &mut WebExplorAgent, s: u64, a: &Action, n: u64, events: &[Event]) {
+        let obs = Observation::default();
+        ag.learn(&Transition {
+            state: StateId(s),
+            action: a,
+            next_state: StateId(n),
+            next_observation: &obs,
+            events,
+            new_state: false,
+            failed: false,
+        });
+    }
+
+    #[test]
+    fn q_follows_the_curiosity_update() {
+        let a = click("#a");
+        let mut ag = agent(WebExplorConfig::default());
+        learn(&mut ag, 0, &a, 1, &[]);
+        // r = 1/sqrt(1), s1 never seen: its best is the initial value 1.
+        assert!((ag.q(StateId(0), &a) - 1.95).abs() < 1e-9);
+        learn(&mut ag, 0, &a, 1, &[]);
+        assert!((ag.q(StateId(0), &a) - (1.0 / 2f64.sqrt() + 0.95)).abs() < 1e-9);
+        // s1 offers one action whose value is known: the bootstrap uses it.
+        let b = click("#b");
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        choose(&mut ag, 1, std::slice::from_ref(&b), &mut rng);
+        learn(&mut ag, 1, &b, 2, &[]);
+        learn(&mut ag, 0, &a, 1, &[]);
+        let want = 1.0 / 3f64.sqrt() + 0.95 * ag.q(StateId(1), &b);
+        assert!((ag.q(StateId(0), &a) - want).abs() < 1e-9);
+
+        let mut half = agent(WebExplorConfig {
+            alpha: 0.5,
+            ..WebExplorConfig::default()
+        });
+        learn(&mut half, 0, &a, 1, &[]);
+        assert!((half.q(StateId(0), &a) - 1.475).abs() < 1e-9);
+    }
+
+    #[test]
+    fn an_action_that_left_the_allowed_origins_is_never_taken_again() {
+        let out = click("#out");
+        let stay = click("#stay");
+        let mut ag = agent(WebExplorConfig::default());
+        let blocked = [Event::new(
+            EventKind::ExternalNavigation,
+            "https://else.where/",
+        )];
+        learn(&mut ag, 0, &out, 0, &blocked);
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        for _ in 0..200 {
+            let a = choose(&mut ag, 0, &[out.clone(), stay.clone()], &mut rng);
+            assert_eq!(a, stay);
+        }
+        assert_eq!(
+            choose(&mut ag, 0, std::slice::from_ref(&out), &mut rng),
+            Action::back()
+        );
+    }
+
+    #[test]
+    fn stagnation_escapes_by_reset_and_replay_and_a_broken_replay_is_recorded() {
+        let cfg = WebExplorConfig {
+            stagnation_steps: 3,
+            ..WebExplorConfig::default()
+        };
+        let mut ag = agent(cfg);
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let (a, b) = (click("#a"), click("#b"));
+        choose(&mut ag, 0, std::slice::from_ref(&a), &mut rng);
+        learn(&mut ag, 0, &a, 1, &[]);
+        learn(&mut ag, 0, &a, 1, &[]);
+        choose(&mut ag, 1, std::slice::from_ref(&b), &mut rng);
+        learn(&mut ag, 1, &b, 1, &[]);
+        let obs = Observation::default();
+        let at = |s: u64| Analysis::new(StateId(s), "u".into());
+        let s3 = at(3);
+        let offered = [b.clone()];
+        let view = View {
+            observation: &obs,
+            analysis: &s3,
+            actions: &offered,
+            episode_step: 3,
+        };
+        // Three steps without a new state: from s3, reset, then replay s0 -a-> s1 and
+        // take the least visited transition, (s1, b).
+        assert!(ag.wants_reset(&view));
+        ag.on_episode_end();
+        assert_eq!(choose(&mut ag, 0, std::slice::from_ref(&a), &mut rng), a);
+        assert_eq!(
+            ag.rationale().unwrap(),
+            "escape: replay to s1 for click #b (1/2)"
+        );
+        // The application changed: a leads to s2 now. The replay breaks and learning
+        // goes on from there.
+        let c = click("#c");
+        assert_eq!(choose(&mut ag, 2, std::slice::from_ref(&c), &mut rng), c);
+        assert!(ag.rationale().unwrap().starts_with("explore"));
+        let snap = ag.snapshot().unwrap();
+        let count = |name: &str| snap.counters.iter().find(|c| c.0 == name).unwrap().1;
+        assert_eq!(count("broken replays"), 1);
+        assert_eq!(count("escapes from stagnation"), 1);
+        assert!(snap.tables.iter().any(|t| t.name == "broken replays"));
+    }
+}
