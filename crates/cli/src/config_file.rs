@@ -162,4 +162,35 @@ quiet_ms = 150
         assert!(parse("[[deny]]\n", env).is_err());
         assert!(parse("not toml at all [", env).is_err());
     }
+
+    #[test]
+    fn strategy_parameters_parse_and_out_of_range_values_say_which() {
+        let c = parse(
+            "[abstraction]\nthreshold = 0.9\n[strategy.webexplor]\ngamma = 0.5\ntau = 0.25\n\
+             [strategy.crawl]\nback = true\n",
+            env,
+        )
+        .unwrap();
+        assert_eq!(c.abstraction.threshold, 0.9);
+        assert_eq!(c.abstraction.kind, "tagseq");
+        assert_eq!(
+            (c.strategy.webexplor.gamma, c.strategy.webexplor.tau),
+            (0.5, 0.25)
+        );
+        assert_eq!(c.strategy.webexplor.stagnation_steps, 30);
+        assert!(c.strategy.crawl.back);
+        for (text, names) in [
+            ("[strategy.webexplor]\ntau = 0\n", "strategy.webexplor.tau"),
+            (
+                "[strategy.webexplor]\ngamma = 1.0\n",
+                "strategy.webexplor.gamma",
+            ),
+            ("[abstraction]\nthreshold = 1.5\n", "abstraction.threshold"),
+            ("[abstraction]\nkind = \"pixels\"\n", "abstraction.kind"),
+            ("[strategy.webexplor]\ngama = 0.9\n", "unknown field"),
+        ] {
+            let e = format!("{:#}", parse(text, env).unwrap_err());
+            assert!(e.contains(names), "{text}: {e}");
+        }
+    }
 }

@@ -2,7 +2,7 @@
 //! trace and evidence paths.
 
 use serde::Serialize;
-use wayfarer_core::{Failure, RunSummary};
+use wayfarer_core::{Failure, RunSummary, StrategySnapshot};
 use wayfarer_store::RunData;
 
 use crate::SeededLine;
@@ -32,6 +32,9 @@ struct Report<'a> {
     /// False when the run was cut short before writing its summary.
     complete: bool,
     failure_details: Vec<Detail<'a>>,
+    /// What the strategy learned (counters and tables), for strategies that keep state.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    strategy_state: Option<&'a StrategySnapshot>,
 }
 
 pub fn render(data: &RunData, seeded: Option<&[SeededLine]>) -> String {
@@ -55,6 +58,7 @@ pub fn render(data: &RunData, seeded: Option<&[SeededLine]>) -> String {
         },
         complete: data.complete,
         failure_details: details,
+        strategy_state: data.strategy.as_ref(),
     })
     .expect("the report always serialises")
 }

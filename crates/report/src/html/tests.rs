@@ -325,3 +325,18 @@ fn a_large_graph_is_capped_and_keeps_its_failing_states() {
         "the failing state is drawn"
     );
 }
+
+#[test]
+fn report_json_carries_the_strategy_state() {
+    let v: serde_json::Value =
+        serde_json::from_str(&crate::json::render(&hostile(true), None)).unwrap();
+    assert_eq!(
+        v["strategy_state"]["counters"][1],
+        serde_json::json!(["escapes from stagnation", 2])
+    );
+    assert_eq!(v["strategy_state"]["tables"][0]["total_rows"], 9);
+    let mut plain = hostile(true);
+    plain.strategy = None;
+    let v: serde_json::Value = serde_json::from_str(&crate::json::render(&plain, None)).unwrap();
+    assert!(v.get("strategy_state").is_none());
+}
