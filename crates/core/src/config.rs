@@ -110,8 +110,10 @@ pub struct WebExplorConfig {
     pub alpha: f64,
     /// Discount of the next state's best value.
     pub gamma: f64,
-    /// Value of an action never tried (optimistic, so new actions get tried).
-    pub initial_q: f64,
+    /// Value of an action never tried. Unset: 1 / (1 - gamma), the most a discounted
+    /// sum of curiosity rewards (each at most 1) can reach, so no tried action outranks
+    /// an untried one; at 1, loops and short cycles soon do (see `initial_value`).
+    pub initial_q: Option<f64>,
     /// Gumbel-softmax temperature: lower is greedier.
     pub tau: f64,
     /// Steps per episode before a reset, unless `budget.episode_steps` says otherwise.
@@ -130,13 +132,20 @@ impl Default for WebExplorConfig {
         WebExplorConfig {
             alpha: 1.0,
             gamma: 0.95,
-            initial_q: 1.0,
+            initial_q: None,
             tau: 1.0,
             episode_steps: 100,
             stagnation_steps: 30,
             stagnation_secs: 60.0,
             fill_forms: true,
         }
+    }
+}
+
+impl WebExplorConfig {
+    /// The value of an action never tried: `initial_q`, else 1 / (1 - gamma).
+    pub fn initial_value(&self) -> f64 {
+        self.initial_q.unwrap_or(1.0 / (1.0 - self.gamma))
     }
 }
 
@@ -196,7 +205,7 @@ impl Config {
                 "strategy.webexplor.tau must be above 0",
             ),
             (
-                w.initial_q.is_finite(),
+                w.initial_q.is_none_or(f64::is_finite),
                 "strategy.webexplor.initial_q must be a number",
             ),
             (

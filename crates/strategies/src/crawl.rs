@@ -18,6 +18,9 @@ use crate::memory::Memory;
 use crate::route::{Route, RouteNext};
 use crate::snapshot::{automaton_table, capped};
 
+/// How often per run the states out of reach are tried again.
+const RETRIES: u32 = 3;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Order {
     Breadth,
@@ -58,6 +61,8 @@ pub struct CrawlAgent {
     replayed: u64,
     broken: u64,
     complete_at: Option<u64>,
+    /// Times the states out of reach were tried again.
+    retries: u32,
 }
 
 impl CrawlAgent {
@@ -81,6 +86,7 @@ impl CrawlAgent {
             replayed: 0,
             broken: 0,
             complete_at: None,
+            retries: 0,
         }
     }
 
@@ -158,6 +164,14 @@ impl CrawlAgent {
         if self.has_todo(here) {
             // The queue's states are out of reach; work left here is still work.
             return Plan::Here;
+        }
+        if !self.unreachable.is_empty() && self.retries < RETRIES {
+            // Work is left where no path leads any more: forget which replays broke
+            // and try again, a few times per run (the application may have settled).
+            self.retries += 1;
+            self.unreachable.clear();
+            self.memory.forgive();
+            return self.plan(here);
         }
         if self.complete_at.is_none() {
             self.complete_at = Some(self.steps);

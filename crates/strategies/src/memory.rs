@@ -85,6 +85,11 @@ impl Memory {
         self.stale.insert((state, action));
     }
 
+    /// Let replays use every recorded transition again.
+    pub fn forgive(&mut self) {
+        self.stale.clear();
+    }
+
     /// How many (state, action) pairs replays avoid now.
     pub fn stale(&self) -> usize {
         self.stale.len()

@@ -29,6 +29,8 @@ const BROKEN_LOG: usize = 50;
 
 pub struct WebExplorAgent {
     cfg: WebExplorConfig,
+    /// The value of an action never tried (see `WebExplorConfig::initial_q`).
+    q0: f64,
     inputs: Box<dyn InputGenerator + Send>,
     memory: Memory,
     q: HashMap<(StateId, Action), f64>,
@@ -57,6 +59,7 @@ impl WebExplorAgent {
     pub fn new(cfg: WebExplorConfig, inputs: Box<dyn InputGenerator + Send>) -> WebExplorAgent {
         let stagnation = Duration::from_secs_f64(cfg.stagnation_secs.max(0.001));
         WebExplorAgent {
+            q0: cfg.initial_value(),
             cfg,
             inputs,
             memory: Memory::default(),
@@ -79,16 +82,13 @@ impl WebExplorAgent {
     }
 
     fn q(&self, s: StateId, a: &Action) -> f64 {
-        self.q
-            .get(&(s, a.clone()))
-            .copied()
-            .unwrap_or(self.cfg.initial_q)
+        self.q.get(&(s, a.clone())).copied().unwrap_or(self.q0)
     }
 
     /// The best value of `s` over the actions it offered; unseen states are optimistic.
     fn best(&self, s: StateId) -> f64 {
         match self.offered.get(&s) {
-            None => self.cfg.initial_q,
+            None => self.q0,
             Some(acts) => acts
                 .iter()
                 .filter(|a| !self.external.contains(&(s, (*a).clone())))
@@ -274,7 +274,7 @@ impl Agent for WebExplorAgent {
         };
         let reward = 1.0 / f64::from(n).sqrt();
         let target = reward + self.cfg.gamma * self.best(t.next_state);
-        let q = self.q.entry((t.state, k)).or_insert(self.cfg.initial_q);
+        let q = self.q.entry((t.state, k)).or_insert(self.q0);
         *q += self.cfg.alpha * (target - *q);
     }
 
@@ -386,7 +386,12 @@ mod tests {
     #[test]
     fn q_follows_the_curiosity_update() {
         let a = click("#a");
-        let mut ag = agent(WebExplorConfig::default());
+        // By default an untried action is worth 1/(1 - gamma): nothing tried beats it.
+        assert!((agent(WebExplorConfig::default()).q0 - 20.0).abs() < 1e-9);
+        let mut ag = agent(WebExplorConfig {
+            initial_q: Some(1.0),
+            ..WebExplorConfig::default()
+        });
         learn(&mut ag, 0, &a, 1, &[]);
         // r = 1/sqrt(1), s1 never seen: its best is the initial value 1.
         assert!((ag.q(StateId(0), &a) - 1.95).abs() < 1e-9);
@@ -403,6 +408,7 @@ mod tests {
 
         let mut half = agent(WebExplorConfig {
             alpha: 0.5,
+            initial_q: Some(1.0),
             ..WebExplorConfig::default()
         });
         learn(&mut half, 0, &a, 1, &[]);
