@@ -132,15 +132,6 @@ impl<A: Clone + Eq + Hash> Dfa<A> {
         seen
     }
 
-    /// Outgoing transitions of `state`, in the order first seen.
-    pub fn out_of(&self, state: StateId) -> impl Iterator<Item = &Edge<A>> {
-        self.out
-            .get(&state)
-            .map_or(&[][..], Vec::as_slice)
-            .iter()
-            .map(|&i| &self.edges[i])
-    }
-
     /// The least-visited transition `eligible` accepts (the highest curiosity,
     /// 1/sqrt(N)); the latest seen among equals, as it borders the newest states.
     pub fn most_curious(&self, eligible: impl Fn(&Edge<A>) -> bool) -> Option<&Edge<A>> {

@@ -28,7 +28,6 @@ use wayfarer_core::Agent;
 
 pub use crawl::{CrawlAgent, Order};
 pub use fill::fill_value;
-pub use form::{fields_before, fill_before};
 pub use random::RandomAgent;
 pub use setup::{setup, Setup, SetupError};
 pub use webexplor::WebExplorAgent;

@@ -1,35 +1,18 @@
 //! When the application changes under a strategy, its recorded paths break: the
 //! memory-based strategies record where, keep replays off the broken step and go on.
 
-use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
+mod common;
 
-use rand_chacha::ChaCha8Rng;
-use wayfarer_core::candidates::DenyText;
-use wayfarer_core::config::{OracleConfig, StrategyConfig};
-use wayfarer_core::input::InputGenerator;
+use common::{sim_options, Valid};
+
+use wayfarer_core::config::StrategyConfig;
 use wayfarer_core::sim::{SimApp, SimEnv};
 use wayfarer_core::tagseq::TagSeqAbstraction;
 use wayfarer_core::{
-    run, Action, Agent, Budget, Element, EnvError, Environment, Observation, Observer, Oracles,
-    Outcome, Progress, RunOptions, StepRecord, StrategySnapshot,
+    run, Action, Agent, Budget, EnvError, Environment, Observer, Outcome, Progress, StepRecord,
+    StrategySnapshot,
 };
 use wayfarer_strategies::by_name;
-
-struct Valid;
-
-impl InputGenerator for Valid {
-    fn name(&self) -> &str {
-        "valid"
-    }
-    fn text_for(&mut self, e: &Element, _: &Observation, _: &mut ChaCha8Rng) -> String {
-        match e.input_type.as_deref() {
-            Some("email") => "a@b.co".into(),
-            Some("number") => "5".into(),
-            _ => "x".into(),
-        }
-    }
-}
 
 /// After `after` steps the application is redeployed: every link changes its locator
 /// (`#lN` becomes `#moved-lN`) and the pages link to one another differently, so
@@ -124,15 +107,7 @@ fn a_redeployed_app_breaks_replays_that_are_recorded_and_then_avoided() {
         let mut agent: Box<dyn Agent + Send> =
             by_name(strategy, &StrategyConfig::default(), Box::new(Valid)).unwrap();
         let mut abs = TagSeqAbstraction::default();
-        let opts = RunOptions {
-            budget: Budget::actions(1500),
-            episode_steps: 100,
-            seed: 4,
-            deny: DenyText::default(),
-            oracles: Oracles::new(OracleConfig::default(), vec![]).unwrap(),
-            stop: Arc::new(AtomicBool::new(false)),
-            target: "sim".into(),
-        };
+        let opts = sim_options(Budget::actions(1500), 100, 4);
         let mut watch = Watch::default();
         let summary = run(&mut env, agent.as_mut(), &mut abs, &opts, &mut [&mut watch]).unwrap();
         assert_eq!(summary.steps, 1500, "{strategy}");

@@ -1,35 +1,15 @@
 //! The memory-based strategies against random on the simulated application: a chain of
 //! 12 pages, each behind a form of two fields (DESIGN 7.2, 7.3; issue 5's acceptance).
 
-use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
+mod common;
 
-use rand_chacha::ChaCha8Rng;
-use wayfarer_core::candidates::DenyText;
-use wayfarer_core::config::{OracleConfig, StrategyConfig};
-use wayfarer_core::input::InputGenerator;
+use common::{sim_options, Valid};
+
+use wayfarer_core::config::StrategyConfig;
 use wayfarer_core::sim::{SimApp, SimEnv};
 use wayfarer_core::tagseq::TagSeqAbstraction;
-use wayfarer_core::{
-    run, Agent, Budget, Element, Observation, Observer, Oracles, Progress, RunOptions, StepRecord,
-};
+use wayfarer_core::{run, Agent, Budget, Observer, Progress, StepRecord};
 use wayfarer_strategies::{by_name, default_episode_steps};
-
-/// Valid values by input type: the heuristic generator's job, without its crate.
-struct Valid;
-
-impl InputGenerator for Valid {
-    fn name(&self) -> &str {
-        "valid"
-    }
-    fn text_for(&mut self, e: &Element, _: &Observation, _: &mut ChaCha8Rng) -> String {
-        match e.input_type.as_deref() {
-            Some("email") => "a@b.co".into(),
-            Some("number") => "5".into(),
-            _ => "x".into(),
-        }
-    }
-}
 
 /// The first step that reached the page called `goal`.
 struct Reached {
@@ -54,15 +34,11 @@ fn reach(strategy: &str, seed: u64) -> Option<u64> {
     let mut agent: Box<dyn Agent + Send> = by_name(strategy, &config, Box::new(Valid)).unwrap();
     let mut env = SimEnv::new(SimApp::form_chain(PAGES, 2));
     let mut abs = TagSeqAbstraction::default();
-    let opts = RunOptions {
-        budget: Budget::actions(BUDGET),
-        episode_steps: default_episode_steps(strategy, &config),
+    let opts = sim_options(
+        Budget::actions(BUDGET),
+        default_episode_steps(strategy, &config),
         seed,
-        deny: DenyText::default(),
-        oracles: Oracles::new(OracleConfig::default(), vec![]).unwrap(),
-        stop: Arc::new(AtomicBool::new(false)),
-        target: "sim".into(),
-    };
+    );
     let mut reached = Reached {
         goal: format!("/p{}", PAGES - 1),
         at: None,

@@ -1,36 +1,16 @@
 //! The exploration loop with the random strategy on the simulated application: budgets,
 //! episodes, determinism by seed, and failures with replayable traces.
 
-use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
+mod common;
 
-use rand_chacha::ChaCha8Rng;
-use wayfarer_core::candidates::DenyText;
-use wayfarer_core::config::OracleConfig;
-use wayfarer_core::input::InputGenerator;
+use common::{sim_options, Valid};
+
 use wayfarer_core::sim::{SimApp, SimEnv};
 use wayfarer_core::state::StructureAbstraction;
 use wayfarer_core::{
-    run, Action, Budget, Element, Environment, EventKind, Observation, Observer, Oracles, Progress,
-    RunOptions, RunSummary, StepRecord,
+    run, Action, Budget, Environment, EventKind, Observer, Progress, RunSummary, StepRecord,
 };
 use wayfarer_strategies::RandomAgent;
-
-/// Valid values by input type, so forms can be passed.
-struct Valid;
-
-impl InputGenerator for Valid {
-    fn name(&self) -> &str {
-        "valid"
-    }
-    fn text_for(&mut self, e: &Element, _: &Observation, _: &mut ChaCha8Rng) -> String {
-        match e.input_type.as_deref() {
-            Some("email") => "a@b.co".into(),
-            Some("number") => "5".into(),
-            _ => "x".into(),
-        }
-    }
-}
 
 #[derive(Default)]
 struct Actions(Vec<Action>, u64);
@@ -53,15 +33,7 @@ fn explore(
     let mut env = SimEnv::new(app);
     let mut agent = RandomAgent::new(Box::new(Valid));
     let mut abs = StructureAbstraction::default();
-    let opts = RunOptions {
-        budget: budget.parse::<Budget>().unwrap(),
-        episode_steps,
-        seed,
-        deny: DenyText::default(),
-        oracles: Oracles::new(OracleConfig::default(), vec![]).unwrap(),
-        stop: Arc::new(AtomicBool::new(false)),
-        target: "sim".into(),
-    };
+    let opts = sim_options(budget.parse::<Budget>().unwrap(), episode_steps, seed);
     let mut log = Actions::default();
     let summary = run(&mut env, &mut agent, &mut abs, &opts, &mut [&mut log]).unwrap();
     (summary, log, env)
@@ -118,15 +90,7 @@ fn failure_traces_start_at_a_reset_and_reproduce() {
     let mut env = SimEnv::new(app.clone());
     let mut agent = RandomAgent::new(Box::new(Valid));
     let mut abs = StructureAbstraction::default();
-    let opts = RunOptions {
-        budget: Budget::actions(2000),
-        episode_steps: 30,
-        seed: 9,
-        deny: DenyText::default(),
-        oracles: Oracles::new(OracleConfig::default(), vec![]).unwrap(),
-        stop: Arc::new(AtomicBool::new(false)),
-        target: "sim".into(),
-    };
+    let opts = sim_options(Budget::actions(2000), 30, 9);
     struct Keep(Vec<wayfarer_core::Failure>);
     impl Observer for Keep {
         fn on_failure(&mut self, f: &wayfarer_core::Failure, _: Option<&[u8]>) {
