@@ -80,6 +80,7 @@ pub fn run_strategy(
         oracles,
         stop: Arc::new(AtomicBool::new(false)),
         target: url.to_string(),
+        inference: None,
     };
     let meta = RunMeta::new(RunStart {
         url: url.as_str(),

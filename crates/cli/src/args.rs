@@ -127,6 +127,11 @@ pub struct RunArgs {
     /// Input generator for typed values: random or heuristic (default: the strategy's).
     #[arg(long)]
     pub inputs: Option<String>,
+    /// State inference: guess the page an action leads to and skip the scan when the
+    /// guess holds. off (default), types-1, types-5, actions-1, actions-5, widgets-1,
+    /// widgets-5 (any N from 1 to 20 after the dash).
+    #[arg(long, default_value = "off")]
+    pub inference: String,
     /// Output directory (report.json). Default ./wayfarer-out
     #[arg(long, short = 'o')]
     pub out: Option<PathBuf>,

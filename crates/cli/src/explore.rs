@@ -106,6 +106,7 @@ fn explore_url(
         args.episode_steps,
     )?;
 
+    let inference = wayfarer_core::infer::parse_inference(&args.inference)?;
     let chrome = match &args.cdp {
         Some(_) => None,
         None => {
@@ -138,6 +139,7 @@ fn explore_url(
         oracles,
         stop,
         target: url.to_string(),
+        inference,
     };
 
     let out = out_dir(args);
@@ -157,8 +159,11 @@ fn explore_url(
 
     let show_progress = !args.quiet && !args.json;
     if show_progress {
+        let guessing = inference
+            .map(|i| format!(", state inference {i}"))
+            .unwrap_or_default();
         eprintln!(
-            "wayfarer: exploring {url} with {strategy} (seed {seed}, budget {budget}); Ctrl-C stops with a report"
+            "wayfarer: exploring {url} with {strategy} (seed {seed}, budget {budget}{guessing}); Ctrl-C stops with a report"
         );
     }
     let mut env = BrowserEnv::launch(BrowserOptions {

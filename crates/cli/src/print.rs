@@ -34,6 +34,35 @@ pub fn summary_text(s: &RunSummary) -> String {
         "  median ms per step {:.1}: scan {:.1} · analysis {:.2} · decide {:.2} · act {:.1} · wait {:.1}; recording {:.2}",
         t.step, t.scan, t.analysis, t.decide, t.act, t.wait, t.observers
     );
+    if let Some(i) = &s.inference {
+        match &i.disabled {
+            Some(why) => {
+                let _ = writeln!(o, "  state inference {} did not run: {why}", i.config);
+            }
+            None => {
+                let card: Vec<String> = i
+                    .cardinality
+                    .iter()
+                    .filter(|r| r.interactions > 0)
+                    .map(|r| format!("{} {}", r.interactions, r.candidates))
+                    .collect();
+                let _ = writeln!(
+                    o,
+                    "  state inference {}: {:.0}% of scans and analyses avoided ({} of {} steps), \
+                     {} of {} guesses rejected, validation {:.2} ms; {} interactions by candidates: {}",
+                    i.config,
+                    s.scans_avoided * 100.0,
+                    i.predicted_steps,
+                    i.steps,
+                    i.rejected_candidates,
+                    i.probes,
+                    t.validate,
+                    i.interactions,
+                    if card.is_empty() { "none".to_string() } else { card.join(", ") }
+                );
+            }
+        }
+    }
     if s.restarts > 0 {
         let _ = writeln!(
             o,

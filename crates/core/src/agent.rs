@@ -80,6 +80,13 @@ pub trait Agent {
         None
     }
 
+    /// An independent copy with the same state, or `None` when the strategy cannot be
+    /// copied. State inference tries a choice on a copy and keeps it only when the guess
+    /// about the page holds; without a copy, inference stays off.
+    fn fork(&self) -> Option<Box<dyn Agent + Send>> {
+        None
+    }
+
     /// What the strategy has learned so far; the loop hands it to observers at the end
     /// of every episode and of the run.
     fn snapshot(&self) -> Option<StrategySnapshot> {

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::{Action, Event, Observation};
+use crate::model::{Action, AppProbe, Event, Observation};
 
 /// What the environment measured while producing an outcome.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -28,6 +28,33 @@ pub struct Outcome {
     /// True when the environment had to reset itself (a restarted browser, a crashed
     /// page): the action sequence since the last reset no longer leads here.
     pub restarted: bool,
+}
+
+/// The result of `perform`: an action done and waited for, without a scan.
+#[derive(Clone, Debug)]
+pub enum Performed {
+    /// Acted and waited; the events raised meanwhile (act and wait timed, scan zero).
+    Acted {
+        events: Vec<Event>,
+        timings: EnvTimings,
+    },
+    /// A full outcome, scan included: the environment restarted, or it cannot act
+    /// without scanning.
+    Observed(Box<Outcome>),
+}
+
+/// One cheap look at the live page (state inference validates a guess with it): whether
+/// a locator resolves to a visible, enabled element, and what the oracles and the
+/// instrumentation read from the page.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Probe {
+    /// The locator asked about resolves (true when none was asked about).
+    pub found: bool,
+    pub url: String,
+    pub title: String,
+    /// Error-page text, found the way the scan finds it.
+    pub error_text: Option<String>,
+    pub app: Option<AppProbe>,
 }
 
 /// JS code coverage so far, by the one definition of DESIGN section 4.
@@ -98,6 +125,24 @@ pub trait Environment {
         Err(EnvError::Step(
             "this environment cannot observe without acting".into(),
         ))
+    }
+
+    /// Perform one action and wait for stability, without scanning (state inference may
+    /// skip the scan). The default scans, which is always correct.
+    fn perform(&mut self, action: &Action) -> Result<Performed, EnvError> {
+        self.step(action).map(|o| Performed::Observed(Box::new(o)))
+    }
+
+    /// One cheap query of the live page about `locator` (see [`Probe`]).
+    fn probe(&mut self, _locator: Option<&str>) -> Result<Probe, EnvError> {
+        Err(EnvError::Step(
+            "this environment cannot probe the page".into(),
+        ))
+    }
+
+    /// Whether `perform` and `probe` skip the scan; without both, inference is pointless.
+    fn can_infer(&self) -> bool {
+        false
     }
 
     /// JS coverage so far, when the environment measures it.

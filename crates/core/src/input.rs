@@ -8,6 +8,10 @@ use crate::model::{Element, Observation};
 pub trait InputGenerator {
     fn name(&self) -> &str;
 
+    /// An independent copy with the same state (state inference tries a choice on a copy
+    /// of the agent, generator included, and keeps it only when the guess holds).
+    fn fork(&self) -> Box<dyn InputGenerator + Send>;
+
     /// The value to type into `element` (an input, a textarea, a contenteditable).
     fn text_for(&mut self, element: &Element, page: &Observation, rng: &mut ChaCha8Rng) -> String;
 
@@ -20,5 +24,13 @@ pub trait InputGenerator {
     ) -> Option<String> {
         use rand::seq::SliceRandom;
         element.options.choose(rng).cloned()
+    }
+}
+
+// Strategies hold their generator in a box; cloning the box forks the generator, so a
+// strategy can derive `Clone` and be forked by state inference.
+impl Clone for Box<dyn InputGenerator + Send> {
+    fn clone(&self) -> Self {
+        self.fork()
     }
 }

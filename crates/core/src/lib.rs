@@ -8,10 +8,11 @@
 pub mod config;
 pub mod env;
 pub mod grammar;
+pub mod infer;
 pub mod model;
 
 pub use config::Config;
-pub use env::{Coverage, EnvError, EnvTimings, Environment, Outcome};
+pub use env::{Coverage, EnvError, EnvTimings, Environment, Outcome, Performed, Probe};
 pub use model::{Action, ActionKind, AppProbe, Element, Event, EventKind, Observation, Rect, Size};
 pub mod agent;
 pub mod budget;

@@ -31,5 +31,7 @@ pub trait Observer {
     fn on_failure(&mut self, _failure: &Failure, _screenshot: Option<&[u8]>) {}
     /// What the strategy has learned, at the end of each episode and of the run.
     fn on_strategy(&mut self, _snapshot: &StrategySnapshot) {}
+    /// The state-inference knowledge base at the end of the run, when inference was on.
+    fn on_knowledge(&mut self, _rows: &[crate::runner::KnowledgeRow]) {}
     fn on_end(&mut self, _summary: &RunSummary) {}
 }

@@ -17,6 +17,10 @@ pub struct StepTimings {
     pub decide: Duration,
     pub act: Duration,
     pub wait: Duration,
+    /// State inference: trying guessed states against the live page (copies of the
+    /// agent, cheap queries); zero when inference is off or had nothing to try.
+    #[serde(default)]
+    pub validate: Duration,
     /// The whole step, wall clock (includes what is not in the parts: oracles, observers).
     pub total: Duration,
 }
@@ -58,6 +62,9 @@ pub struct StepRecord {
     /// Why the strategy chose this action ("explore", "replay 2/5 to s7"), when it says.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub decision: Option<String>,
+    /// How the step used state inference, when it is on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inference: Option<crate::runner::StepInference>,
 }
 
 /// A reset: the start of an episode.

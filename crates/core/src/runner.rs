@@ -11,7 +11,8 @@ use rand_chacha::ChaCha8Rng;
 use crate::agent::{Agent, Transition, View};
 use crate::budget::Budget;
 use crate::candidates::{candidate_actions, DenyText};
-use crate::env::{EnvError, Environment, Outcome};
+use crate::env::{EnvError, Environment, Outcome, Performed};
+use crate::infer::InferenceConfig;
 use crate::model::{AppProbe, Event, EventKind, Observation};
 use crate::observer::{Observer, Progress};
 use crate::oracle::{FailureBook, Oracles};
@@ -19,6 +20,11 @@ use crate::record::{ResetRecord, StepRecord, StepTimings};
 use crate::state::{Abstraction, Analysis};
 use crate::summary::{RunSummary, Tally};
 use crate::trace::TraceStep;
+
+mod predict;
+
+use predict::{Accepted, Plan, Planned, Predictor, TrialCtx};
+pub use predict::{KnowledgeRow, StepInference};
 
 /// Resets in a row that found no action on the start page before the run gives up.
 const EMPTY_START_LIMIT: u32 = 3;
@@ -35,6 +41,8 @@ pub struct RunOptions {
     pub stop: Arc<AtomicBool>,
     /// What is explored, for the summary.
     pub target: String,
+    /// State inference (DESIGN 8); `None` scans after every action.
+    pub inference: Option<InferenceConfig>,
 }
 
 /// The loop's state between steps.
@@ -44,6 +52,34 @@ struct Cursor {
     trace: Vec<TraceStep>,
     episode: u64,
     episode_step: u32,
+    /// The next action, already chosen while validating a guessed state.
+    planned: Option<Planned>,
+}
+
+/// The agent the loop drives: the caller's, or the copy that lived an accepted guess.
+enum Driver<'a> {
+    Borrowed(&'a mut dyn Agent),
+    Owned(Box<dyn Agent + Send>),
+}
+
+impl Driver<'_> {
+    fn get(&mut self) -> &mut dyn Agent {
+        match self {
+            Driver::Borrowed(a) => &mut **a,
+            Driver::Owned(b) => b.as_mut(),
+        }
+    }
+}
+
+/// Why inference cannot run here, when it cannot.
+fn inference_blocker(env: &dyn Environment, agent: &dyn Agent) -> Option<String> {
+    if !env.can_infer() {
+        Some("the environment cannot act without scanning".into())
+    } else if agent.fork().is_none() {
+        Some(format!("the strategy {} cannot be copied", agent.name()))
+    } else {
+        None
+    }
 }
 
 /// Runs one exploration and returns its summary. Fails only when the environment cannot
@@ -57,6 +93,17 @@ pub fn run(
 ) -> Result<RunSummary, EnvError> {
     let started = Instant::now();
     let mut rng = ChaCha8Rng::seed_from_u64(opts.seed);
+    let blocked = opts
+        .inference
+        .and_then(|_| inference_blocker(&*env, &*agent));
+    if let Some(why) = &blocked {
+        tracing::warn!("state inference is off: {why}");
+    }
+    let mut predictor = opts
+        .inference
+        .filter(|_| blocked.is_none())
+        .map(Predictor::new);
+    let mut agent = Driver::Borrowed(agent);
     let mut book = FailureBook::default();
     let mut tally = Tally::default();
     let mut steps: u64 = 0;
@@ -85,8 +132,8 @@ pub fn run(
             break;
         }
         if cur.episode_step >= opts.episode_steps {
-            agent.on_episode_end();
-            share_snapshot(agent, observers);
+            agent.get().on_episode_end();
+            share_snapshot(agent.get(), observers);
             match env.reset() {
                 Ok(out) => {
                     cur = begin_episode(
@@ -136,21 +183,35 @@ pub fn run(
             continue;
         }
         empty_starts = 0;
-        let t_decide = Instant::now();
-        let view = View {
-            observation: &cur.obs,
-            analysis: &cur.analysis,
-            actions: &candidates,
-            episode_step: cur.episode_step,
+        let (action, decision, decide) = match cur.planned.take() {
+            Some(Planned::Reset) => {
+                cur.episode_step = opts.episode_steps;
+                continue;
+            }
+            Some(Planned::Act {
+                action,
+                decision,
+                decide,
+            }) => (action, decision, decide),
+            None => {
+                let t_decide = Instant::now();
+                let view = View {
+                    observation: &cur.obs,
+                    analysis: &cur.analysis,
+                    actions: &candidates,
+                    episode_step: cur.episode_step,
+                };
+                let agent = agent.get();
+                // Only mid-episode: a reset at the start would change nothing and could
+                // repeat forever.
+                if cur.episode_step > 0 && agent.wants_reset(&view) {
+                    cur.episode_step = opts.episode_steps;
+                    continue;
+                }
+                let action = agent.choose(&view, &mut rng);
+                (action, agent.rationale(), t_decide.elapsed())
+            }
         };
-        // Only mid-episode: a reset at the start would change nothing and could repeat forever.
-        if cur.episode_step > 0 && agent.wants_reset(&view) {
-            cur.episode_step = opts.episode_steps;
-            continue;
-        }
-        let action = agent.choose(&view, &mut rng);
-        let decision = agent.rationale();
-        let decide = t_decide.elapsed();
         steps += 1;
         cur.episode_step += 1;
         let target = action
@@ -160,27 +221,94 @@ pub fn run(
             .map(|e| e.describe());
         let trace_step = TraceStep::new(action.clone(), &cur.obs);
 
-        let (outcome, error) = match env.step(&action) {
-            Ok(out) => (out, None),
-            Err(e) if e.is_fatal() => {
+        // State inference: the interaction's keys, and whether to try guesses.
+        let keys = predictor.as_mut().map(|p| p.keys(&cur.obs, &action));
+        let (plan, mut inference) = match (&predictor, keys) {
+            (Some(p), Some(k)) => {
+                let (plan, info) = p.plan(k);
+                (Some(plan), Some(info))
+            }
+            _ => (None, None),
+        };
+        let guesses = match &plan {
+            Some(Plan::Try(g)) => Some(g.as_slice()),
+            _ => None,
+        };
+        let t_validate = Instant::now();
+        let mut accepted: Option<Accepted> = None;
+        let (outcome, error) = match act(env, &action, &cur.obs, guesses.is_some()) {
+            Err(e) => {
                 stopped_early = Some(e.to_string());
                 break;
             }
-            Err(e) => match env.observe() {
-                Ok(out) => (out, Some(e.to_string())),
-                Err(e2) if e2.is_fatal() => {
-                    stopped_early = Some(e2.to_string());
-                    break;
+            Ok(Acted::Scanned(outcome, error)) => (*outcome, error),
+            Ok(Acted::Unscanned { events, timings }) => {
+                let (p, guesses) = (predictor.as_mut().unwrap(), guesses.unwrap_or(&[]));
+                let last = cur.episode_step >= opts.episode_steps
+                    || opts.budget.exhausted(steps, started.elapsed());
+                let ctx = TrialCtx {
+                    deny: &opts.deny,
+                    last,
+                    next_episode_step: cur.episode_step,
+                    events: &events,
+                };
+                let before = (&cur.obs, &cur.analysis);
+                accepted = p.try_guesses(guesses, agent.get(), &rng, env, before, &action, &ctx);
+                match &accepted {
+                    Some(a) => (
+                        Outcome {
+                            observation: predict::observed(&a.guess, &a.probe),
+                            events,
+                            timings,
+                            restarted: false,
+                        },
+                        None,
+                    ),
+                    None => {
+                        p.stats.fallbacks += 1;
+                        match env.observe() {
+                            Ok(mut out) => {
+                                let mut all = events;
+                                all.append(&mut out.events);
+                                out.events = all;
+                                out.timings.act = timings.act;
+                                out.timings.wait = timings.wait;
+                                (out, None)
+                            }
+                            Err(e) if e.is_fatal() => {
+                                stopped_early = Some(e.to_string());
+                                break;
+                            }
+                            Err(e) => (
+                                Outcome {
+                                    observation: cur.obs.clone(),
+                                    events,
+                                    timings,
+                                    restarted: false,
+                                },
+                                Some(e.to_string()),
+                            ),
+                        }
+                    }
                 }
-                Err(_) => (
-                    Outcome {
-                        observation: cur.obs.clone(),
-                        ..Outcome::default()
-                    },
-                    Some(e.to_string()),
-                ),
-            },
+            }
         };
+        // Time spent trying guesses, less the next choice an accepted one already made.
+        let validate = match &accepted {
+            Some(Accepted {
+                planned: Some(Planned::Act { decide, .. }),
+                ..
+            }) => t_validate.elapsed().saturating_sub(*decide),
+            _ if guesses.is_some() => t_validate.elapsed(),
+            _ => Duration::ZERO,
+        }
+        .saturating_sub(outcome.timings.act + outcome.timings.wait + outcome.timings.scan);
+        if let Some(p) = predictor.as_mut() {
+            p.stats.steps += 1;
+            if accepted.is_some() {
+                p.stats.predicted += 1;
+            }
+        }
         if error.is_some() {
             tally.step_errors += 1;
         } else {
@@ -196,11 +324,35 @@ pub fn run(
         }
 
         let t_analysis = Instant::now();
-        let states_before = abstraction.states();
-        let analysis = abstraction.analyse(&outcome.observation);
-        let new_state = abstraction.states() > states_before;
+        let (analysis, new_state) = match &accepted {
+            // A guessed state comes with its analysis: it was seen before.
+            Some(a) => (a.guess.analysis.clone(), false),
+            None => {
+                let states_before = abstraction.states();
+                let analysis = abstraction.analyse(&outcome.observation);
+                let new_state = abstraction.states() > states_before;
+                (analysis, new_state)
+            }
+        };
         let analysis_time = t_analysis.elapsed();
         tally.urls.insert(analysis.url.clone());
+        if let (Some(p), Some(k), Some(info)) = (predictor.as_mut(), keys, inference.as_mut()) {
+            match &accepted {
+                Some(a) => {
+                    p.confirm(k, &a.guess);
+                    info.accepted = Some(a.index);
+                }
+                // What a scan found after a performed action is knowledge; a failed step or
+                // a restart says nothing about the interaction.
+                None if error.is_none()
+                    && !outcome.restarted
+                    && matches!(plan, Some(Plan::Try(_)) | Some(Plan::Scan { record: true })) =>
+                {
+                    p.record(k, &outcome.observation, &analysis);
+                }
+                None => {}
+            }
+        }
 
         // Failures are judged before a restart clears the trace, so it keeps the actions
         // that led to the crash.
@@ -215,15 +367,23 @@ pub fn run(
             env,
         );
 
-        agent.learn(&Transition {
-            state: cur.analysis.state,
-            action: &action,
-            next_state: analysis.state,
-            next_observation: &outcome.observation,
-            events: &outcome.events,
-            new_state,
-            failed: error.is_some(),
-        });
+        match accepted {
+            // The copy that lived the guess already learned it and chose the next action.
+            Some(a) => {
+                agent = Driver::Owned(a.agent);
+                rng = a.rng;
+                cur.planned = a.planned;
+            }
+            None => agent.get().learn(&Transition {
+                state: cur.analysis.state,
+                action: &action,
+                next_state: analysis.state,
+                next_observation: &outcome.observation,
+                events: &outcome.events,
+                new_state,
+                failed: error.is_some(),
+            }),
+        }
 
         let timings = StepTimings {
             scan: outcome.timings.scan,
@@ -231,6 +391,7 @@ pub fn run(
             decide,
             act: outcome.timings.act,
             wait: outcome.timings.wait,
+            validate,
             total: step_start.elapsed(),
         };
         tally.timings.push(timings);
@@ -257,6 +418,7 @@ pub fn run(
                 .as_ref()
                 .and_then(|a| a.state.clone()),
             decision,
+            inference,
         };
         let progress = progress(
             opts,
@@ -277,19 +439,38 @@ pub fn run(
         cur.analysis = analysis;
         if outcome.restarted {
             // The environment reset itself: a new episode from its start page.
-            agent.on_episode_end();
-            share_snapshot(agent, observers);
+            agent.get().on_episode_end();
+            share_snapshot(agent.get(), observers);
             cur.episode += 1;
             cur.episode_step = 0;
             cur.trace.clear();
+            cur.planned = None;
         }
     }
 
-    share_snapshot(agent, observers);
+    share_snapshot(agent.get(), observers);
+    let mut inference = predictor.as_ref().map(|p| p.summary());
+    if let (Some(cfg), Some(why)) = (opts.inference, blocked) {
+        inference = Some(crate::infer::InferenceSummary {
+            config: cfg.to_string(),
+            disabled: Some(why),
+            ..Default::default()
+        });
+    }
+    if let Some(p) = &predictor {
+        let rows = p.rows();
+        for o in observers.iter_mut() {
+            o.on_knowledge(&rows);
+        }
+    }
     let elapsed = started.elapsed();
+    let stats = predictor
+        .as_ref()
+        .map(|p| p.stats.clone())
+        .unwrap_or_default();
     let summary = RunSummary {
         target: opts.target.clone(),
-        strategy: agent.name().to_string(),
+        strategy: agent.get().name().to_string(),
         seed: opts.seed,
         budget: opts.budget.to_string(),
         steps,
@@ -309,6 +490,10 @@ pub fn run(
         restarts: tally.restarts,
         step_errors: tally.step_errors,
         stopped_early,
+        scans_avoided: stats.scans_avoided(),
+        analyses_avoided: stats.analyses_avoided(),
+        inference,
+        deviation: None,
     };
     for o in observers.iter_mut() {
         o.on_end(&summary);
@@ -337,6 +522,49 @@ struct Loop<'a, 'o> {
     steps: u64,
 }
 
+/// What `act` did.
+enum Acted {
+    /// An outcome with its scan, and the step's error when the action failed.
+    Scanned(Box<Outcome>, Option<String>),
+    /// Acted and waited, nothing scanned (state inference will guess the page).
+    Unscanned {
+        events: Vec<Event>,
+        timings: crate::env::EnvTimings,
+    },
+}
+
+/// Perform `action`, without a scan when `unscanned` is asked and the environment can.
+/// A failed action is followed by a scan of where the page is; only a fatal error (the
+/// run cannot go on) is an `Err`.
+fn act(
+    env: &mut dyn Environment,
+    action: &crate::model::Action,
+    before: &Observation,
+    unscanned: bool,
+) -> Result<Acted, EnvError> {
+    let result = if unscanned {
+        env.perform(action)
+    } else {
+        env.step(action).map(|o| Performed::Observed(Box::new(o)))
+    };
+    match result {
+        Ok(Performed::Observed(out)) => Ok(Acted::Scanned(out, None)),
+        Ok(Performed::Acted { events, timings }) => Ok(Acted::Unscanned { events, timings }),
+        Err(e) if e.is_fatal() => Err(e),
+        Err(e) => match env.observe() {
+            Ok(out) => Ok(Acted::Scanned(Box::new(out), Some(e.to_string()))),
+            Err(e2) if e2.is_fatal() => Err(e2),
+            Err(_) => Ok(Acted::Scanned(
+                Box::new(Outcome {
+                    observation: before.clone(),
+                    ..Outcome::default()
+                }),
+                Some(e.to_string()),
+            )),
+        },
+    }
+}
+
 fn begin_episode(out: Outcome, episode: u64, l: &mut Loop) -> Cursor {
     let analysis = l.abstraction.analyse(&out.observation);
     l.tally.urls.insert(analysis.url.clone());
@@ -346,6 +574,7 @@ fn begin_episode(out: Outcome, episode: u64, l: &mut Loop) -> Cursor {
         trace: Vec::new(),
         episode,
         episode_step: 0,
+        planned: None,
     };
     let findings = judge(
         &l.opts.oracles,

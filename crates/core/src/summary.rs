@@ -40,6 +40,9 @@ pub struct TimingMedians {
     pub decide: f64,
     pub act: f64,
     pub wait: f64,
+    /// Trying guessed states (state inference).
+    #[serde(default)]
+    pub validate: f64,
     pub step: f64,
     /// Spent after the step in the observers (run store, progress line): the cost of
     /// recording, outside `step`.
@@ -95,6 +98,19 @@ pub struct RunSummary {
     pub step_errors: u64,
     /// Why the run ended before its budget, when it did.
     pub stopped_early: Option<String>,
+    /// Share of steps whose scan state inference skipped, 0-1 (0 when it is off).
+    #[serde(default)]
+    pub scans_avoided: f64,
+    /// Share of steps whose state analysis it skipped, 0-1.
+    #[serde(default)]
+    pub analyses_avoided: f64,
+    /// What state inference did, when it was asked for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inference: Option<crate::infer::InferenceSummary>,
+    /// Share of steps whose action differs from a run without inference on the same
+    /// seed (0-1), when one was compared.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deviation: Option<f64>,
 }
 
 /// Accumulates what the summary needs while the loop runs.
@@ -142,6 +158,7 @@ impl TimingMedians {
             decide: col(|t| t.decide),
             act: col(|t| t.act),
             wait: col(|t| t.wait),
+            validate: col(|t| t.validate),
             step: col(|t| t.total),
             observers: 0.0,
         }

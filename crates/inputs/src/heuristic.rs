@@ -33,6 +33,10 @@ impl HeuristicInput {
 }
 
 impl InputGenerator for HeuristicInput {
+    fn fork(&self) -> Box<dyn InputGenerator + Send> {
+        Box::new(self.clone())
+    }
+
     fn name(&self) -> &str {
         "heuristic"
     }

@@ -76,7 +76,11 @@ impl<G> Layered<G> {
     }
 }
 
-impl<G: InputGenerator> InputGenerator for Layered<G> {
+impl<G: InputGenerator + Clone + Send + 'static> InputGenerator for Layered<G> {
+    fn fork(&self) -> Box<dyn InputGenerator + Send> {
+        Box::new(self.clone())
+    }
+
     fn name(&self) -> &str {
         self.inner.name()
     }

@@ -14,6 +14,10 @@ use crate::{numeric, temporal, Kind};
 pub struct RandomInput;
 
 impl InputGenerator for RandomInput {
+    fn fork(&self) -> Box<dyn InputGenerator + Send> {
+        Box::new(RandomInput)
+    }
+
     fn name(&self) -> &str {
         "random"
     }

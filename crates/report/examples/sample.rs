@@ -76,6 +76,7 @@ fn main() {
             decide: 1.2,
             act: 64.9,
             wait: 224.8,
+            validate: 0.0,
             step: 358.3,
             observers: 2.7,
         },
@@ -84,6 +85,10 @@ fn main() {
         restarts: 1,
         step_errors: 3,
         stopped_early: None,
+        scans_avoided: 0.0,
+        analyses_avoided: 0.0,
+        inference: None,
+        deviation: None,
     };
     let data = RunData {
         dir,

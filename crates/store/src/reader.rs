@@ -189,6 +189,21 @@ pub(crate) fn rebuild_summary(d: &RunData) -> RunSummary {
         .flat_map(|s| &s.record.events)
         .filter(|e| e.kind == EventKind::BrowserRestart)
         .count() as u64;
+    let predicted = d
+        .steps
+        .iter()
+        .filter(|s| {
+            s.record
+                .inference
+                .as_ref()
+                .is_some_and(|i| i.accepted.is_some())
+        })
+        .count() as u64;
+    let avoided = if steps > 0 {
+        predicted as f64 / steps as f64
+    } else {
+        0.0
+    };
     RunSummary {
         target: d.meta.target.clone(),
         strategy: d.meta.strategy.clone(),
@@ -221,5 +236,9 @@ pub(crate) fn rebuild_summary(d: &RunData) -> RunSummary {
         stopped_early: Some(format!(
             "the run ended without writing its summary (killed or crashed) after step {steps}"
         )),
+        scans_avoided: avoided,
+        analyses_avoided: avoided,
+        inference: None,
+        deviation: None,
     }
 }

@@ -53,6 +53,7 @@ fn explore(dir: &std::path::Path, observers_end: bool) -> (RunSummary, StoreWrit
         oracles: Oracles::new(OracleConfig::default(), vec![]).unwrap(),
         stop: Arc::new(AtomicBool::new(false)),
         target: "sim".into(),
+        inference: None,
     };
     /// Forwards everything but the end, as a killed run would.
     struct NoEnd<'a>(&'a mut StoreWriter);
@@ -180,6 +181,7 @@ fn secrets_are_stored_as_references_never_as_values() {
         app_actions: vec![],
         app_state: None,
         decision: None,
+        inference: None,
     };
     w.on_step(&record, &wayfarer_core::Progress::default());
     drop(w);

@@ -34,6 +34,7 @@ fn trained(
         oracles: Oracles::new(OracleConfig::default(), vec![]).unwrap(),
         stop: Arc::new(AtomicBool::new(false)),
         target: "sim".into(),
+        inference: None,
     };
     run(&mut env, agent.as_mut(), &mut abs, &opts, &mut []).unwrap();
     (agent, env, abs)

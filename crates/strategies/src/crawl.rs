@@ -37,6 +37,7 @@ enum Plan {
     Done,
 }
 
+#[derive(Clone)]
 pub struct CrawlAgent {
     order: Order,
     cfg: CrawlConfig,
@@ -233,6 +234,10 @@ impl CrawlAgent {
 }
 
 impl Agent for CrawlAgent {
+    fn fork(&self) -> Option<Box<dyn Agent + Send>> {
+        Some(Box::new(self.clone()))
+    }
+
     fn name(&self) -> &str {
         match self.order {
             Order::Breadth => "bfs",

@@ -26,7 +26,7 @@ fn sets_value(a: &Action) -> bool {
     )
 }
 
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct Memory {
     /// Transitions keyed by `key(action)`.
     pub dfa: Dfa<Action>,

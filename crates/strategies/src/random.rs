@@ -8,6 +8,7 @@ use wayfarer_core::{Action, Agent, View};
 
 use crate::fill::fill_value;
 
+#[derive(Clone)]
 pub struct RandomAgent {
     inputs: Box<dyn InputGenerator + Send>,
 }
@@ -19,6 +20,10 @@ impl RandomAgent {
 }
 
 impl Agent for RandomAgent {
+    fn fork(&self) -> Option<Box<dyn Agent + Send>> {
+        Some(Box::new(self.clone()))
+    }
+
     fn name(&self) -> &str {
         "random"
     }

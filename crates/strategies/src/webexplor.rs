@@ -27,6 +27,7 @@ use crate::snapshot::{automaton_table, capped};
 /// Broken replays kept for the report.
 const BROKEN_LOG: usize = 50;
 
+#[derive(Clone)]
 pub struct WebExplorAgent {
     cfg: WebExplorConfig,
     /// The value of an action never tried (see `WebExplorConfig::initial_q`).
@@ -190,6 +191,10 @@ impl WebExplorAgent {
 }
 
 impl Agent for WebExplorAgent {
+    fn fork(&self) -> Option<Box<dyn Agent + Send>> {
+        Some(Box::new(self.clone()))
+    }
+
     fn name(&self) -> &str {
         "webexplor"
     }
@@ -337,6 +342,9 @@ mod tests {
 
     struct Fixed;
     impl InputGenerator for Fixed {
+        fn fork(&self) -> Box<dyn InputGenerator + Send> {
+            Box::new(Fixed)
+        }
         fn name(&self) -> &str {
             "fixed"
         }

@@ -51,6 +51,7 @@ pub fn options(url: &str, seed: u64, budget: Budget, episode_steps: u32) -> RunO
         oracles: Oracles::new(OracleConfig::default(), vec![origin]).unwrap(),
         stop: Arc::new(AtomicBool::new(false)),
         target: url.to_string(),
+        inference: None,
     }
 }
 

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 
 use super::app::SimApp;
-use crate::env::{EnvError, Environment, Outcome};
+use crate::env::{EnvError, Environment, Outcome, Performed, Probe};
 use crate::model::{Action, ActionKind, Element, Event, EventKind, Observation, Rect};
 
 const ORIGIN: &str = "http://sim.test";
@@ -22,6 +22,10 @@ pub struct SimEnv {
     pub resets: u64,
     /// Deepest page index reached, for tests.
     pub visited: Vec<bool>,
+    /// Observations built (reset, step, observe): what state inference saves.
+    pub scans: u64,
+    /// Cheap probes answered.
+    pub probes: u64,
 }
 
 impl SimEnv {
@@ -35,6 +39,8 @@ impl SimEnv {
             error_shown: false,
             resets: 0,
             visited: vec![false; n],
+            scans: 0,
+            probes: 0,
         }
     }
 
@@ -117,7 +123,8 @@ impl SimEnv {
         }
     }
 
-    fn outcome(&self, events: Vec<Event>) -> Outcome {
+    fn outcome(&mut self, events: Vec<Event>) -> Outcome {
+        self.scans += 1;
         Outcome {
             observation: self.observation(),
             events,
@@ -195,6 +202,43 @@ impl Environment for SimEnv {
     }
 
     fn step(&mut self, action: &Action) -> Result<Outcome, EnvError> {
+        let events = self.apply(action)?;
+        Ok(self.outcome(events))
+    }
+
+    fn perform(&mut self, action: &Action) -> Result<Performed, EnvError> {
+        let events = self.apply(action)?;
+        Ok(Performed::Acted {
+            events,
+            timings: Default::default(),
+        })
+    }
+
+    fn probe(&mut self, locator: Option<&str>) -> Result<Probe, EnvError> {
+        self.probes += 1;
+        let obs = self.observation();
+        let found = locator.is_none_or(|l| obs.element(l).is_some_and(|e| e.visible && e.enabled));
+        Ok(Probe {
+            found,
+            url: obs.url,
+            title: obs.title,
+            error_text: obs.error_text,
+            app: obs.app,
+        })
+    }
+
+    fn can_infer(&self) -> bool {
+        true
+    }
+
+    fn observe(&mut self) -> Result<Outcome, EnvError> {
+        Ok(self.outcome(Vec::new()))
+    }
+}
+
+impl SimEnv {
+    /// Do what `action` does to the session; the events it raised.
+    fn apply(&mut self, action: &Action) -> Result<Vec<Event>, EnvError> {
         let target = action.target.as_deref().unwrap_or("");
         let events = match action.kind {
             ActionKind::Click | ActionKind::DoubleClick | ActionKind::Submit => {
@@ -220,11 +264,7 @@ impl Environment for SimEnv {
                 Vec::new()
             }
         };
-        Ok(self.outcome(events))
-    }
-
-    fn observe(&mut self) -> Result<Outcome, EnvError> {
-        Ok(self.outcome(Vec::new()))
+        Ok(events)
     }
 }
 

@@ -162,6 +162,7 @@ pub fn walk(pages: &[Page], steps: u64) -> Walk {
             decide: ms(1, 1),
             act: ms(50, 30),
             wait: ms(180, 90),
+            validate: Duration::ZERO,
             total: ms(300, 120),
         };
         let covered = 21_000 + w.first_step.len() as u64 * 2_900 + n * 11;
@@ -202,6 +203,7 @@ pub fn walk(pages: &[Page], steps: u64) -> Walk {
             app_actions: vec![],
             app_state: None,
             decision: None,
+            inference: None,
         };
         w.steps.push(StoredStep { record, sample });
         (prev, cur) = (cur, next);

@@ -15,6 +15,9 @@ use wayfarer_core::{Budget, Element, Observation, Oracles, RunOptions};
 pub struct Valid;
 
 impl InputGenerator for Valid {
+    fn fork(&self) -> Box<dyn InputGenerator + Send> {
+        Box::new(Valid)
+    }
     fn name(&self) -> &str {
         "valid"
     }
@@ -37,5 +40,6 @@ pub fn sim_options(budget: Budget, episode_steps: u32, seed: u64) -> RunOptions 
         oracles: Oracles::new(OracleConfig::default(), vec![]).unwrap(),
         stop: Arc::new(AtomicBool::new(false)),
         target: "sim".into(),
+        inference: None,
     }
 }

@@ -1,0 +1,125 @@
+//! What inference did in a run: scans and analyses avoided, validations, and the
+//! interaction cardinality table, for `--json`, the report and the bench.
+
+use serde::{Deserialize, Serialize};
+
+use super::knowledge::Cardinality;
+
+/// Counters the loop keeps while inference is on.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct InferStats {
+    /// Steps that performed an action.
+    pub steps: u64,
+    /// Steps whose next state came from the knowledge base (no scan, no analysis).
+    pub predicted: u64,
+    /// Live-page validations of a candidate (one cheap query each).
+    pub probes: u64,
+    /// Validations that rejected their candidate.
+    pub rejected: u64,
+    /// Steps that tried candidates, found none fitting, and scanned.
+    pub fallbacks: u64,
+}
+
+/// One row of the cardinality table.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CardinalityRow {
+    /// "1", "2" ... or "non-deterministic".
+    pub candidates: String,
+    pub interactions: u64,
+    /// Share of all abstract interactions, 0-1.
+    pub share: f64,
+}
+
+/// The inference part of a run summary.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct InferenceSummary {
+    /// The configuration, e.g. "actions-5".
+    pub config: String,
+    /// Why inference did not run although asked for, when it did not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub disabled: Option<String>,
+    pub steps: u64,
+    pub predicted_steps: u64,
+    pub probes: u64,
+    pub rejected_candidates: u64,
+    pub fallback_scans: u64,
+    /// Abstract interactions in the knowledge base.
+    pub interactions: u64,
+    pub cardinality: Vec<CardinalityRow>,
+}
+
+impl InferStats {
+    /// Share of steps whose scan was skipped, 0-1.
+    pub fn scans_avoided(&self) -> f64 {
+        ratio(self.predicted, self.steps)
+    }
+
+    /// Share of steps whose state analysis was skipped, 0-1 (the same steps: a predicted
+    /// state comes with its analysis).
+    pub fn analyses_avoided(&self) -> f64 {
+        ratio(self.predicted, self.steps)
+    }
+
+    pub fn summary(&self, config: String, cardinality: &Cardinality) -> InferenceSummary {
+        let total = cardinality.interactions();
+        let row = |candidates: String, n: u64| CardinalityRow {
+            candidates,
+            interactions: n,
+            share: ratio(n, total),
+        };
+        let mut rows: Vec<CardinalityRow> = cardinality
+            .by_candidates
+            .iter()
+            .enumerate()
+            .map(|(k, &n)| row((k + 1).to_string(), n))
+            .collect();
+        rows.push(row(
+            "non-deterministic".into(),
+            cardinality.nondeterministic,
+        ));
+        InferenceSummary {
+            config,
+            disabled: None,
+            steps: self.steps,
+            predicted_steps: self.predicted,
+            probes: self.probes,
+            rejected_candidates: self.rejected,
+            fallback_scans: self.fallbacks,
+            interactions: total,
+            cardinality: rows,
+        }
+    }
+}
+
+fn ratio(n: u64, d: u64) -> f64 {
+    if d == 0 {
+        0.0
+    } else {
+        n as f64 / d as f64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shares_and_rows() {
+        let s = InferStats {
+            steps: 10,
+            predicted: 4,
+            ..InferStats::default()
+        };
+        assert_eq!(s.scans_avoided(), 0.4);
+        let card = Cardinality {
+            by_candidates: vec![3, 1],
+            nondeterministic: 0,
+        };
+        let sum = s.summary("actions-2".into(), &card);
+        assert_eq!(sum.interactions, 4);
+        assert_eq!(sum.cardinality.len(), 3);
+        assert_eq!(sum.cardinality[0].share, 0.75);
+        assert_eq!(sum.cardinality[2].candidates, "non-deterministic");
+        assert_eq!(InferStats::default().scans_avoided(), 0.0);
+    }
+}

@@ -1,0 +1,293 @@
+//! The loop side of state inference (DESIGN section 8, SIBILLA's Algorithm 1): after an
+//! action performed without a scan, take the knowledge base's candidates in order, let a
+//! copy of the agent learn the guessed transition and choose its next action there, and
+//! validate that choice against the live page with one cheap query. The first candidate
+//! that holds is the step's next state; the copy of the agent replaces the agent, so the
+//! policy is exactly the one it would have followed on a scanned page.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+
+use crate::agent::{Agent, Transition, View};
+use crate::candidates::{candidate_actions, DenyText};
+use crate::env::{Environment, Probe};
+use crate::infer::keys::{self, Key};
+use crate::infer::{InferStats, InferenceConfig, InferenceSummary, Knowledge, Lookup};
+use crate::model::{Action, Event, Observation};
+use crate::state::{normalize_url, Analysis};
+
+/// A state as the knowledge base keeps it: the scanned page and its analysis.
+#[derive(Debug)]
+pub(crate) struct Guess {
+    pub obs: Observation,
+    pub analysis: Analysis,
+}
+
+/// What the agent will do at the next step, decided while validating a guess.
+pub(crate) enum Planned {
+    Act {
+        action: Action,
+        decision: Option<String>,
+        decide: Duration,
+    },
+    /// The agent asked to end the episode.
+    Reset,
+}
+
+/// A guess that held: the agent copy that lived it, and what the page said.
+pub(crate) struct Accepted {
+    pub agent: Box<dyn Agent + Send>,
+    pub rng: ChaCha8Rng,
+    pub planned: Option<Planned>,
+    pub guess: Arc<Guess>,
+    pub probe: Probe,
+    /// 1-based index of the accepted candidate.
+    pub index: u32,
+}
+
+/// How a step used the knowledge base, recorded with the step.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StepInference {
+    /// Candidates the knowledge base offered for the interaction.
+    pub candidates: u32,
+    /// 1-based index of the candidate accepted; none means the page was scanned.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub accepted: Option<u32>,
+    /// The interaction is marked non-deterministic: scanned without asking.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub nondeterministic: bool,
+}
+
+/// One interaction of the knowledge base, for the run store and the report.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct KnowledgeRow {
+    pub state: String,
+    pub action: String,
+    /// "s3 http://.../owners (12×)" per candidate; empty when non-deterministic.
+    pub candidates: Vec<String>,
+    pub nondeterministic: bool,
+}
+
+/// What the step's keys found in the knowledge base.
+pub(crate) enum Plan {
+    /// Scan; record the outcome unless the interaction is non-deterministic.
+    Scan { record: bool },
+    /// Perform without a scan and try these.
+    Try(Vec<Arc<Guess>>),
+}
+
+/// Everything a trial needs from the loop, borrowed for one step.
+pub(crate) struct TrialCtx<'a> {
+    pub deny: &'a DenyText,
+    /// The step about to be taken is the last of its episode or of the budget: no next
+    /// choice will be made, so the guess is validated with its first action.
+    pub last: bool,
+    /// The episode step the next choice would be made at.
+    pub next_episode_step: u32,
+    pub events: &'a [Event],
+}
+
+pub(crate) struct Predictor {
+    cfg: InferenceConfig,
+    kb: Knowledge<Arc<Guess>>,
+    pub stats: InferStats,
+    state_labels: HashMap<Key, String>,
+    action_labels: HashMap<Key, String>,
+}
+
+impl Predictor {
+    pub fn new(cfg: InferenceConfig) -> Predictor {
+        Predictor {
+            cfg,
+            kb: Knowledge::new(cfg.capacity),
+            stats: InferStats::default(),
+            state_labels: HashMap::new(),
+            action_labels: HashMap::new(),
+        }
+    }
+
+    /// absS of the page the action is taken on, absA of the action.
+    pub fn keys(&mut self, before: &Observation, action: &Action) -> (Key, Key) {
+        let s = keys::state_key(self.cfg.keys, before);
+        let a = keys::action_key(self.cfg.keys, action, before);
+        let kind = self.cfg.keys;
+        self.state_labels
+            .entry(s)
+            .or_insert_with(|| keys::state_label(kind, before));
+        self.action_labels
+            .entry(a)
+            .or_insert_with(|| keys::action_label(kind, action, before));
+        (s, a)
+    }
+
+    pub fn plan(&self, k: (Key, Key)) -> (Plan, StepInference) {
+        match self.kb.lookup(k.0, k.1) {
+            Lookup::Unknown => (Plan::Scan { record: true }, StepInference::default()),
+            Lookup::NonDeterministic => (
+                Plan::Scan { record: false },
+                StepInference {
+                    nondeterministic: true,
+                    ..StepInference::default()
+                },
+            ),
+            Lookup::Candidates(c) => (
+                Plan::Try(c.iter().map(|c| c.data.clone()).collect()),
+                StepInference {
+                    candidates: c.len() as u32,
+                    ..StepInference::default()
+                },
+            ),
+        }
+    }
+
+    /// A scan found `obs` (analysed as `analysis`) after the interaction `k`.
+    pub fn record(&mut self, k: (Key, Key), obs: &Observation, analysis: &Analysis) {
+        let next = keys::state_key(self.cfg.keys, obs);
+        let kind = self.cfg.keys;
+        self.state_labels
+            .entry(next)
+            .or_insert_with(|| keys::state_label(kind, obs));
+        let guess = Arc::new(Guess {
+            obs: obs.clone(),
+            analysis: analysis.clone(),
+        });
+        self.kb.record(k.0, k.1, next, guess);
+    }
+
+    /// A validation accepted `guess` for the interaction `k`.
+    pub fn confirm(&mut self, k: (Key, Key), guess: &Guess) {
+        let next = keys::state_key(self.cfg.keys, &guess.obs);
+        self.kb.confirm(k.0, k.1, next);
+    }
+
+    /// Try the guesses in order; the first whose validation holds is returned.
+    #[allow(clippy::too_many_arguments)]
+    pub fn try_guesses(
+        &mut self,
+        guesses: &[Arc<Guess>],
+        agent: &dyn Agent,
+        rng: &ChaCha8Rng,
+        env: &mut dyn Environment,
+        before: (&Observation, &Analysis),
+        action: &Action,
+        ctx: &TrialCtx<'_>,
+    ) -> Option<Accepted> {
+        for (i, guess) in guesses.iter().enumerate() {
+            let mut trial = agent.fork()?;
+            let mut trial_rng = rng.clone();
+            trial.learn(&Transition {
+                state: before.1.state,
+                action,
+                next_state: guess.analysis.state,
+                next_observation: &guess.obs,
+                events: ctx.events,
+                new_state: false,
+                failed: false,
+            });
+            let offered = candidate_actions(&guess.obs, ctx.deny, true);
+            let (planned, locator) = if ctx.last || offered.is_empty() {
+                (None, offered.first().and_then(|a| a.target.clone()))
+            } else {
+                let view = View {
+                    observation: &guess.obs,
+                    analysis: &guess.analysis,
+                    actions: &offered,
+                    episode_step: ctx.next_episode_step,
+                };
+                if trial.wants_reset(&view) {
+                    (
+                        Some(Planned::Reset),
+                        offered.first().and_then(|a| a.target.clone()),
+                    )
+                } else {
+                    let t = Instant::now();
+                    let next = trial.choose(&view, &mut trial_rng);
+                    let decision = trial.rationale();
+                    let target = next.target.clone();
+                    (
+                        Some(Planned::Act {
+                            action: next,
+                            decision,
+                            decide: t.elapsed(),
+                        }),
+                        target,
+                    )
+                }
+            };
+            self.stats.probes += 1;
+            let Ok(probe) = env.probe(locator.as_deref()) else {
+                // The page cannot be asked: scanning is the safe answer.
+                return None;
+            };
+            let same_page = normalize_url(&probe.url) == normalize_url(&guess.obs.url);
+            if probe.found && same_page {
+                return Some(Accepted {
+                    agent: trial,
+                    rng: trial_rng,
+                    planned,
+                    guess: guess.clone(),
+                    probe,
+                    index: i as u32 + 1,
+                });
+            }
+            self.stats.rejected += 1;
+        }
+        None
+    }
+
+    pub fn summary(&self) -> InferenceSummary {
+        self.stats
+            .summary(self.cfg.to_string(), &self.kb.cardinality())
+    }
+
+    /// The knowledge base in display form, most confirmed interactions first.
+    pub fn rows(&self) -> Vec<KnowledgeRow> {
+        let label = |m: &HashMap<Key, String>, k: &Key| m.get(k).cloned().unwrap_or_default();
+        let mut rows: Vec<(u64, KnowledgeRow)> = self
+            .kb
+            .entries()
+            .map(|((s, a), c)| {
+                let uses = c.map_or(0, |c| c.iter().map(|c| c.confirmed).sum());
+                let candidates = c
+                    .unwrap_or(&[])
+                    .iter()
+                    .map(|c| {
+                        format!(
+                            "{} {} ({}×)",
+                            c.data.analysis.state, c.data.obs.url, c.confirmed
+                        )
+                    })
+                    .collect();
+                (
+                    uses,
+                    KnowledgeRow {
+                        state: label(&self.state_labels, &s),
+                        action: label(&self.action_labels, &a),
+                        candidates,
+                        nondeterministic: c.is_none(),
+                    },
+                )
+            })
+            .collect();
+        rows.sort_by(|x, y| {
+            y.0.cmp(&x.0)
+                .then_with(|| (&x.1.state, &x.1.action).cmp(&(&y.1.state, &y.1.action)))
+        });
+        rows.into_iter().map(|(_, r)| r).collect()
+    }
+}
+
+/// The guessed page as the step reports it: the stored scan, with what the live page
+/// said about its address, title, error text and instrumentation.
+pub(crate) fn observed(guess: &Guess, probe: &Probe) -> Observation {
+    let mut obs = guess.obs.clone();
+    obs.url = probe.url.clone();
+    obs.title = probe.title.clone();
+    obs.error_text = probe.error_text.clone();
+    obs.app = probe.app.clone();
+    obs
+}
