@@ -19,7 +19,7 @@ use crate::events::SharedRef;
 use crate::scope::Scope;
 
 /// Resolves `A >>> B >>> C` (shadow hosts and same-origin frames) to an element or null.
-const FIND_JS: &str = r#"const __wfFind = (loc) => {
+pub(crate) const FIND_JS: &str = r#"const __wfFind = (loc) => {
   const parts = loc.split(" >>> ");
   let root = document, el = null;
   for (let i = 0; i < parts.length; i++) {

@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use wayfarer_core::{
     Action, ActionKind, Coverage, EnvError, EnvTimings, Environment, Event, EventKind, Outcome,
+    Performed, Probe,
 };
 
 use crate::actions::Actor;
@@ -126,28 +127,27 @@ impl BrowserEnv {
         self.inner.shared.lock().crashed
     }
 
-    /// Run `op` with the browser's health checked before and after, restarting as needed.
-    fn guarded<F>(&mut self, op: F) -> Result<Outcome, EnvError>
+    /// Run `op` with the browser's health checked before and after, restarting as needed
+    /// (the outcome of the reset after a restart becomes a `T` through `recovered`).
+    fn guarded<T, F>(&mut self, op: F, recovered: fn(Outcome) -> T) -> Result<T, EnvError>
     where
-        F: for<'a> FnOnce(
-            &'a mut Inner,
-        ) -> futures::future::BoxFuture<'a, Result<Outcome, BrowserError>>,
+        F: for<'a> FnOnce(&'a mut Inner) -> futures::future::BoxFuture<'a, Result<T, BrowserError>>,
     {
         if self.closed {
             return Err(EnvError::Browser("the environment is closed".into()));
         }
         if let Some(why) = self.health() {
-            return self.restart(why);
+            return self.restart(why).map(recovered);
         }
         if self.crashed() {
-            return self.reopen_page();
+            return self.reopen_page().map(recovered);
         }
         let result = self.rt.block_on(op(&mut self.inner));
         if let Some(why) = self.health() {
-            return self.restart(why);
+            return self.restart(why).map(recovered);
         }
         if self.crashed() {
-            return self.reopen_page();
+            return self.reopen_page().map(recovered);
         }
         match result {
             Ok(o) => {
@@ -161,11 +161,12 @@ impl BrowserEnv {
                 self.timeouts_in_row = 0;
                 Err(EnvError::ElementNotFound(loc))
             }
-            Err(BrowserError::Dead(why)) => self.restart(why),
+            Err(BrowserError::Dead(why)) => self.restart(why).map(recovered),
             Err(e @ BrowserError::Timeout(_)) => {
                 self.timeouts_in_row += 1;
                 if self.timeouts_in_row >= 2 {
                     self.restart(format!("two CDP calls in a row timed out (last: {e})"))
+                        .map(recovered)
                 } else {
                     Err(EnvError::Step(e.to_string()))
                 }
@@ -331,8 +332,10 @@ impl Inner {
         act: Duration,
         wait: Duration,
     ) -> Result<Outcome, BrowserError> {
-        let t = Instant::now();
+        let tc = Instant::now();
         self.take_coverage().await?;
+        let coverage = tc.elapsed();
+        let t = Instant::now();
         let page = self.page()?;
         let mut observation = scan(&page, &self.scan, self.lim.cdp).await?;
         let mut s = self.shared.lock();
@@ -344,12 +347,43 @@ impl Inner {
                 act,
                 wait,
                 scan: t.elapsed(),
+                coverage,
             },
             restarted: false,
         })
     }
 
     async fn step_once(&mut self, action: &Action) -> Result<Outcome, BrowserError> {
+        let (act, wait) = self.act_and_wait(action).await?;
+        let out = self.observe(act, wait).await?;
+        tracing::debug!(action = %action.describe(), timings = ?out.timings, events = out.events.len(), "step");
+        Ok(out)
+    }
+
+    /// Act and wait, then take coverage as a scan would, but do not scan.
+    async fn perform_once(&mut self, action: &Action) -> Result<Performed, BrowserError> {
+        let (act, wait) = self.act_and_wait(action).await?;
+        let tc = Instant::now();
+        self.take_coverage().await?;
+        let coverage = tc.elapsed();
+        let events = std::mem::take(&mut self.shared.lock().events);
+        tracing::debug!(action = %action.describe(), events = events.len(), "performed without a scan");
+        Ok(Performed::Acted {
+            events,
+            timings: EnvTimings {
+                act,
+                wait,
+                scan: Duration::ZERO,
+                coverage,
+            },
+        })
+    }
+
+    /// Perform the action and wait for stability: the time each took.
+    async fn act_and_wait(
+        &mut self,
+        action: &Action,
+    ) -> Result<(Duration, Duration), BrowserError> {
         let page = self.page()?;
         let t = Instant::now();
         self.actor(&page).act(action).await?;
@@ -366,24 +400,55 @@ impl Inner {
         }
         let act = t.elapsed();
         let wait = self.wait(Instant::now()).await;
-        let out = self.observe(act, wait).await?;
-        tracing::debug!(action = %action.describe(), timings = ?out.timings, events = out.events.len(), "step");
-        Ok(out)
+        Ok((act, wait))
     }
 }
 
 impl Environment for BrowserEnv {
     fn reset(&mut self) -> Result<Outcome, EnvError> {
-        self.guarded(|inner| Box::pin(inner.reset_once()))
+        self.guarded(|inner| Box::pin(inner.reset_once()), |o| o)
     }
 
     fn step(&mut self, action: &Action) -> Result<Outcome, EnvError> {
         let action = action.clone();
-        self.guarded(move |inner| Box::pin(async move { inner.step_once(&action).await }))
+        self.guarded(
+            move |inner| Box::pin(async move { inner.step_once(&action).await }),
+            |o| o,
+        )
+    }
+
+    fn perform(&mut self, action: &Action) -> Result<Performed, EnvError> {
+        let action = action.clone();
+        self.guarded(
+            move |inner| Box::pin(async move { inner.perform_once(&action).await }),
+            |o| Performed::Observed(Box::new(o)),
+        )
+    }
+
+    fn probe(&mut self, locator: Option<&str>) -> Result<Probe, EnvError> {
+        if self.closed {
+            return Err(EnvError::Browser("the environment is closed".into()));
+        }
+        // No restart here: a failed probe makes the loop scan, and the scan recovers.
+        let page = self
+            .inner
+            .page()
+            .map_err(|e| EnvError::Step(e.to_string()))?;
+        let (script, cdp) = (&self.inner.scan, self.inner.lim.cdp);
+        self.rt
+            .block_on(crate::probe::probe(&page, script, locator, cdp))
+            .map_err(|e| EnvError::Step(e.to_string()))
+    }
+
+    fn can_infer(&self) -> bool {
+        true
     }
 
     fn observe(&mut self) -> Result<Outcome, EnvError> {
-        self.guarded(|inner| Box::pin(inner.observe(Duration::ZERO, Duration::ZERO)))
+        self.guarded(
+            |inner| Box::pin(inner.observe(Duration::ZERO, Duration::ZERO)),
+            |o| o,
+        )
     }
 
     fn coverage(&mut self) -> Option<Coverage> {

@@ -14,6 +14,7 @@ mod events;
 mod inject;
 mod launch;
 mod options;
+mod probe;
 mod reset;
 mod scan;
 mod scope;

@@ -1,9 +1,12 @@
 // The scan: a function returning the whole observation as a JSON string shaped like
 // wayfarer_core::Observation. It is installed once per document (scan.rs) and called with
-// cfg = {deny: [{selector, text}], maxElements, maxTags, maxHtml}.
+// cfg = {deny: [{selector, text}], maxElements, maxTags, maxHtml, errorsOnly}.
+// With errorsOnly it returns {error_text} alone, found exactly as a full scan finds it
+// (state inference's probe), and skips the walk when no error pattern is in the page text.
 (function (cfg) {
   "use strict";
   const MAX_EL = cfg.maxElements, MAX_TAGS = cfg.maxTags, MAX_HTML = cfg.maxHtml;
+  const ERR_ONLY = !!cfg.errorsOnly;
   const MAX_TEXT_LEAVES = Math.floor(MAX_EL * 0.75);
   const SKIP = new Set(["script", "style", "noscript", "template", "head", "meta", "link", "title", "base"]);
   const ACTION_TAGS = new Set(["button", "textarea", "select", "summary"]);
@@ -22,6 +25,17 @@
     /\bat Object\.<anonymous>/, /Whitelabel Error Page/, /Stack trace:/, /Fatal error:/, /Unhandled exception/i,
     /Server Error in '/, /\n\s+at [\w.$<>]+ \([^)]*:\d+:\d+\)/];
 
+  // The optional instrumentation of the application (wayfarer_core::AppProbe).
+  function appProbe() {
+    const log = window.__wfActions;
+    const wfState = document.body ? document.body.getAttribute("data-wf-state") : null;
+    if (!Array.isArray(log) && wfState === null) return null;
+    return { state: wfState, actions: Array.isArray(log) ? log.slice(-5000).map(String) : [] };
+  }
+  if (ERR_ONLY) {
+    const all = document.documentElement ? document.documentElement.textContent || "" : "";
+    if (!ERROR_PATTERNS.some(re => re.test(all))) return JSON.stringify({ error_text: null, app: appProbe() });
+  }
   const deny = (cfg.deny || []).map(r => ({ selector: r.selector || null, text: r.text ? r.text.toLowerCase() : null }));
   const elements = [];
   const tags = [];
@@ -201,7 +215,7 @@
   // ctx: {prefix, xprefix, ox, oy, hidden, cursor, denied}
   function visit(el, ctx) {
     const tag = el.localName;
-    if (tags.length < MAX_TAGS) tags.push(tag);
+    if (!ERR_ONLY && tags.length < MAX_TAGS) tags.push(tag);
     const skip = SKIP.has(tag);
     let cs = null, visible = false, rect = null;
     let hidden = ctx.hidden;
@@ -223,7 +237,7 @@
         if (d.selector) { try { if (el.matches(d.selector)) { denied = true; break; } } catch (e) { /* bad selector */ } }
       }
     }
-    if (visible && elements.length < MAX_EL) {
+    if (!ERR_ONLY && visible && elements.length < MAX_EL) {
       const reasons = reasonsOf(el, cs, ctx.cursor);
       const isLeaf = !reasons.length && hasOwnText(el) && textLeaves < MAX_TEXT_LEAVES;
       if (reasons.length || isLeaf) {
@@ -260,7 +274,7 @@
         elements.push(out);
       }
     }
-    if (html.length < MAX_HTML) {
+    if (!ERR_ONLY && html.length < MAX_HTML) {
       let a = "";
       for (const n of HTML_ATTRS) { const v = el.getAttribute(n); if (v !== null && v.length < 200) a += " " + n + "=\"" + esc(v) + "\""; }
       html += "<" + tag + a + ">";
@@ -313,14 +327,8 @@
       break;
     }
   }
+  if (ERR_ONLY) return JSON.stringify({ error_text: errorText, app: appProbe() });
   const de = document.documentElement;
-  // The optional instrumentation of the application (wayfarer_core::AppProbe).
-  let app = null;
-  const log = window.__wfActions;
-  const wfState = document.body ? document.body.getAttribute("data-wf-state") : null;
-  if (Array.isArray(log) || wfState !== null) {
-    app = { state: wfState, actions: Array.isArray(log) ? log.slice(-5000).map(String) : [] };
-  }
   return JSON.stringify({
     url: location.href,
     title: document.title || "",
@@ -331,6 +339,6 @@
     page: { width: de ? de.scrollWidth : 0, height: de ? de.scrollHeight : 0 },
     status: null,
     error_text: errorText,
-    app,
+    app: appProbe(),
   });
 })

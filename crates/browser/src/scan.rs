@@ -16,11 +16,30 @@ const MAX_HTML: usize = 100_000;
 const MISSING: &str = "__wayfarer_scan_missing__";
 
 /// The two scan expressions of a run: `call` uses the function installed in the document
-/// (so V8 keeps its compiled, warmed-up code); `install` defines it first.
+/// (so V8 keeps its compiled, warmed-up code); `install` defines it first. The probe's
+/// configuration (errors only) is kept for `probe.rs`.
 #[derive(Clone, Debug)]
 pub(crate) struct ScanScript {
     call: String,
     install: String,
+    pub(crate) errors_cfg: String,
+}
+
+const KEY: &str = "Symbol.for(\"wayfarer.scan\")";
+
+/// An expression that calls the installed scan function as `f` inside `body` (whose last
+/// statement returns), or answers MISSING when the document has none yet.
+pub(crate) fn with_scan_fn(params: &str, body: &str, args: &str) -> String {
+    format!(
+        "(({params}) => {{ const f = window[{KEY}]; if (!f) return \"{MISSING}\"; {body} }})({args})"
+    )
+}
+
+/// The same, installing the scan function first.
+pub(crate) fn installing_scan_fn(params: &str, body: &str, args: &str) -> String {
+    format!(
+        "(({params}) => {{ const K = {KEY}; if (!window[K]) Object.defineProperty(window, K, {{ value: {SCAN_JS} }}); const f = window[K]; {body} }})({args})"
+    )
 }
 
 /// Build the expressions with the deny rules and caps baked in (once per run).
@@ -32,38 +51,43 @@ pub(crate) fn scan_script(deny: &[DenyRule]) -> ScanScript {
         "maxHtml": MAX_HTML,
     })
     .to_string();
-    let key = "Symbol.for(\"wayfarer.scan\")";
+    let errors_cfg = serde_json::json!({
+        "deny": deny,
+        "maxElements": 0,
+        "maxTags": 0,
+        "maxHtml": 0,
+        "errorsOnly": true,
+    })
+    .to_string();
+    let body = format!("return f({cfg});");
     ScanScript {
-        call: format!(
-            "(() => {{ const f = window[{key}]; return f ? f({cfg}) : \"{MISSING}\"; }})()"
-        ),
-        install: format!(
-            "(() => {{ const K = {key}; if (!window[K]) Object.defineProperty(window, K, {{ value: {SCAN_JS} }}); return window[K]({cfg}); }})()"
-        ),
+        call: with_scan_fn("", &body, ""),
+        install: installing_scan_fn("", &body, ""),
+        errors_cfg,
     }
 }
 
-/// Scan the page; retried briefly while a navigation swaps the execution context.
-pub(crate) async fn scan(
+/// Evaluate `call`, or `install` when the document has no scan function yet; retried
+/// briefly while a navigation swaps the execution context. The JSON string it returned.
+pub(crate) async fn eval_installed(
     page: &Page,
-    script: &ScanScript,
+    call: &str,
+    install: &str,
+    what: &str,
     cdp: Duration,
-) -> Result<Observation, BrowserError> {
+) -> Result<String, BrowserError> {
     let mut last = None;
-    let mut expression = &script.call;
+    let mut expression = call;
     for attempt in 0..5 {
-        match eval(page, expression.as_str(), cdp).await {
+        match eval(page, expression, cdp).await {
             Ok(serde_json::Value::String(s)) if s == MISSING => {
-                expression = &script.install;
+                expression = install;
                 continue;
             }
-            Ok(serde_json::Value::String(s)) => {
-                return serde_json::from_str(&s)
-                    .map_err(|e| BrowserError::Step(format!("scan result: {e}")));
-            }
+            Ok(serde_json::Value::String(s)) => return Ok(s),
             Ok(other) => {
                 last = Some(BrowserError::Step(format!(
-                    "scan returned {}",
+                    "{what} returned {}",
                     other.to_string().chars().take(100).collect::<String>()
                 )))
             }
@@ -72,5 +96,15 @@ pub(crate) async fn scan(
         }
         tokio::time::sleep(Duration::from_millis(20 * (attempt + 1))).await;
     }
-    Err(last.unwrap_or_else(|| BrowserError::Step("scan failed".into())))
+    Err(last.unwrap_or_else(|| BrowserError::Step(format!("{what} failed"))))
+}
+
+/// Scan the page.
+pub(crate) async fn scan(
+    page: &Page,
+    script: &ScanScript,
+    cdp: Duration,
+) -> Result<Observation, BrowserError> {
+    let s = eval_installed(page, &script.call, &script.install, "scan", cdp).await?;
+    serde_json::from_str(&s).map_err(|e| BrowserError::Step(format!("scan result: {e}")))
 }

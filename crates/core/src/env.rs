@@ -16,6 +16,10 @@ pub struct EnvTimings {
     pub wait: Duration,
     /// Running the scan script and decoding its result.
     pub scan: Duration,
+    /// Taking JS coverage after the step (measurement, not exploration: it is done whether
+    /// or not the page is scanned).
+    #[serde(default)]
+    pub coverage: Duration,
 }
 
 /// The result of `reset` or `step`.

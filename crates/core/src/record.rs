@@ -21,6 +21,9 @@ pub struct StepTimings {
     /// agent, cheap queries); zero when inference is off or had nothing to try.
     #[serde(default)]
     pub validate: Duration,
+    /// Taking JS coverage (measurement overhead, outside the scan).
+    #[serde(default)]
+    pub coverage: Duration,
     /// The whole step, wall clock (includes what is not in the parts: oracles, observers).
     pub total: Duration,
 }

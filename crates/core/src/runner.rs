@@ -273,6 +273,7 @@ pub fn run(
                                 out.events = all;
                                 out.timings.act = timings.act;
                                 out.timings.wait = timings.wait;
+                                out.timings.coverage += timings.coverage;
                                 (out, None)
                             }
                             Err(e) if e.is_fatal() => {
@@ -302,7 +303,12 @@ pub fn run(
             _ if guesses.is_some() => t_validate.elapsed(),
             _ => Duration::ZERO,
         }
-        .saturating_sub(outcome.timings.act + outcome.timings.wait + outcome.timings.scan);
+        .saturating_sub(
+            outcome.timings.act
+                + outcome.timings.wait
+                + outcome.timings.scan
+                + outcome.timings.coverage,
+        );
         if let Some(p) = predictor.as_mut() {
             p.stats.steps += 1;
             if accepted.is_some() {
@@ -392,6 +398,7 @@ pub fn run(
             act: outcome.timings.act,
             wait: outcome.timings.wait,
             validate,
+            coverage: outcome.timings.coverage,
             total: step_start.elapsed(),
         };
         tally.timings.push(timings);

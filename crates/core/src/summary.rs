@@ -43,6 +43,9 @@ pub struct TimingMedians {
     /// Trying guessed states (state inference).
     #[serde(default)]
     pub validate: f64,
+    /// Taking JS coverage (measurement overhead).
+    #[serde(default)]
+    pub coverage: f64,
     pub step: f64,
     /// Spent after the step in the observers (run store, progress line): the cost of
     /// recording, outside `step`.
@@ -159,6 +162,7 @@ impl TimingMedians {
             act: col(|t| t.act),
             wait: col(|t| t.wait),
             validate: col(|t| t.validate),
+            coverage: col(|t| t.coverage),
             step: col(|t| t.total),
             observers: 0.0,
         }

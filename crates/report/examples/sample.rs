@@ -77,6 +77,7 @@ fn main() {
             act: 64.9,
             wait: 224.8,
             validate: 0.0,
+            coverage: 0.0,
             step: 358.3,
             observers: 2.7,
         },
