@@ -42,6 +42,14 @@ pub(crate) fn installing_scan_fn(params: &str, body: &str, args: &str) -> String
     )
 }
 
+/// Defines the scan function in a new document (an init script); the expressions above
+/// still install it where it is missing (documents older than the session, about:blank).
+pub(crate) fn init_script() -> String {
+    format!(
+        "(() => {{ const K = {KEY}; if (!window[K]) Object.defineProperty(window, K, {{ value: {SCAN_JS} }}); }})();"
+    )
+}
+
 /// Build the expressions with the deny rules and caps baked in (once per run).
 pub(crate) fn scan_script(deny: &[DenyRule]) -> ScanScript {
     let cfg = serde_json::json!({

@@ -103,6 +103,14 @@ impl Session {
             cdp,
         )
         .await?;
+        // The scan function is compiled while each document loads, so neither a scan nor a
+        // probe pays a second round trip to install it after a navigation.
+        call(
+            p,
+            AddScriptToEvaluateOnNewDocumentParams::new(crate::scan::init_script()),
+            cdp,
+        )
+        .await?;
         let mut dl = SetDownloadBehaviorParams::builder()
             .behavior(SetDownloadBehaviorBehavior::Deny)
             .events_enabled(true);
