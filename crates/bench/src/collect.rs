@@ -3,8 +3,9 @@
 //! the screens it reached, next to the run store.
 
 use std::collections::BTreeSet;
+use std::time::Duration;
 
-use wayfarer_core::{Observer, Progress, ResetRecord, StepRecord};
+use wayfarer_core::{Action, Observer, Progress, ResetRecord, StepRecord};
 
 use crate::series::SeriesPoint;
 
@@ -15,6 +16,10 @@ pub struct Collector {
     pub episode_logs: Vec<Vec<String>>,
     /// `data-wf-state` values seen after resets and steps.
     pub screens: BTreeSet<String>,
+    /// Every action in order (the deviation between runs compares them).
+    pub actions: Vec<Action>,
+    /// Time in scan, analysis and validation over the run.
+    pub scan_analysis: Duration,
 }
 
 impl Collector {
@@ -48,6 +53,9 @@ impl Observer for Collector {
     }
 
     fn on_step(&mut self, record: &StepRecord, progress: &Progress) {
+        self.actions.push(record.action.clone());
+        let t = &record.timings;
+        self.scan_analysis += t.scan + t.analysis + t.validate;
         if self.episode_logs.is_empty() {
             self.episode_logs.push(Vec::new());
         }

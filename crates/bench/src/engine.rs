@@ -5,12 +5,12 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use wayfarer_core::summary::FailureLine;
-use wayfarer_core::RunSummary;
+use wayfarer_core::{Action, RunSummary};
 
 use crate::execute::{features, found_text, run_strategy, seeded, serve, RunOutcome};
 use crate::metrics::RunRow;
 use crate::peer::{self, PeerOptions, PeerResult};
-use crate::plan::{Plan, Target};
+use crate::plan::{label, Plan, Target};
 use crate::{plot, table, BenchError};
 
 /// Everything a benchmark produced.
@@ -32,7 +32,7 @@ impl BenchResult {
     ) -> impl Iterator<Item = &'a RunOutcome> + 'a {
         self.runs
             .iter()
-            .filter(move |(t, o)| t.name() == target && o.row.strategy == who)
+            .filter(move |(t, o)| t.name() == target && o.row.who() == who)
             .map(|(_, o)| o)
     }
 }
@@ -64,26 +64,33 @@ pub fn run_bench(plan: &Plan, progress: &mut dyn FnMut(&str)) -> Result<BenchRes
         for &seed in &plan.seeds {
             let mut durations = Vec::new();
             for strategy in &plan.strategies {
-                n += 1;
-                let dir = plan
-                    .out
-                    .join("runs")
-                    .join(format!("{}-{strategy}-s{seed}", target.slug()));
-                match run_strategy(plan, target, strategy, seed, &dir) {
-                    Ok(out) => {
-                        progress(&format!("[{n}/{total}] {}", line(&out.row)));
-                        // A run that gave up early says nothing about the time a budget takes.
-                        if out.row.stopped_early.is_empty() {
-                            durations.push(out.row.duration_s);
+                let first = result.runs.len();
+                for &inference in &plan.inferences {
+                    n += 1;
+                    let who = label(strategy, inference);
+                    let suffix = inference.map(|i| format!("-{i}")).unwrap_or_default();
+                    let dir = plan
+                        .out
+                        .join("runs")
+                        .join(format!("{}-{strategy}{suffix}-s{seed}", target.slug()));
+                    match run_strategy(plan, target, strategy, inference, seed, &dir) {
+                        Ok(out) => {
+                            progress(&format!("[{n}/{total}] {}", line(&out.row)));
+                            // A run that gave up early says nothing about the time a budget
+                            // takes; runs with inference would shorten the peer's time.
+                            if out.row.stopped_early.is_empty() && inference.is_none() {
+                                durations.push(out.row.duration_s);
+                            }
+                            result.runs.push((target.clone(), out));
                         }
-                        result.runs.push((target.clone(), out));
-                    }
-                    Err(e) => {
-                        let why = format!("{} · {strategy} · seed {seed}: {e}", target.name());
-                        progress(&format!("[{n}/{total}] skipped {why}"));
-                        result.skipped.push(why);
+                        Err(e) => {
+                            let why = format!("{} · {who} · seed {seed}: {e}", target.name());
+                            progress(&format!("[{n}/{total}] skipped {why}"));
+                            result.skipped.push(why);
+                        }
                     }
                 }
+                compare_with_off(&mut result.runs[first..]);
             }
             for p in &peers {
                 n += 1;
@@ -106,12 +113,52 @@ pub fn run_bench(plan: &Plan, progress: &mut dyn FnMut(&str)) -> Result<BenchRes
     Ok(result)
 }
 
+/// Deviation and scan+analysis cut of the runs with inference against the run without
+/// it (same target, seed and strategy), when the group has one.
+fn compare_with_off(group: &mut [(Target, RunOutcome)]) {
+    let Some(off) = group.iter().position(|(_, o)| o.row.inference == "off") else {
+        return;
+    };
+    let base_actions = group[off].1.actions.clone();
+    let base_sa = group[off].1.row.scan_analysis_ms;
+    for (i, (_, o)) in group.iter_mut().enumerate() {
+        if i == off {
+            continue;
+        }
+        o.row.deviation = Some(deviation(&base_actions, &o.actions));
+        o.row.scan_analysis_cut = match (base_sa, o.row.scan_analysis_ms) {
+            (Some(b), Some(x)) if b > 0.0 => Some(1.0 - x / b),
+            _ => None,
+        };
+    }
+}
+
+/// Share of steps whose action differs, position by position (SIBILLA's strict measure:
+/// an action taken one step later counts as a difference); missing steps differ.
+pub fn deviation(base: &[Action], other: &[Action]) -> f64 {
+    let n = base.len().max(other.len());
+    if n == 0 {
+        return 0.0;
+    }
+    let same = base.iter().zip(other).filter(|(a, b)| a == b).count();
+    (n - same) as f64 / n as f64
+}
+
 /// The progress line of a finished run.
 fn line(r: &RunRow) -> String {
     let mut s = format!(
         "{} · {} · seed {}: {} steps in {:.1} s, {} states, {} failures",
-        r.app, r.strategy, r.seed, r.steps, r.duration_s, r.states, r.failures
+        r.app,
+        r.who(),
+        r.seed,
+        r.steps,
+        r.duration_s,
+        r.states,
+        r.failures
     );
+    if let Some(a) = r.scans_avoided.filter(|_| r.inference != "off") {
+        s.push_str(&format!(", {:.0}% scans avoided", a * 100.0));
+    }
     if let Some(c) = r.js_coverage {
         s.push_str(&format!(", {:.1}% JS", c * 100.0));
     }
@@ -161,6 +208,7 @@ fn run_one_peer(
     Ok(RunOutcome {
         row: peer_row(plan, target, p.name(), seed, &res),
         series: res.series.clone(),
+        actions: Vec::new(),
     })
 }
 
@@ -203,5 +251,22 @@ fn peer_row(plan: &Plan, target: &Target, name: &str, seed: u64, r: &PeerResult)
         },
         duration_s: secs,
         ..RunRow::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wayfarer_core::ActionKind;
+
+    #[test]
+    fn deviation_counts_positions_that_differ_and_missing_steps() {
+        let a = |t: &str| Action::on(ActionKind::Click, t);
+        let base = vec![a("#x"), a("#y"), a("#z"), a("#w")];
+        assert_eq!(deviation(&base, &base), 0.0);
+        let shifted = vec![a("#y"), a("#z"), a("#w"), a("#w")];
+        assert_eq!(deviation(&base, &shifted), 0.75);
+        assert_eq!(deviation(&base, &base[..2]), 0.5);
+        assert_eq!(deviation(&[], &[]), 0.0);
     }
 }

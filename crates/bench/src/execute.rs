@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use wayfarer_browser::{BrowserEnv, BrowserOptions};
 use wayfarer_core::candidates::DenyText;
+use wayfarer_core::infer::InferenceConfig;
 use wayfarer_core::trace::Secrets;
 use wayfarer_core::{run, Environment, Observer, Oracles, RunOptions, RunSummary};
 use wayfarer_store::{RunMeta, RunStart, StoreWriter};
@@ -24,6 +25,8 @@ use crate::BenchError;
 pub struct RunOutcome {
     pub row: RunRow,
     pub series: Vec<SeriesPoint>,
+    /// The strategy's actions in order (empty for a peer).
+    pub actions: Vec<wayfarer_core::Action>,
 }
 
 /// A target ready to be explored: its URL, and the server when it is bundled.
@@ -55,6 +58,7 @@ pub fn run_strategy(
     plan: &Plan,
     target: &Target,
     strategy: &str,
+    inference: Option<InferenceConfig>,
     seed: u64,
     dir: &Path,
 ) -> Result<RunOutcome, BenchError> {
@@ -80,7 +84,7 @@ pub fn run_strategy(
         oracles,
         stop: Arc::new(AtomicBool::new(false)),
         target: url.to_string(),
-        inference: None,
+        inference,
     };
     let meta = RunMeta::new(RunStart {
         url: url.as_str(),
@@ -121,6 +125,7 @@ pub fn run_strategy(
     Ok(RunOutcome {
         row,
         series: collector.series,
+        actions: collector.actions,
     })
 }
 
@@ -136,6 +141,10 @@ pub(crate) fn strategy_row(plan: &Plan, target: &Target, s: &RunSummary, c: &Col
         app: target.name(),
         strategy: s.strategy.clone(),
         kind: "strategy".into(),
+        inference: s
+            .inference
+            .as_ref()
+            .map_or_else(|| "off".to_string(), |i| i.config.clone()),
         seed: s.seed,
         budget: plan.budget.to_string(),
         steps: s.steps,
@@ -159,6 +168,15 @@ pub(crate) fn strategy_row(plan: &Plan, target: &Target, s: &RunSummary, c: &Col
         act_ms: Some(t.act),
         wait_ms: Some(t.wait),
         step_ms: Some(t.step),
+        validate_ms: Some(t.validate),
+        scan_analysis_ms: Some(if s.steps > 0 {
+            c.scan_analysis.as_secs_f64() * 1e3 / s.steps as f64
+        } else {
+            0.0
+        }),
+        scan_analysis_cut: None,
+        scans_avoided: Some(s.scans_avoided),
+        deviation: None,
         restarts: s.restarts,
         step_errors: s.step_errors,
         stopped_early: s.stopped_early.clone().unwrap_or_default(),

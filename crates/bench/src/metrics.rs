@@ -10,6 +10,8 @@ pub struct RunRow {
     pub strategy: String,
     /// "strategy" or "peer".
     pub kind: String,
+    /// The state-inference configuration ("off", "actions-5" ...); empty for a peer.
+    pub inference: String,
     pub seed: u64,
     pub budget: String,
     pub steps: u64,
@@ -33,6 +35,11 @@ pub struct RunRow {
     pub act_ms: Option<f64>,
     pub wait_ms: Option<f64>,
     pub step_ms: Option<f64>,
+    pub validate_ms: Option<f64>,
+    pub scan_analysis_ms: Option<f64>,
+    pub scan_analysis_cut: Option<f64>,
+    pub scans_avoided: Option<f64>,
+    pub deviation: Option<f64>,
     pub restarts: u64,
     pub step_errors: u64,
     pub stopped_early: String,
@@ -44,6 +51,7 @@ pub const COLUMNS: &[(&str, &str)] = &[
     ("strategy", "strategy name (random, ...) or peer name (gremlins)"),
     ("kind", "`strategy` or `peer`"),
     ("seed", "the seed of the run"),
+    ("inference", "state inference (`--inference`): `off`, or the configuration (`actions-5` ...); empty for a peer"),
     ("budget", "the budget every run had (actions, time or both)"),
     ("steps", "actions performed (for a peer: its own actions, e.g. gremlin events)"),
     ("states", "distinct abstract states (the `tagseq`-style structure abstraction of the run loop; for a peer, among the pages sampled every 200 ms)"),
@@ -66,6 +74,11 @@ pub const COLUMNS: &[(&str, &str)] = &[
     ("act_ms", "median per-step time performing the action"),
     ("wait_ms", "median per-step time waiting for the page to settle"),
     ("step_ms", "median wall time of a whole step"),
+    ("validate_ms", "median per-step time trying guessed states (state inference; 0 when off)"),
+    ("scan_analysis_ms", "mean per-step time in scan + analysis + validation: the part state inference saves"),
+    ("scan_analysis_cut", "1 - scan_analysis_ms / the same for the run without inference (same strategy and seed), when the bench made one"),
+    ("scans_avoided", "share of steps whose scan and analysis inference skipped, 0 to 1"),
+    ("deviation", "share of steps whose action differs from the run without inference (same strategy and seed), 0 to 1"),
     ("restarts", "browser restarts after a crash or hang"),
     ("step_errors", "steps whose action could not be performed"),
     ("stopped_early", "why the run ended before its budget, if it did"),
@@ -84,6 +97,15 @@ fn ms(v: &Option<f64>) -> String {
 }
 
 impl RunRow {
+    /// The name the tables group runs by: the strategy, with its inference when one is on.
+    pub fn who(&self) -> String {
+        if self.inference.is_empty() || self.inference == "off" {
+            self.strategy.clone()
+        } else {
+            format!("{} · {}", self.strategy, self.inference)
+        }
+    }
+
     /// The row's values in `COLUMNS` order, as CSV text (not yet quoted).
     pub fn values(&self) -> Vec<String> {
         vec![
@@ -91,6 +113,7 @@ impl RunRow {
             self.strategy.clone(),
             self.kind.clone(),
             self.seed.to_string(),
+            self.inference.clone(),
             self.budget.clone(),
             self.steps.to_string(),
             self.states.to_string(),
@@ -113,6 +136,11 @@ impl RunRow {
             ms(&self.act_ms),
             ms(&self.wait_ms),
             ms(&self.step_ms),
+            ms(&self.validate_ms),
+            ms(&self.scan_analysis_ms),
+            ratio(&self.scan_analysis_cut),
+            ratio(&self.scans_avoided),
+            ratio(&self.deviation),
             self.restarts.to_string(),
             self.step_errors.to_string(),
             self.stopped_early.clone(),

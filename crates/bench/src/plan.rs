@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use wayfarer_core::config::DenyRule;
 use wayfarer_core::grammar::FeatureGrammar;
+use wayfarer_core::infer::InferenceConfig;
 use wayfarer_core::{Budget, Config};
 use wayfarer_testapps::{feature_grammar, ground_truth, seeded_bugs, App, GroundTruth, SeededBug};
 
@@ -70,6 +71,8 @@ pub struct Known {
 pub struct Plan {
     pub targets: Vec<Target>,
     pub strategies: Vec<String>,
+    /// State-inference configurations each strategy runs with (`None`: off).
+    pub inferences: Vec<Option<InferenceConfig>>,
     pub peers: Vec<String>,
     pub seeds: Vec<u64>,
     pub budget: Budget,
@@ -103,6 +106,27 @@ impl Plan {
 
     /// How many runs the plan makes.
     pub fn runs(&self) -> usize {
-        self.targets.len() * self.seeds.len() * (self.strategies.len() + self.peers.len())
+        self.targets.len()
+            * self.seeds.len()
+            * (self.strategies.len() * self.inferences.len().max(1) + self.peers.len())
+    }
+
+    /// The names the tables use for the strategy runs: `random`, `random · actions-5` ...
+    pub fn strategy_labels(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for s in &self.strategies {
+            for i in &self.inferences {
+                out.push(label(s, *i));
+            }
+        }
+        out
+    }
+}
+
+/// A strategy's name in the tables, with its inference configuration when one is on.
+pub fn label(strategy: &str, inference: Option<InferenceConfig>) -> String {
+    match inference {
+        Some(i) => format!("{strategy} · {i}"),
+        None => strategy.to_string(),
     }
 }

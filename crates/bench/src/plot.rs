@@ -124,7 +124,8 @@ pub(crate) fn write(plan: &Plan, result: &BenchResult) -> Result<Vec<PathBuf>, B
 
 fn lines_of(plan: &Plan, target: &Target, result: &BenchResult, m: Metric) -> Vec<Line> {
     let name = target.name();
-    plan.strategies
+    let labels = plan.strategy_labels();
+    labels
         .iter()
         .chain(&plan.peers)
         .filter_map(|who| {

@@ -132,7 +132,8 @@ fn section(s: &mut String, plan: &Plan, target: &Target, result: &BenchResult) {
     }
     s.push_str("| strategy | steps | states | URLs | actions | screens | action ids | JS coverage | JS first load | failures | seeded bugs | features | steps/s | step ms | scan / act / wait ms |\n");
     s.push_str("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
-    let names: Vec<&String> = plan.strategies.iter().chain(&plan.peers).collect();
+    let labels = plan.strategy_labels();
+    let names: Vec<&String> = labels.iter().chain(&plan.peers).collect();
     for who in &names {
         let rows: Vec<&RunRow> = result.runs_of(&name, who).map(|o| &o.row).collect();
         if rows.is_empty() {
@@ -192,6 +193,9 @@ fn section(s: &mut String, plan: &Plan, target: &Target, result: &BenchResult) {
             );
         }
     }
+    if plan.inferences.iter().any(Option::is_some) {
+        inference_table(s, plan, &name, result);
+    }
     if known.bugs.is_empty() {
         return;
     }
@@ -230,6 +234,44 @@ fn section(s: &mut String, plan: &Plan, target: &Target, result: &BenchResult) {
         }
         s.push('\n');
     }
+}
+
+/// What state inference saved and changed, per strategy and configuration.
+fn inference_table(s: &mut String, plan: &Plan, name: &str, result: &BenchResult) {
+    s.push_str(
+        "\nState inference: scan+analysis is the mean per-step time in scan, state analysis \
+         and validation of guesses; the cut and the deviation (share of steps whose action \
+         differs) compare each run with the run without inference of the same strategy and \
+         seed.\n\n",
+    );
+    s.push_str("| strategy | inference | step ms | scan+analysis ms | cut | scans avoided | deviation | states | JS coverage |\n");
+    s.push_str("|---|---|---|---|---|---|---|---|---|\n");
+    for strategy in &plan.strategies {
+        for i in &plan.inferences {
+            let who = crate::plan::label(strategy, *i);
+            let rows: Vec<&RunRow> = result.runs_of(name, &who).map(|o| &o.row).collect();
+            if rows.is_empty() {
+                continue;
+            }
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                md_escape(strategy),
+                i.map_or_else(|| "off".to_string(), |c| c.to_string()),
+                col(&rows, |r| r.step_ms, one),
+                col(&rows, |r| r.scan_analysis_ms, two),
+                col(&rows, |r| r.scan_analysis_cut, pct),
+                col(&rows, |r| r.scans_avoided, pct),
+                col(&rows, |r| r.deviation, pct),
+                col(&rows, |r| Some(r.states as f64), int),
+                col(&rows, |r| r.js_coverage, pct),
+            );
+        }
+    }
+}
+
+fn two(v: f64) -> String {
+    format!("{v:.2}")
 }
 
 #[cfg(test)]

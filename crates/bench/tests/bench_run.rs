@@ -14,6 +14,7 @@ fn plan(out: &Path) -> Plan {
     Plan {
         targets: vec![Target::Bundled(App::Clinic)],
         strategies: vec!["random".into()],
+        inferences: vec![None],
         peers: vec![],
         seeds: vec![1, 2],
         budget: Budget::actions(30),

@@ -168,6 +168,11 @@ pub struct BenchArgs {
     /// Strategies, comma-separated.
     #[arg(long, default_value = "random")]
     pub strategies: String,
+    /// State-inference configurations every strategy runs with, comma-separated: off,
+    /// types-1, types-5, actions-1, actions-5, widgets-1, widgets-5. With `off` in the
+    /// list, the other runs are compared with it (deviation, scan+analysis cut).
+    #[arg(long, default_value = "off")]
+    pub inference: String,
     /// External peers measured in the same run, comma-separated (gremlins), or none.
     /// Installed from npm into --peer-cache when missing.
     #[arg(long, default_value = "none")]

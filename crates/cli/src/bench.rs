@@ -116,6 +116,17 @@ pub fn command(args: &BenchArgs) -> Result<i32> {
             );
         }
     }
+    let mut inferences = Vec::new();
+    for name in list(&args.inference) {
+        let i = wayfarer_core::infer::parse_inference(&name)
+            .map_err(|e| anyhow::anyhow!("in --inference: {e}"))?;
+        if !inferences.contains(&i) {
+            inferences.push(i);
+        }
+    }
+    if inferences.is_empty() {
+        inferences.push(None);
+    }
     if strategies.is_empty() && peers.is_empty() {
         bail!("nothing to run: give --strategies and/or --peer");
     }
@@ -125,6 +136,7 @@ pub fn command(args: &BenchArgs) -> Result<i32> {
     let plan = Plan {
         targets,
         strategies,
+        inferences,
         peers,
         seeds,
         budget,
@@ -145,7 +157,7 @@ pub fn command(args: &BenchArgs) -> Result<i32> {
             plan.runs(),
             plan.targets.len(),
             plan.seeds.len(),
-            plan.strategies.len() + plan.peers.len(),
+            plan.strategy_labels().len() + plan.peers.len(),
             plan.budget
         );
     }
