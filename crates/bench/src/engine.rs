@@ -4,8 +4,9 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use wayfarer_core::infer::deviation;
 use wayfarer_core::summary::FailureLine;
-use wayfarer_core::{Action, RunSummary};
+use wayfarer_core::RunSummary;
 
 use crate::execute::{features, found_text, run_strategy, seeded, serve, RunOutcome};
 use crate::metrics::RunRow;
@@ -133,17 +134,6 @@ fn compare_with_off(group: &mut [(Target, RunOutcome)]) {
     }
 }
 
-/// Share of steps whose action differs, position by position (SIBILLA's strict measure:
-/// an action taken one step later counts as a difference); missing steps differ.
-pub fn deviation(base: &[Action], other: &[Action]) -> f64 {
-    let n = base.len().max(other.len());
-    if n == 0 {
-        return 0.0;
-    }
-    let same = base.iter().zip(other).filter(|(a, b)| a == b).count();
-    (n - same) as f64 / n as f64
-}
-
 /// The progress line of a finished run.
 fn line(r: &RunRow) -> String {
     let mut s = format!(
@@ -251,22 +241,5 @@ fn peer_row(plan: &Plan, target: &Target, name: &str, seed: u64, r: &PeerResult)
         },
         duration_s: secs,
         ..RunRow::default()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use wayfarer_core::ActionKind;
-
-    #[test]
-    fn deviation_counts_positions_that_differ_and_missing_steps() {
-        let a = |t: &str| Action::on(ActionKind::Click, t);
-        let base = vec![a("#x"), a("#y"), a("#z"), a("#w")];
-        assert_eq!(deviation(&base, &base), 0.0);
-        let shifted = vec![a("#y"), a("#z"), a("#w"), a("#w")];
-        assert_eq!(deviation(&base, &shifted), 0.75);
-        assert_eq!(deviation(&base, &base[..2]), 0.5);
-        assert_eq!(deviation(&[], &[]), 0.0);
     }
 }

@@ -132,6 +132,10 @@ pub struct RunArgs {
     /// widgets-5 (any N from 1 to 20 after the dash).
     #[arg(long, default_value = "off")]
     pub inference: String,
+    /// A run directory of the same strategy and seed made without inference: the summary
+    /// then reports the deviation, the share of steps whose action differs from it.
+    #[arg(long, value_name = "DIR")]
+    pub deviation_from: Option<PathBuf>,
     /// Output directory (report.json). Default ./wayfarer-out
     #[arg(long, short = 'o')]
     pub out: Option<PathBuf>,

@@ -107,6 +107,10 @@ fn explore_url(
     )?;
 
     let inference = wayfarer_core::infer::parse_inference(&args.inference)?;
+    let baseline = match &args.deviation_from {
+        Some(dir) => Some(baseline_actions(dir, &strategy, seed)?),
+        None => None,
+    };
     let chrome = match &args.cdp {
         Some(_) => None,
         None => {
@@ -192,12 +196,50 @@ fn explore_url(
         )
     };
     env.close();
-    let _summary: RunSummary = result?;
+    let mut summary: RunSummary = result?;
+    if let Some(base) = baseline {
+        let actions: Vec<_> = wayfarer_store::load(&out)
+            .map(|d| d.steps.into_iter().map(|s| s.record.action).collect())
+            .unwrap_or_default();
+        summary.deviation = Some(wayfarer_core::infer::deviation(&base, &actions));
+        // The store's summary is replaced by the one that knows the deviation.
+        store.on_end(&summary);
+    }
     if let Some(e) = store.error() {
         // The run went on; what the store holds is still reported.
         eprintln!("warning: the run store stopped recording: {e}");
     }
     Ok(out)
+}
+
+/// The actions of the run in `dir`, checked to be comparable: same strategy and seed.
+fn baseline_actions(
+    dir: &std::path::Path,
+    strategy: &str,
+    seed: u64,
+) -> Result<Vec<wayfarer_core::Action>> {
+    let data = wayfarer_store::load(dir)
+        .with_context(|| format!("--deviation-from: cannot read the run in {}", dir.display()))?;
+    if data.meta.strategy != strategy || data.meta.seed != seed {
+        bail!(
+            "--deviation-from: the run in {} used {} with seed {}; this run uses {strategy} with seed {seed}, so their actions cannot be compared",
+            dir.display(),
+            data.meta.strategy,
+            data.meta.seed
+        );
+    }
+    if data
+        .summary
+        .inference
+        .as_ref()
+        .is_some_and(|i| i.disabled.is_none())
+    {
+        eprintln!(
+            "warning: the run in {} used state inference itself; the deviation is measured against it",
+            dir.display()
+        );
+    }
+    Ok(data.steps.into_iter().map(|s| s.record.action).collect())
 }
 
 /// The demo's budget when neither a flag nor the config gives one.

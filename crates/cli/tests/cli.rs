@@ -100,6 +100,62 @@ fn demo_json_summary_has_the_promised_fields_and_exit_code() {
         serde_json::from_str(&std::fs::read_to_string(dir.path().join("report.json")).unwrap())
             .unwrap();
     assert_eq!(report["steps"], v["steps"]);
+    assert_eq!(v["scans_avoided"], 0.0);
+    assert!(v.get("inference").is_none());
+
+    // The same run with state inference, compared with the one above.
+    let guessed = tempfile::tempdir().unwrap();
+    let out = wayfarer()
+        .args([
+            "demo",
+            "--budget",
+            "40",
+            "--seed",
+            "3",
+            "--episode-steps",
+            "10",
+        ])
+        .args(["--inference", "actions-5", "--deviation-from"])
+        .arg(dir.path())
+        .args(["--json", "--out"])
+        .arg(guessed.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let g: serde_json::Value = serde_json::from_str(stdout.trim())
+        .unwrap_or_else(|e| panic!("{e}: {stdout} / {}", String::from_utf8_lossy(&out.stderr)));
+    assert_eq!(g["steps"], 40);
+    assert_eq!(g["inference"]["config"], "actions-5");
+    for key in ["scans_avoided", "analyses_avoided", "deviation"] {
+        let x = g[key].as_f64().unwrap_or_else(|| panic!("{key} in {g}"));
+        assert!((0.0..=1.0).contains(&x), "{key} = {x}");
+    }
+    assert!(g["scans_avoided"].as_f64().unwrap() > 0.0, "{g}");
+    let html = std::fs::read_to_string(guessed.path().join("report.html")).unwrap();
+    assert!(html.contains("id=\"inference\""));
+    // A baseline of another seed cannot be compared.
+    let out = wayfarer()
+        .args([
+            "demo",
+            "--budget",
+            "5",
+            "--seed",
+            "4",
+            "--inference",
+            "actions-5",
+        ])
+        .arg("--deviation-from")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot be compared"));
+    let out = wayfarer()
+        .args(["demo", "--inference", "actions"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("actions-5"));
 }
 
 #[test]
@@ -113,6 +169,7 @@ fn bench_refuses_bad_matrices_with_exit_2_and_says_what_is_available() {
         (vec!["--strategies", "psychic"], "unknown strategy"),
         (vec!["--peer", "monkeys"], "available: none, gremlins"),
         (vec!["--budget", "ten"], "invalid budget"),
+        (vec!["--inference", "off,pixels-5"], "widgets-5"),
         (vec!["--url", "http://127.0.0.1:1/"], "cannot reach"),
     ] {
         let out = wayfarer().arg("bench").args(&args).output().unwrap();

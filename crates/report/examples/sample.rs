@@ -135,6 +135,7 @@ fn main() {
             .collect(),
         failures,
         strategy: None,
+        knowledge: Vec::new(),
     };
     let found = |kind: FailureKind| {
         let f = data.failures.iter().find(|f| f.failure.kind == kind);

@@ -26,6 +26,8 @@ use crate::SeededLine;
 
 const TEMPLATE: &str = include_str!("../templates/report.html");
 const CSS: &str = include_str!("../templates/report.css");
+/// Interactions of the knowledge base shown (the most confirmed first).
+const KNOWLEDGE_ROWS: usize = 200;
 
 /// Render the whole report as one self-contained HTML document. Never fails: should the
 /// template fail, the page says so instead.
@@ -141,5 +143,10 @@ fn view(data: &RunData, seeded: Option<&[SeededLine]>) -> Value {
         steps => steps::rows(data),
         steps_total => data.steps.len(),
         learned => data.strategy.as_ref(),
+        inference => data.summary.inference.as_ref(),
+        scans_avoided => format!("{:.0}%", data.summary.scans_avoided * 100.0),
+        deviation => data.summary.deviation.map(|d| format!("{:.1}%", d * 100.0)),
+        knowledge => &data.knowledge[..data.knowledge.len().min(KNOWLEDGE_ROWS)],
+        knowledge_total => data.knowledge.len(),
     }
 }

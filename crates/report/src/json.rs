@@ -35,6 +35,10 @@ struct Report<'a> {
     /// What the strategy learned (counters and tables), for strategies that keep state.
     #[serde(skip_serializing_if = "Option::is_none")]
     strategy_state: Option<&'a StrategySnapshot>,
+    /// The state-inference knowledge base (most confirmed interactions first), when
+    /// inference was on.
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    knowledge: &'a [wayfarer_core::runner::KnowledgeRow],
 }
 
 pub fn render(data: &RunData, seeded: Option<&[SeededLine]>) -> String {
@@ -59,6 +63,7 @@ pub fn render(data: &RunData, seeded: Option<&[SeededLine]>) -> String {
         complete: data.complete,
         failure_details: details,
         strategy_state: data.strategy.as_ref(),
+        knowledge: &data.knowledge,
     })
     .expect("the report always serialises")
 }

@@ -68,6 +68,7 @@ fn data(complete: bool) -> RunData {
             },
         ],
         strategy: None,
+        knowledge: Vec::new(),
     }
 }
 

@@ -144,6 +144,9 @@ pub struct RunData {
     /// What the strategy had learned when it last said (Q-table, automaton, frontier);
     /// None for strategies that keep nothing.
     pub strategy: Option<StrategySnapshot>,
+    /// The state-inference knowledge base at the end of the run, most used first; empty
+    /// when inference was off.
+    pub knowledge: Vec<wayfarer_core::runner::KnowledgeRow>,
 }
 
 impl RunData {

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 use serde::de::DeserializeOwned;
+use wayfarer_core::runner::KnowledgeRow;
 use wayfarer_core::summary::{CoverageSummary, FailureLine, TimingMedians};
 use wayfarer_core::{
     EventKind, Failure, ResetRecord, RunSummary, StateId, StepRecord, StrategySnapshot,
@@ -65,6 +66,17 @@ pub fn load(path: &Path) -> Result<RunData, StoreError> {
     let strategy: Option<StrategySnapshot> = strategy_text
         .map(|t| parse("the strategy's state", &t))
         .transpose()?;
+
+    let knowledge_text: Option<String> = conn
+        .query_row("SELECT value FROM meta WHERE key = 'knowledge'", [], |r| {
+            r.get(0)
+        })
+        .optional()
+        .map_err(sql)?;
+    let knowledge: Vec<KnowledgeRow> = knowledge_text
+        .map(|t| parse("the state-inference knowledge base", &t))
+        .transpose()?
+        .unwrap_or_default();
 
     let steps: Vec<StoredStep> = rows(&conn, "SELECT record, sample FROM steps ORDER BY step")
         .map_err(sql)?
@@ -151,6 +163,7 @@ pub fn load(path: &Path) -> Result<RunData, StoreError> {
         transitions,
         failures,
         strategy,
+        knowledge,
     };
     data.summary = match summary_text {
         Some(t) => {

@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use rusqlite::{params, Connection};
+use wayfarer_core::runner::KnowledgeRow;
 use wayfarer_core::trace::Secrets;
 use wayfarer_core::{
     Failure, Observer, Progress, ResetRecord, RunSummary, StepRecord, StrategySnapshot,
@@ -241,6 +242,16 @@ impl Observer for StoreWriter {
         let s = self.masked(snapshot);
         self.write("the strategy's state", |c| {
             c.prepare_cached("INSERT OR REPLACE INTO meta (key, value) VALUES ('strategy', ?1)")?
+                .execute([s])?;
+            Ok(())
+        });
+    }
+
+    fn on_knowledge(&mut self, rows: &[KnowledgeRow]) {
+        // Labels carry page URLs and titles: masked like everything page-controlled.
+        let s = self.masked(&rows);
+        self.write("the state-inference knowledge base", |c| {
+            c.prepare_cached("INSERT OR REPLACE INTO meta (key, value) VALUES ('knowledge', ?1)")?
                 .execute([s])?;
             Ok(())
         });

@@ -235,3 +235,36 @@ fn the_latest_strategy_snapshot_is_kept_with_secrets_masked() {
     drop(StoreWriter::create(other.path(), &meta(), Secrets::default()).unwrap());
     assert!(load(other.path()).unwrap().strategy.is_none());
 }
+
+#[test]
+fn the_knowledge_base_is_kept_with_secrets_masked() {
+    use wayfarer_core::runner::KnowledgeRow;
+    use wayfarer_core::trace::Secrets;
+    let dir = tempfile::tempdir().unwrap();
+    let secrets = Secrets::new([("WF_PASSWORD".to_string(), "s3cret-value".to_string())]);
+    let mut w = StoreWriter::create(dir.path(), &meta(), secrets).unwrap();
+    let rows = vec![
+        KnowledgeRow {
+            state: "3 actions at http://h/login".into(),
+            action: "type #pw \"s3cret-value\"".into(),
+            candidates: vec!["s1 http://h/login (4×)".into()],
+            nondeterministic: false,
+        },
+        KnowledgeRow {
+            state: "3 actions at http://h/login".into(),
+            action: "click #go".into(),
+            candidates: vec![],
+            nondeterministic: true,
+        },
+    ];
+    w.on_knowledge(&rows);
+    drop(w);
+    let got = load(dir.path()).unwrap().knowledge;
+    assert_eq!(got.len(), 2);
+    assert_eq!(got[0].action, "type #pw \"${WF_PASSWORD}\"");
+    assert_eq!(got[1], rows[1]);
+    // A run without inference reads back with none.
+    let other = tempfile::tempdir().unwrap();
+    drop(StoreWriter::create(other.path(), &meta(), Secrets::default()).unwrap());
+    assert!(load(other.path()).unwrap().knowledge.is_empty());
+}

@@ -17,4 +17,4 @@ pub mod stats;
 
 pub use config::{parse_inference, BadInference, InferenceConfig, KeyKind};
 pub use knowledge::{Candidate, Cardinality, Knowledge, Lookup, Recorded};
-pub use stats::{CardinalityRow, InferStats, InferenceSummary};
+pub use stats::{deviation, CardinalityRow, InferStats, InferenceSummary};

@@ -91,6 +91,17 @@ impl InferStats {
     }
 }
 
+/// Share of steps whose action differs, position by position (SIBILLA's strict measure:
+/// an action taken one step later counts as a difference); missing steps differ.
+pub fn deviation(base: &[crate::model::Action], other: &[crate::model::Action]) -> f64 {
+    let n = base.len().max(other.len());
+    if n == 0 {
+        return 0.0;
+    }
+    let same = base.iter().zip(other).filter(|(a, b)| a == b).count();
+    (n - same) as f64 / n as f64
+}
+
 fn ratio(n: u64, d: u64) -> f64 {
     if d == 0 {
         0.0
@@ -102,6 +113,18 @@ fn ratio(n: u64, d: u64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn deviation_counts_positions_that_differ_and_missing_steps() {
+        use crate::model::{Action, ActionKind};
+        let a = |t: &str| Action::on(ActionKind::Click, t);
+        let base = vec![a("#x"), a("#y"), a("#z"), a("#w")];
+        assert_eq!(deviation(&base, &base), 0.0);
+        let shifted = vec![a("#y"), a("#z"), a("#w"), a("#w")];
+        assert_eq!(deviation(&base, &shifted), 0.75);
+        assert_eq!(deviation(&base, &base[..2]), 0.5);
+        assert_eq!(deviation(&[], &[]), 0.0);
+    }
 
     #[test]
     fn shares_and_rows() {

@@ -167,9 +167,16 @@ pub fn time_parts(t: &TimingMedians) -> Vec<(&'static str, f64, &'static str)> {
         ("decide", t.decide, "#59a14f"),
         ("act", t.act, "#b07aa1"),
         ("wait", t.wait, "#edc948"),
+        ("validate guesses", t.validate, "#76b7b2"),
+        ("coverage", t.coverage, "#ff9da7"),
     ];
     let sum: f64 = parts.iter().map(|p| p.1).sum();
-    let mut v = parts.to_vec();
+    // Parts a run did not have (no inference, no coverage) are left out, not shown as 0.
+    let mut v: Vec<_> = parts
+        .iter()
+        .copied()
+        .filter(|p| p.1 > 0.0 || !matches!(p.0, "validate guesses" | "coverage"))
+        .collect();
     if t.step > sum {
         v.push(("other", t.step - sum, "#bab0ac"));
     }

@@ -147,8 +147,26 @@ pub fn hostile(complete: bool) -> RunData {
                 ..Default::default()
             }),
             stopped_early: Some(H.into()),
+            scans_avoided: 0.75,
+            inference: Some(wayfarer_core::infer::InferenceSummary {
+                config: H.into(),
+                steps: 40,
+                predicted_steps: 30,
+                cardinality: vec![wayfarer_core::infer::CardinalityRow {
+                    candidates: H.into(),
+                    interactions: 3,
+                    share: 1.0,
+                }],
+                ..Default::default()
+            }),
             ..Default::default()
         },
+        knowledge: vec![wayfarer_core::runner::KnowledgeRow {
+            state: H.into(),
+            action: H.into(),
+            candidates: vec![H.into()],
+            nondeterministic: false,
+        }],
         complete,
         resets: vec![ResetRecord {
             episode: 2,
@@ -267,6 +285,9 @@ fn sections_and_svgs_are_present() {
         "escapes from stagnation",
         "the first 1 of 9",
         "class=\"why\">replay to &lt;script&gt;",
+        "id=\"inference\"",
+        "30 of 40 (75%)",
+        "Interactions by number of candidate pages",
     ] {
         assert!(html.contains(part), "missing {part}");
     }
