@@ -5,7 +5,7 @@ use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
 use crate::model::{Action, Event, Observation};
-use crate::state::{Analysis, StateId};
+use crate::state::{Analysis, StateData, StateId};
 
 /// What an agent sees when it decides.
 pub struct View<'a> {
@@ -78,6 +78,18 @@ pub trait Agent {
     /// to s7"), recorded with the step.
     fn rationale(&self) -> Option<String> {
         None
+    }
+
+    /// Data the strategy computes once per page and wants back whenever state inference
+    /// guesses the page instead of scanning it (an embedding, an LLM answer): put it in
+    /// `data`, typed. Called right after the analysis of every scanned page.
+    fn annotate(&mut self, _observation: &Observation, _data: &mut StateData) {}
+
+    /// On a guessed page, bring data that grows with the run up to date (similarities
+    /// against states seen since it was stored); `true` when `data` changed, so the
+    /// knowledge base keeps the refined value.
+    fn refine(&mut self, _observation: &Observation, _data: &mut StateData) -> bool {
+        false
     }
 
     /// An independent copy with the same state, or `None` when the strategy cannot be

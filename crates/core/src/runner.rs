@@ -116,6 +116,7 @@ pub fn run(
         1,
         &mut Loop {
             env: &mut *env,
+            agent: agent.get(),
             abstraction: &mut *abstraction,
             tally: &mut tally,
             book: &mut book,
@@ -141,6 +142,7 @@ pub fn run(
                         cur.episode + 1,
                         &mut Loop {
                             env: &mut *env,
+                            agent: agent.get(),
                             abstraction: &mut *abstraction,
                             tally: &mut tally,
                             book: &mut book,
@@ -335,18 +337,27 @@ pub fn run(
             Some(a) => (a.guess.analysis.clone(), false),
             None => {
                 let states_before = abstraction.states();
-                let analysis = abstraction.analyse(&outcome.observation);
+                let mut analysis = abstraction.analyse(&outcome.observation);
                 let new_state = abstraction.states() > states_before;
+                agent
+                    .get()
+                    .annotate(&outcome.observation, analysis.data_mut());
                 (analysis, new_state)
             }
         };
         let analysis_time = t_analysis.elapsed();
         tally.urls.insert(analysis.url.clone());
         if let (Some(p), Some(k), Some(info)) = (predictor.as_mut(), keys, inference.as_mut()) {
-            match &accepted {
+            match &mut accepted {
                 Some(a) => {
                     p.confirm(k, &a.guess);
                     info.accepted = Some(a.index);
+                    // Data that grows with the run is refined on the guessed page, and the
+                    // knowledge base keeps the refined value.
+                    let mut refined = a.guess.analysis.clone();
+                    if a.agent.refine(&a.guess.obs, refined.data_mut()) {
+                        a.guess = p.refine(k, &a.guess, refined);
+                    }
                 }
                 // What a scan found after a performed action is knowledge; a failed step or
                 // a restart says nothing about the interaction.
@@ -520,6 +531,7 @@ fn share_snapshot(agent: &dyn Agent, observers: &mut [&mut dyn Observer]) {
 /// What `begin_episode` borrows from the loop.
 struct Loop<'a, 'o> {
     env: &'a mut dyn Environment,
+    agent: &'a mut dyn Agent,
     abstraction: &'a mut dyn Abstraction,
     tally: &'a mut Tally,
     book: &'a mut FailureBook,
@@ -573,7 +585,8 @@ fn act(
 }
 
 fn begin_episode(out: Outcome, episode: u64, l: &mut Loop) -> Cursor {
-    let analysis = l.abstraction.analyse(&out.observation);
+    let mut analysis = l.abstraction.analyse(&out.observation);
+    l.agent.annotate(&out.observation, analysis.data_mut());
     l.tally.urls.insert(analysis.url.clone());
     let cur = Cursor {
         obs: out.observation,

@@ -322,3 +322,70 @@ fn every_strategy_follows_the_same_policy_when_guesses_are_exact() {
         assert!(s.scans_avoided > 0.3, "{strategy}: {}", s.scans_avoided);
     }
 }
+
+/// What the annotating strategy saw, shared by all its copies.
+#[derive(Default)]
+struct Seen {
+    annotated: u64,
+    refined: u64,
+    views_without_data: u64,
+    most_visits: u64,
+}
+
+/// Per-page data: how many times the page was met (refined on every guessed visit).
+struct Visits(u64);
+
+/// Random choices, plus per-page data kept in the state's typed slot.
+#[derive(Clone)]
+struct Annotating {
+    inner: RandomAgent,
+    seen: std::sync::Arc<std::sync::Mutex<Seen>>,
+}
+
+impl Agent for Annotating {
+    fn name(&self) -> &str {
+        "annotating"
+    }
+    fn choose(&mut self, view: &wayfarer_core::View<'_>, rng: &mut ChaCha8Rng) -> Action {
+        let mut seen = self.seen.lock().unwrap();
+        match view.analysis.data().get::<Visits>() {
+            Some(v) => seen.most_visits = seen.most_visits.max(v.0),
+            None => seen.views_without_data += 1,
+        }
+        drop(seen);
+        self.inner.choose(view, rng)
+    }
+    fn annotate(&mut self, _: &Observation, data: &mut wayfarer_core::state::StateData) {
+        self.seen.lock().unwrap().annotated += 1;
+        data.insert(Visits(1));
+    }
+    fn refine(&mut self, _: &Observation, data: &mut wayfarer_core::state::StateData) -> bool {
+        self.seen.lock().unwrap().refined += 1;
+        let n = data.get::<Visits>().map_or(0, |v| v.0);
+        data.insert(Visits(n + 1));
+        true
+    }
+    fn fork(&self) -> Option<Box<dyn Agent + Send>> {
+        Some(Box::new(self.clone()))
+    }
+}
+
+#[test]
+fn strategy_data_rides_with_guessed_states_and_is_refined_there() {
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Seen::default()));
+    let mut agent = Annotating {
+        inner: RandomAgent::new(Box::new(Valid)),
+        seen: seen.clone(),
+    };
+    let (s, _, env) = explore(tree(7), &mut agent, Some("actions-5"), 300, 5);
+    let i = s.inference.unwrap();
+    let seen = seen.lock().unwrap();
+    // Computed once per scanned page (steps and resets), never on a guessed one...
+    assert_eq!(seen.annotated, env.scans);
+    assert!(i.predicted_steps > 100);
+    // ...yet every page the strategy decided on carried it,
+    assert_eq!(seen.views_without_data, 0);
+    // and guessed visits refined it in the knowledge base.
+    assert_eq!(seen.refined, i.predicted_steps);
+    assert!(seen.most_visits > 5, "most visits {}", seen.most_visits);
+}

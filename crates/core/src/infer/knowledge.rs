@@ -223,4 +223,42 @@ mod tests {
         assert_eq!(kb.cardinality().by_candidates, vec![0, 1, 0, 0, 0]);
         assert_eq!(kb.cardinality().interactions(), 1);
     }
+
+    proptest::proptest! {
+        // Whatever the order of outcomes: no interaction holds more than n candidates,
+        // candidates are distinct, and "non-deterministic" is forever.
+        #[test]
+        fn capacity_and_nondeterminism_hold(
+            capacity in 1usize..4,
+            events in proptest::collection::vec((0u64..3, 0u64..3, 0u64..6), 0..60),
+        ) {
+            let mut kb: Knowledge<u64> = Knowledge::new(capacity);
+            let mut nd = std::collections::HashSet::new();
+            let mut seen = std::collections::HashSet::new();
+            for (step, (s, a, next)) in events.into_iter().enumerate() {
+                let r = kb.record(s, a, next, step as u64);
+                seen.insert((s, a));
+                if nd.contains(&(s, a)) {
+                    proptest::prop_assert_eq!(r, Recorded::Ignored);
+                }
+                if r == Recorded::Overflowed {
+                    nd.insert((s, a));
+                }
+                match kb.lookup(s, a) {
+                    Lookup::Candidates(c) => {
+                        proptest::prop_assert!(c.len() <= capacity);
+                        let distinct: std::collections::HashSet<_> =
+                            c.iter().map(|c| c.state).collect();
+                        proptest::prop_assert_eq!(distinct.len(), c.len());
+                        proptest::prop_assert!(c.iter().any(|c| c.state == next));
+                    }
+                    Lookup::NonDeterministic => proptest::prop_assert!(nd.contains(&(s, a))),
+                    Lookup::Unknown => proptest::prop_assert!(false, "recorded yet unknown"),
+                }
+            }
+            let card = kb.cardinality();
+            proptest::prop_assert_eq!(card.interactions() as usize, seen.len());
+            proptest::prop_assert_eq!(card.nondeterministic as usize, nd.len());
+        }
+    }
 }

@@ -23,7 +23,7 @@ use crate::state::{normalize_url, Analysis};
 /// A state as the knowledge base keeps it: the scanned page and its analysis.
 #[derive(Debug)]
 pub(crate) struct Guess {
-    pub obs: Observation,
+    pub obs: Arc<Observation>,
     pub analysis: Analysis,
 }
 
@@ -152,7 +152,7 @@ impl Predictor {
             .entry(next)
             .or_insert_with(|| keys::state_label(kind, obs));
         let guess = Arc::new(Guess {
-            obs: obs.clone(),
+            obs: Arc::new(obs.clone()),
             analysis: analysis.clone(),
         });
         self.kb.record(k.0, k.1, next, guess);
@@ -162,6 +162,18 @@ impl Predictor {
     pub fn confirm(&mut self, k: (Key, Key), guess: &Guess) {
         let next = keys::state_key(self.cfg.keys, &guess.obs);
         self.kb.confirm(k.0, k.1, next);
+    }
+
+    /// Replace the analysis (and its data) of `guess`, a candidate of `k`; the new guess.
+    pub fn refine(&mut self, k: (Key, Key), guess: &Arc<Guess>, analysis: Analysis) -> Arc<Guess> {
+        let next = keys::state_key(self.cfg.keys, &guess.obs);
+        let new = Arc::new(Guess {
+            obs: guess.obs.clone(),
+            analysis,
+        });
+        let stored = new.clone();
+        self.kb.refine(k.0, k.1, next, move |g| *g = stored);
+        new
     }
 
     /// Try the guesses in order; the first whose validation holds is returned.
@@ -284,7 +296,7 @@ impl Predictor {
 /// The guessed page as the step reports it: the stored scan, with what the live page
 /// said about its address, title, error text and instrumentation.
 pub(crate) fn observed(guess: &Guess, probe: &Probe) -> Observation {
-    let mut obs = guess.obs.clone();
+    let mut obs = (*guess.obs).clone();
     obs.url = probe.url.clone();
     obs.title = probe.title.clone();
     obs.error_text = probe.error_text.clone();
