@@ -49,13 +49,14 @@ pub fn summary_text(s: &RunSummary) -> String {
                 let _ = writeln!(
                     o,
                     "  state inference {}: {:.0}% of scans and analyses avoided ({} of {} steps), \
-                     {} of {} guesses rejected, validation {:.2} ms; {} interactions by candidates: {}",
+                     {} of {} guesses rejected ({:.1} ms per check), validation {:.2} ms; {} interactions by candidates: {}",
                     i.config,
                     s.scans_avoided * 100.0,
                     i.predicted_steps,
                     i.steps,
                     i.rejected_candidates,
                     i.probes,
+                    i.probe_ms,
                     t.validate,
                     i.interactions,
                     if card.is_empty() { "none".to_string() } else { card.join(", ") }

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use super::knowledge::Cardinality;
 
 /// Counters the loop keeps while inference is on.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct InferStats {
     /// Steps that performed an action.
     pub steps: u64,
@@ -18,6 +18,8 @@ pub struct InferStats {
     pub rejected: u64,
     /// Steps that tried candidates, found none fitting, and scanned.
     pub fallbacks: u64,
+    /// Time spent in the live-page queries.
+    pub probe_time: std::time::Duration,
 }
 
 /// One row of the cardinality table.
@@ -41,6 +43,9 @@ pub struct InferenceSummary {
     pub steps: u64,
     pub predicted_steps: u64,
     pub probes: u64,
+    /// Mean milliseconds of one live-page query.
+    #[serde(default)]
+    pub probe_ms: f64,
     pub rejected_candidates: u64,
     pub fallback_scans: u64,
     /// Abstract interactions in the knowledge base.
@@ -83,6 +88,11 @@ impl InferStats {
             steps: self.steps,
             predicted_steps: self.predicted,
             probes: self.probes,
+            probe_ms: if self.probes > 0 {
+                self.probe_time.as_secs_f64() * 1e3 / self.probes as f64
+            } else {
+                0.0
+            },
             rejected_candidates: self.rejected,
             fallback_scans: self.fallbacks,
             interactions: total,

@@ -231,7 +231,10 @@ impl Predictor {
                 }
             };
             self.stats.probes += 1;
-            let Ok(probe) = env.probe(locator.as_deref()) else {
+            let t_probe = Instant::now();
+            let probed = env.probe(locator.as_deref());
+            self.stats.probe_time += t_probe.elapsed();
+            let Ok(probe) = probed else {
                 // The page cannot be asked: scanning is the safe answer.
                 return None;
             };
