@@ -11,20 +11,25 @@ use rand_chacha::ChaCha8Rng;
 use crate::agent::{Agent, Transition, View};
 use crate::budget::Budget;
 use crate::candidates::{candidate_actions, DenyText};
-use crate::env::{EnvError, Environment, Outcome, Performed};
+use crate::env::{EnvError, Environment};
 use crate::infer::InferenceConfig;
-use crate::model::{AppProbe, Event, EventKind, Observation};
-use crate::observer::{Observer, Progress};
+use crate::model::{AppProbe, EventKind, Observation};
+use crate::observer::Observer;
 use crate::oracle::{FailureBook, Oracles};
-use crate::record::{ResetRecord, StepRecord, StepTimings};
+use crate::record::{StepRecord, StepTimings};
 use crate::state::{Abstraction, Analysis};
 use crate::summary::{RunSummary, Tally};
 use crate::trace::TraceStep;
 
+mod episode;
+mod perform;
 mod predict;
 
-use predict::{Accepted, Plan, Planned, Predictor, TrialCtx};
+use episode::{begin_episode, judge, progress, Loop};
+
+use perform::{perform, Done, Trying};
 pub use predict::{KnowledgeRow, StepInference};
+use predict::{Plan, Planned, Predictor, TrialCtx};
 
 /// Resets in a row that found no action on the start page before the run gives up.
 const EMPTY_START_LIMIT: u32 = 3;
@@ -236,81 +241,34 @@ pub fn run(
             Some(Plan::Try(g)) => Some(g.as_slice()),
             _ => None,
         };
-        let t_validate = Instant::now();
-        let mut accepted: Option<Accepted> = None;
-        let (outcome, error) = match act(env, &action, &cur.obs, guesses.is_some()) {
+        let ctx = TrialCtx {
+            deny: &opts.deny,
+            last: cur.episode_step >= opts.episode_steps
+                || opts.budget.exhausted(steps, started.elapsed()),
+            next_episode_step: cur.episode_step,
+        };
+        let tried = match (predictor.as_mut(), guesses) {
+            (Some(p), Some(g)) => Some(Trying {
+                predictor: p,
+                guesses: g,
+                agent: agent.get(),
+                rng: &rng,
+                ctx,
+            }),
+            _ => None,
+        };
+        let Done {
+            outcome,
+            error,
+            mut accepted,
+            validate,
+        } = match perform(env, &action, (&cur.obs, &cur.analysis), tried) {
+            Ok(done) => done,
             Err(e) => {
                 stopped_early = Some(e.to_string());
                 break;
             }
-            Ok(Acted::Scanned(outcome, error)) => (*outcome, error),
-            Ok(Acted::Unscanned { events, timings }) => {
-                let (p, guesses) = (predictor.as_mut().unwrap(), guesses.unwrap_or(&[]));
-                let last = cur.episode_step >= opts.episode_steps
-                    || opts.budget.exhausted(steps, started.elapsed());
-                let ctx = TrialCtx {
-                    deny: &opts.deny,
-                    last,
-                    next_episode_step: cur.episode_step,
-                    events: &events,
-                };
-                let before = (&cur.obs, &cur.analysis);
-                accepted = p.try_guesses(guesses, agent.get(), &rng, env, before, &action, &ctx);
-                match &accepted {
-                    Some(a) => (
-                        Outcome {
-                            observation: predict::observed(&a.guess, &a.probe),
-                            events,
-                            timings,
-                            restarted: false,
-                        },
-                        None,
-                    ),
-                    None => {
-                        p.stats.fallbacks += 1;
-                        match env.observe() {
-                            Ok(mut out) => {
-                                let mut all = events;
-                                all.append(&mut out.events);
-                                out.events = all;
-                                out.timings.act = timings.act;
-                                out.timings.wait = timings.wait;
-                                out.timings.coverage += timings.coverage;
-                                (out, None)
-                            }
-                            Err(e) if e.is_fatal() => {
-                                stopped_early = Some(e.to_string());
-                                break;
-                            }
-                            Err(e) => (
-                                Outcome {
-                                    observation: cur.obs.clone(),
-                                    events,
-                                    timings,
-                                    restarted: false,
-                                },
-                                Some(e.to_string()),
-                            ),
-                        }
-                    }
-                }
-            }
         };
-        // Time spent trying guesses, less the next choice an accepted one already made.
-        let validate = match &accepted {
-            Some(Accepted {
-                planned: Some(Planned::Act { decide, .. }),
-                ..
-            }) => t_validate.elapsed().saturating_sub(*decide),
-            _ if guesses.is_some() => t_validate.elapsed(),
-            _ => Duration::ZERO,
-        }
-        .saturating_sub(
-            outcome.timings.act
-                + outcome.timings.wait
-                + outcome.timings.scan
-                + outcome.timings.coverage,
-        );
         if let Some(p) = predictor.as_mut() {
             p.stats.steps += 1;
             if accepted.is_some() {
@@ -526,158 +484,4 @@ fn share_snapshot(agent: &dyn Agent, observers: &mut [&mut dyn Observer]) {
             o.on_strategy(&snapshot);
         }
     }
-}
-
-/// What `begin_episode` borrows from the loop.
-struct Loop<'a, 'o> {
-    env: &'a mut dyn Environment,
-    agent: &'a mut dyn Agent,
-    abstraction: &'a mut dyn Abstraction,
-    tally: &'a mut Tally,
-    book: &'a mut FailureBook,
-    observers: &'a mut [&'o mut dyn Observer],
-    opts: &'a RunOptions,
-    started: Instant,
-    steps: u64,
-}
-
-/// What `act` did.
-enum Acted {
-    /// An outcome with its scan, and the step's error when the action failed.
-    Scanned(Box<Outcome>, Option<String>),
-    /// Acted and waited, nothing scanned (state inference will guess the page).
-    Unscanned {
-        events: Vec<Event>,
-        timings: crate::env::EnvTimings,
-    },
-}
-
-/// Perform `action`, without a scan when `unscanned` is asked and the environment can.
-/// A failed action is followed by a scan of where the page is; only a fatal error (the
-/// run cannot go on) is an `Err`.
-fn act(
-    env: &mut dyn Environment,
-    action: &crate::model::Action,
-    before: &Observation,
-    unscanned: bool,
-) -> Result<Acted, EnvError> {
-    let result = if unscanned {
-        env.perform(action)
-    } else {
-        env.step(action).map(|o| Performed::Observed(Box::new(o)))
-    };
-    match result {
-        Ok(Performed::Observed(out)) => Ok(Acted::Scanned(out, None)),
-        Ok(Performed::Acted { events, timings }) => Ok(Acted::Unscanned { events, timings }),
-        Err(e) if e.is_fatal() => Err(e),
-        Err(e) => match env.observe() {
-            Ok(out) => Ok(Acted::Scanned(Box::new(out), Some(e.to_string()))),
-            Err(e2) if e2.is_fatal() => Err(e2),
-            Err(_) => Ok(Acted::Scanned(
-                Box::new(Outcome {
-                    observation: before.clone(),
-                    ..Outcome::default()
-                }),
-                Some(e.to_string()),
-            )),
-        },
-    }
-}
-
-fn begin_episode(out: Outcome, episode: u64, l: &mut Loop) -> Cursor {
-    let mut analysis = l.abstraction.analyse(&out.observation);
-    l.agent.annotate(&out.observation, analysis.data_mut());
-    l.tally.urls.insert(analysis.url.clone());
-    let cur = Cursor {
-        obs: out.observation,
-        analysis,
-        trace: Vec::new(),
-        episode,
-        episode_step: 0,
-        planned: None,
-    };
-    let findings = judge(
-        &l.opts.oracles,
-        &cur,
-        &out.events,
-        l.steps,
-        l.book,
-        l.observers,
-        &cur.obs,
-        l.env,
-    );
-    let record = ResetRecord {
-        episode,
-        after_step: l.steps,
-        state: cur.analysis.state,
-        url: cur.obs.url.clone(),
-        title: cur.obs.title.clone(),
-        events: out.events,
-        findings,
-        app_state: cur.obs.app.as_ref().and_then(|a| a.state.clone()),
-    };
-    let progress = progress(
-        l.opts,
-        l.started,
-        l.steps,
-        episode,
-        l.abstraction,
-        l.tally,
-        l.book,
-        l.env,
-    );
-    for o in l.observers.iter_mut() {
-        o.on_reset(&record, &progress);
-    }
-    cur
-}
-
-#[allow(clippy::too_many_arguments)]
-fn progress(
-    opts: &RunOptions,
-    started: Instant,
-    steps: u64,
-    episode: u64,
-    abstraction: &dyn Abstraction,
-    tally: &Tally,
-    book: &FailureBook,
-    env: &mut dyn Environment,
-) -> Progress {
-    Progress {
-        steps,
-        episodes: episode,
-        states: abstraction.states(),
-        urls: tally.urls.len(),
-        actions: tally.actions.len(),
-        failures: book.len(),
-        elapsed: started.elapsed(),
-        budget_used: opts.budget.used(steps, started.elapsed()),
-        coverage: env.coverage(),
-    }
-}
-
-/// Judge the events of a step (or a reset) on the page they left; returns the
-/// signatures found, and tells observers about new ones with a screenshot.
-#[allow(clippy::too_many_arguments)]
-fn judge(
-    oracles: &Oracles,
-    cur: &Cursor,
-    events: &[Event],
-    step: u64,
-    book: &mut FailureBook,
-    observers: &mut [&mut dyn Observer],
-    obs: &Observation,
-    env: &mut dyn Environment,
-) -> Vec<String> {
-    let mut found = Vec::new();
-    for finding in oracles.judge(events, Some(obs)) {
-        found.push(finding.signature.clone());
-        if let Some(f) = book.record(finding, step, cur.episode, &obs.url, &cur.trace) {
-            let shot = env.screenshot();
-            for o in observers.iter_mut() {
-                o.on_failure(f, shot.as_deref());
-            }
-        }
-    }
-    found
 }

@@ -88,7 +88,6 @@ pub(crate) struct TrialCtx<'a> {
     pub last: bool,
     /// The episode step the next choice would be made at.
     pub next_episode_step: u32,
-    pub events: &'a [Event],
 }
 
 pub(crate) struct Predictor {
@@ -186,6 +185,7 @@ impl Predictor {
         env: &mut dyn Environment,
         before: (&Observation, &Analysis),
         action: &Action,
+        events: &[Event],
         ctx: &TrialCtx<'_>,
     ) -> Option<Accepted> {
         for (i, guess) in guesses.iter().enumerate() {
@@ -196,7 +196,7 @@ impl Predictor {
                 action,
                 next_state: guess.analysis.state,
                 next_observation: &guess.obs,
-                events: ctx.events,
+                events,
                 new_state: false,
                 failed: false,
             });
