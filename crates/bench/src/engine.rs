@@ -74,6 +74,16 @@ pub fn run_bench(plan: &Plan, progress: &mut dyn FnMut(&str)) -> Result<BenchRes
                         .out
                         .join("runs")
                         .join(format!("{}-{strategy}{suffix}-s{seed}", target.slug()));
+                    if plan.resume {
+                        if let Some(out) = crate::resume::finished_run(plan, target, &dir) {
+                            progress(&format!("[{n}/{total}] kept {}", line(&out.row)));
+                            if out.row.stopped_early.is_empty() && inference.is_none() {
+                                durations.push(out.row.duration_s);
+                            }
+                            result.runs.push((target.clone(), out));
+                            continue;
+                        }
+                    }
                     match run_strategy(plan, target, strategy, inference, seed, &dir) {
                         Ok(out) => {
                             progress(&format!("[{n}/{total}] {}", line(&out.row)));

@@ -15,6 +15,7 @@ pub mod metrics;
 pub mod peer;
 pub mod plan;
 mod plot;
+mod resume;
 pub mod series;
 mod table;
 

@@ -88,6 +88,9 @@ pub struct Plan {
     pub episode_steps: Option<u32>,
     /// The command line, for the header of bench.md.
     pub command: String,
+    /// Keep the strategy runs already complete in `out` (same budget) instead of running
+    /// them again.
+    pub resume: bool,
 }
 
 impl Plan {

@@ -15,6 +15,7 @@ fn plan(out: &Path) -> Plan {
         targets: vec![Target::Bundled(App::Clinic)],
         strategies: vec!["random".into()],
         inferences: vec![None],
+        resume: false,
         peers: vec![],
         seeds: vec![1, 2],
         budget: Budget::actions(30),
@@ -107,4 +108,48 @@ fn a_small_bench_writes_its_outputs_and_reruns_identically() {
     let left: Vec<_> = a.runs.iter().map(|(_, o)| deterministic(&o.row)).collect();
     let right: Vec<_> = b.runs.iter().map(|(_, o)| deterministic(&o.row)).collect();
     assert_eq!(left, right);
+}
+
+#[test]
+fn runs_with_inference_are_compared_with_off_and_a_bench_resumes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut p = plan(tmp.path());
+    p.seeds = vec![3];
+    p.inferences = vec![None, Some("actions-5".parse().unwrap())];
+    let first = run_bench(&p, &mut |_| {}).unwrap();
+    assert_eq!(first.runs.len(), 2, "{:?}", first.skipped);
+    let (off, on) = (&first.runs[0].1.row, &first.runs[1].1.row);
+    assert_eq!(
+        (off.inference.as_str(), on.inference.as_str()),
+        ("off", "actions-5")
+    );
+    assert_eq!(off.deviation, None);
+    let dev = on
+        .deviation
+        .expect("compared with the run without inference");
+    assert!((0.0..=1.0).contains(&dev));
+    assert!(on.scans_avoided.unwrap() > 0.0, "{on:?}");
+    assert!(on.scan_analysis_cut.is_some());
+    let md = std::fs::read_to_string(tmp.path().join("bench.md")).unwrap();
+    assert!(md.contains("| random · actions-5 |"), "{md}");
+    assert!(md.contains("State inference:"), "{md}");
+    assert!(tmp
+        .path()
+        .join("runs/clinic-random-actions-5-s3/run.sqlite")
+        .exists());
+
+    // Resumed: both runs are read back, not run again, and give the same rows.
+    p.resume = true;
+    let mut lines = Vec::new();
+    let again = run_bench(&p, &mut |l| lines.push(l.to_string())).unwrap();
+    assert!(lines.iter().all(|l| l.contains(" kept ")), "{lines:?}");
+    let rows = |r: &wayfarer_bench::BenchResult| -> Vec<RunRow> {
+        r.runs.iter().map(|(_, o)| o.row.clone()).collect()
+    };
+    assert_eq!(rows(&again), rows(&first));
+    // A different budget is not kept.
+    p.budget = Budget::actions(5);
+    let mut lines = Vec::new();
+    run_bench(&p, &mut |l| lines.push(l.to_string())).unwrap();
+    assert!(lines.iter().all(|l| !l.contains(" kept ")), "{lines:?}");
 }

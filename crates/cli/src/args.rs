@@ -204,6 +204,10 @@ pub struct BenchArgs {
     /// ~/.cache/wayfarer/peers).
     #[arg(long)]
     pub peer_cache: Option<PathBuf>,
+    /// Keep the strategy runs already complete in --out (made with the same budget)
+    /// instead of running them again: a long benchmark can be finished in several goes.
+    #[arg(long)]
+    pub resume: bool,
     /// No progress lines (errors still go to stderr).
     #[arg(long, short = 'q')]
     pub quiet: bool,

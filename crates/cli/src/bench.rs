@@ -149,6 +149,7 @@ pub fn command(args: &BenchArgs) -> Result<i32> {
         peer_cache: args.peer_cache.clone().unwrap_or_else(default_cache),
         episode_steps: args.episode_steps,
         command: std::env::args().collect::<Vec<_>>().join(" "),
+        resume: args.resume,
     };
     let quiet = args.quiet;
     if !quiet {

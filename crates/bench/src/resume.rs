@@ -1,0 +1,69 @@
+//! `--resume`: a strategy run whose store in the bench's output is complete, and made
+//! with the same budget, is read back instead of being run again, so a benchmark longer
+//! than one sitting can be finished in several.
+
+use std::path::Path;
+use std::time::Duration;
+
+use wayfarer_core::{Observer, Progress};
+use wayfarer_store::{RunData, Sample};
+
+use crate::collect::Collector;
+use crate::execute::{strategy_row, RunOutcome};
+use crate::plan::{Plan, Target};
+
+/// The finished run in `dir`, when there is one this plan can keep.
+pub(crate) fn finished_run(plan: &Plan, target: &Target, dir: &Path) -> Option<RunOutcome> {
+    if !wayfarer_store::store_path(dir).exists() {
+        return None;
+    }
+    let data = match wayfarer_store::load(dir) {
+        Ok(d) => d,
+        Err(e) => {
+            tracing::warn!("{}: not resumed, run again: {e}", dir.display());
+            return None;
+        }
+    };
+    if !data.complete || data.meta.budget != plan.budget.to_string() {
+        return None;
+    }
+    let collector = replay(&data);
+    let row = strategy_row(plan, target, &data.summary, &collector);
+    Some(RunOutcome {
+        row,
+        series: collector.series,
+        actions: collector.actions,
+    })
+}
+
+/// What the bench's collector would have seen, from the stored resets and steps.
+fn replay(data: &RunData) -> Collector {
+    let mut c = Collector::default();
+    let mut resets = data.resets.iter().peekable();
+    let mut last = Progress::default();
+    for s in &data.steps {
+        while let Some(r) = resets.next_if(|r| r.after_step < s.record.step) {
+            c.on_reset(r, &last);
+        }
+        last = progress(&s.sample, s.record.step);
+        c.on_step(&s.record, &last);
+    }
+    for r in resets {
+        c.on_reset(r, &last);
+    }
+    c
+}
+
+fn progress(s: &Sample, steps: u64) -> Progress {
+    Progress {
+        steps,
+        episodes: s.episodes,
+        states: s.states,
+        urls: s.urls,
+        actions: s.actions,
+        failures: s.failures,
+        elapsed: Duration::from_millis(s.elapsed_ms),
+        budget_used: 0.0,
+        coverage: s.coverage,
+    }
+}
