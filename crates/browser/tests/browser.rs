@@ -558,3 +558,75 @@ fn timings_on_a_small_page() {
     assert!(s < Duration::from_millis(500), "scan {s:?}");
     assert!(c < Duration::from_millis(1500), "click+wait {c:?}");
 }
+
+const PROBE_PAGE: &str = r#"<!doctype html><html><head><title>Probe</title></head><body>
+<button id="go" onclick="document.getElementById('err').textContent =
+  'Traceback (most recent call last):\n  File &quot;app.py&quot;, line 3\nKeyError: total';
+  throw new Error('boom on go')">Go</button>
+<button id="hid" style="display:none">Hidden</button>
+<button id="dis" disabled>Disabled</button>
+<a id="next" href="/other">Other</a>
+<pre id="err"></pre>
+</body></html>"#;
+
+#[test]
+fn perform_skips_the_scan_and_probe_sees_what_a_scan_sees() {
+    use wayfarer_core::Performed;
+    let srv = TestServer::start(vec![
+        ("/", html(PROBE_PAGE)),
+        (
+            "/other",
+            html("<title>Other</title><button id=\"there\">There</button>"),
+        ),
+    ]);
+    let mut env = launch(options(&srv.url("/")));
+    let start = env.reset().unwrap().observation;
+    let p = env.probe(None).unwrap();
+    assert!(p.found);
+    assert_eq!(
+        (p.url.as_str(), p.title.as_str()),
+        (start.url.as_str(), "Probe")
+    );
+    assert_eq!(p.error_text, None);
+    let found =
+        |env: &mut wayfarer_browser::BrowserEnv, loc: &str| env.probe(Some(loc)).unwrap().found;
+    assert!(found(&mut env, "#go"));
+    assert!(!found(&mut env, "#hid"), "display:none is not usable");
+    assert!(!found(&mut env, "#dis"), "disabled is not usable");
+    assert!(!found(&mut env, "#nope"));
+
+    // The click throws and shows a stack trace: the events come with the unscanned step,
+    // and the probe reads the error text exactly as the scan does.
+    match env.perform(&Action::on(ActionKind::Click, "#go")).unwrap() {
+        Performed::Acted { events, timings } => {
+            assert!(timings.scan.is_zero());
+            assert!(
+                events_of(&events, EventKind::Exception)
+                    .iter()
+                    .any(|e| e.message.contains("boom on go")),
+                "{events:?}"
+            );
+        }
+        Performed::Observed(o) => panic!("scanned: {o:?}"),
+    }
+    let probed = env.probe(None).unwrap().error_text;
+    let scanned = env.observe().unwrap().observation.error_text;
+    assert!(
+        probed.as_deref().is_some_and(|t| t.contains("Traceback")),
+        "{probed:?}"
+    );
+    assert_eq!(probed, scanned);
+
+    // After a navigation the new document answers at once (the scan function is there).
+    let Performed::Acted { .. } = env
+        .perform(&Action::on(ActionKind::Click, "#next"))
+        .unwrap()
+    else {
+        panic!("scanned")
+    };
+    let p = env.probe(Some("#there")).unwrap();
+    assert!(
+        p.found && p.url.ends_with("/other") && p.title == "Other",
+        "{p:?}"
+    );
+}
