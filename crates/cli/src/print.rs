@@ -44,12 +44,16 @@ pub fn summary_text(s: &RunSummary) -> String {
                     .cardinality
                     .iter()
                     .filter(|r| r.interactions > 0)
-                    .map(|r| format!("{} {}", r.interactions, r.candidates))
+                    .map(|r| match r.candidates.as_str() {
+                        "non-deterministic" => format!("{} non-deterministic", r.interactions),
+                        "1" => format!("{} with one outcome", r.interactions),
+                        n => format!("{} with {n}", r.interactions),
+                    })
                     .collect();
                 let _ = writeln!(
                     o,
-                    "  state inference {}: {:.0}% of scans and analyses avoided ({} of {} steps), \
-                     {} of {} guesses rejected ({:.1} ms per check), validation {:.2} ms; {} interactions by candidates: {}",
+                    "  state inference {}: {:.0}% of scans and analyses avoided ({} of {} steps); \
+                     {} of {} guesses rejected, {:.1} ms per check; {} interactions: {}",
                     i.config,
                     s.scans_avoided * 100.0,
                     i.predicted_steps,
@@ -57,9 +61,12 @@ pub fn summary_text(s: &RunSummary) -> String {
                     i.rejected_candidates,
                     i.probes,
                     i.probe_ms,
-                    t.validate,
                     i.interactions,
-                    if card.is_empty() { "none".to_string() } else { card.join(", ") }
+                    if card.is_empty() {
+                        "none".to_string()
+                    } else {
+                        card.join(", ")
+                    }
                 );
             }
         }
@@ -101,4 +108,53 @@ pub fn summary_text(s: &RunSummary) -> String {
         }
     }
     o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wayfarer_core::infer::{CardinalityRow, InferenceSummary};
+
+    fn row(candidates: &str, interactions: u64) -> CardinalityRow {
+        CardinalityRow {
+            candidates: candidates.into(),
+            interactions,
+            share: 0.0,
+        }
+    }
+
+    #[test]
+    fn the_inference_line_says_what_was_avoided_and_how_interactions_behaved() {
+        let mut s = RunSummary {
+            scans_avoided: 0.75,
+            inference: Some(InferenceSummary {
+                config: "actions-5".into(),
+                steps: 40,
+                predicted_steps: 30,
+                probes: 35,
+                probe_ms: 3.04,
+                rejected_candidates: 2,
+                interactions: 3,
+                cardinality: vec![row("1", 2), row("2", 0), row("non-deterministic", 1)],
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let text = summary_text(&s);
+        assert!(
+            text.contains(
+                "  state inference actions-5: 75% of scans and analyses avoided (30 of 40 steps); \
+                 2 of 35 guesses rejected, 3.0 ms per check; 3 interactions: 2 with one outcome, \
+                 1 non-deterministic\n"
+            ),
+            "{text}"
+        );
+        s.inference = Some(InferenceSummary {
+            config: "widgets-1".into(),
+            disabled: Some("the strategy x cannot be copied".into()),
+            ..Default::default()
+        });
+        assert!(summary_text(&s)
+            .contains("state inference widgets-1 did not run: the strategy x cannot be copied"));
+    }
 }
