@@ -25,7 +25,7 @@ if (!found) {
       && !(el.matches(":disabled") || el.getAttribute("aria-disabled") === "true");
   }
 }
-return JSON.stringify({ found, url: location.href, title: document.title || "", error_text: seen.error_text, app: seen.app });"#;
+return JSON.stringify({ found, url: location.href, title: document.title || "", error_text: seen.error_text, app: seen.app, dom_size: seen.dom_size });"#;
 
 #[derive(Deserialize)]
 struct Answer {
@@ -34,6 +34,7 @@ struct Answer {
     title: String,
     error_text: Option<String>,
     app: Option<AppProbe>,
+    dom_size: Option<u32>,
 }
 
 /// Probe the page about `locator` (none: only the page facts).
@@ -59,5 +60,6 @@ pub(crate) async fn probe(
         title: a.title,
         error_text: a.error_text,
         app: a.app,
+        dom_size: a.dom_size,
     })
 }

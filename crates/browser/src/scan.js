@@ -32,9 +32,11 @@
     if (!Array.isArray(log) && wfState === null) return null;
     return { state: wfState, actions: Array.isArray(log) ? log.slice(-5000).map(String) : [] };
   }
+  // Elements of the main document: a cheap fingerprint a guessed page is checked against.
+  function domSize() { return document.getElementsByTagName("*").length; }
   if (ERR_ONLY) {
     const all = document.documentElement ? document.documentElement.textContent || "" : "";
-    if (!ERROR_PATTERNS.some(re => re.test(all))) return JSON.stringify({ error_text: null, app: appProbe() });
+    if (!ERROR_PATTERNS.some(re => re.test(all))) return JSON.stringify({ error_text: null, app: appProbe(), dom_size: domSize() });
   }
   const deny = (cfg.deny || []).map(r => ({ selector: r.selector || null, text: r.text ? r.text.toLowerCase() : null }));
   const elements = [];
@@ -327,7 +329,7 @@
       break;
     }
   }
-  if (ERR_ONLY) return JSON.stringify({ error_text: errorText, app: appProbe() });
+  if (ERR_ONLY) return JSON.stringify({ error_text: errorText, app: appProbe(), dom_size: domSize() });
   const de = document.documentElement;
   return JSON.stringify({
     url: location.href,
@@ -340,5 +342,6 @@
     status: null,
     error_text: errorText,
     app: appProbe(),
+    dom_size: domSize(),
   });
 })

@@ -609,13 +609,18 @@ fn perform_skips_the_scan_and_probe_sees_what_a_scan_sees() {
         }
         Performed::Observed(o) => panic!("scanned: {o:?}"),
     }
-    let probed = env.probe(None).unwrap().error_text;
-    let scanned = env.observe().unwrap().observation.error_text;
+    let probed = env.probe(None).unwrap();
+    let scanned = env.observe().unwrap().observation;
     assert!(
-        probed.as_deref().is_some_and(|t| t.contains("Traceback")),
+        probed
+            .error_text
+            .as_deref()
+            .is_some_and(|t| t.contains("Traceback")),
         "{probed:?}"
     );
-    assert_eq!(probed, scanned);
+    assert_eq!(probed.error_text, scanned.error_text);
+    assert!(probed.dom_size.is_some_and(|n| n > 5));
+    assert_eq!(probed.dom_size, scanned.dom_size);
 
     // After a navigation the new document answers at once (the scan function is there).
     let Performed::Acted { .. } = env

@@ -59,6 +59,8 @@ pub struct Probe {
     /// Error-page text, found the way the scan finds it.
     pub error_text: Option<String>,
     pub app: Option<AppProbe>,
+    /// Elements in the main document, as `Observation::dom_size` counts them.
+    pub dom_size: Option<u32>,
 }
 
 /// JS code coverage so far, by the one definition of DESIGN section 4.

@@ -163,6 +163,10 @@ pub struct Observation {
     /// What an instrumented application says about itself (see [`AppProbe`]).
     #[serde(default)]
     pub app: Option<AppProbe>,
+    /// Elements in the main document, when the environment counts them: state inference
+    /// checks a guessed page's count against the live page's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dom_size: Option<u32>,
 }
 
 /// The optional instrumentation contract between an application and wayfarer, used by

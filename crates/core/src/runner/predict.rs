@@ -238,8 +238,7 @@ impl Predictor {
                 // The page cannot be asked: scanning is the safe answer.
                 return None;
             };
-            let same_page = normalize_url(&probe.url) == normalize_url(&guess.obs.url);
-            if probe.found && same_page {
+            if probe.found && same_page(&probe, &guess.obs) {
                 return Some(Accepted {
                     agent: trial,
                     rng: trial_rng,
@@ -296,6 +295,17 @@ impl Predictor {
     }
 }
 
+/// The live page is the guessed one as far as one cheap query can tell: the same address
+/// (normalised), and the same number of elements when both were counted (a list that grew
+/// by a row offers the same actions at the same address, yet it is another page).
+fn same_page(probe: &Probe, guess: &Observation) -> bool {
+    normalize_url(&probe.url) == normalize_url(&guess.url)
+        && match (probe.dom_size, guess.dom_size) {
+            (Some(live), Some(stored)) => live == stored,
+            _ => true,
+        }
+}
+
 /// The guessed page as the step reports it: the stored scan, with what the live page
 /// said about its address, title, error text and instrumentation.
 pub(crate) fn observed(guess: &Guess, probe: &Probe) -> Observation {
@@ -304,5 +314,42 @@ pub(crate) fn observed(guess: &Guess, probe: &Probe) -> Observation {
     obs.title = probe.title.clone();
     obs.error_text = probe.error_text.clone();
     obs.app = probe.app.clone();
+    obs.dom_size = probe.dom_size;
     obs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_guess_is_the_same_page_by_address_and_element_count() {
+        let guess = Observation {
+            url: "http://h/dashboard?sort=a".into(),
+            dom_size: Some(40),
+            ..Observation::default()
+        };
+        let probe = |url: &str, n: Option<u32>| Probe {
+            found: true,
+            url: url.into(),
+            dom_size: n,
+            ..Probe::default()
+        };
+        assert!(same_page(
+            &probe("http://h/dashboard?sort=b", Some(40)),
+            &guess
+        ));
+        assert!(
+            !same_page(&probe("http://h/dashboard", Some(40)), &guess),
+            "query keys differ"
+        );
+        assert!(
+            !same_page(&probe("http://h/dashboard?sort=a", Some(44)), &guess),
+            "a row more"
+        );
+        assert!(
+            same_page(&probe("http://h/dashboard?sort=a", None), &guess),
+            "not counted"
+        );
+    }
 }

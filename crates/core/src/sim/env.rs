@@ -224,6 +224,7 @@ impl Environment for SimEnv {
             title: obs.title,
             error_text: obs.error_text,
             app: obs.app,
+            dom_size: obs.dom_size,
         })
     }
 
