@@ -26,6 +26,13 @@ pub fn store_path(path: &Path) -> PathBuf {
     }
 }
 
+/// The `meta` value under `key`, when the run wrote one.
+fn meta_value(conn: &Connection, key: &str, what: &str) -> Result<Option<String>, StoreError> {
+    conn.query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
+        .optional()
+        .map_err(|e| StoreError::sql(what, e))
+}
+
 fn parse<T: DeserializeOwned>(what: &str, text: &str) -> Result<T, StoreError> {
     serde_json::from_str(text).map_err(|e| StoreError::Corrupt(format!("{what}: {e}")))
 }
@@ -50,30 +57,12 @@ pub fn load(path: &Path) -> Result<RunData, StoreError> {
         .query_row("SELECT value FROM meta WHERE key = 'run'", [], |r| r.get(0))
         .map_err(sql)?;
     let meta: RunMeta = parse("run metadata", &meta_text)?;
-    let summary_text: Option<String> = conn
-        .query_row("SELECT value FROM meta WHERE key = 'summary'", [], |r| {
-            r.get(0)
-        })
-        .optional()
-        .map_err(sql)?;
+    let summary_text = meta_value(&conn, "summary", &what)?;
 
-    let strategy_text: Option<String> = conn
-        .query_row("SELECT value FROM meta WHERE key = 'strategy'", [], |r| {
-            r.get(0)
-        })
-        .optional()
-        .map_err(sql)?;
-    let strategy: Option<StrategySnapshot> = strategy_text
+    let strategy: Option<StrategySnapshot> = meta_value(&conn, "strategy", &what)?
         .map(|t| parse("the strategy's state", &t))
         .transpose()?;
-
-    let knowledge_text: Option<String> = conn
-        .query_row("SELECT value FROM meta WHERE key = 'knowledge'", [], |r| {
-            r.get(0)
-        })
-        .optional()
-        .map_err(sql)?;
-    let knowledge: Vec<KnowledgeRow> = knowledge_text
+    let knowledge: Vec<KnowledgeRow> = meta_value(&conn, "knowledge", &what)?
         .map(|t| parse("the state-inference knowledge base", &t))
         .transpose()?
         .unwrap_or_default();

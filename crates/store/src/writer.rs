@@ -108,6 +108,15 @@ impl StoreWriter {
 
     /// Run `f` in one transaction; remember the first failure instead of returning it,
     /// because an observer cannot stop the run.
+    /// Keep `value` under `key` in `meta`, replacing the one before (an observer's write).
+    fn replace_meta(&mut self, key: &str, what: &str, value: String) {
+        self.write(what, |c| {
+            c.prepare_cached("INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)")?
+                .execute(params![key, value])?;
+            Ok(())
+        });
+    }
+
     fn write(&mut self, what: &str, f: impl FnOnce(&Connection) -> rusqlite::Result<()>) {
         if self.error.is_some() {
             return;
@@ -240,21 +249,13 @@ impl Observer for StoreWriter {
     fn on_strategy(&mut self, snapshot: &StrategySnapshot) {
         // The latest snapshot replaces the one before: what the strategy knows now.
         let s = self.masked(snapshot);
-        self.write("the strategy's state", |c| {
-            c.prepare_cached("INSERT OR REPLACE INTO meta (key, value) VALUES ('strategy', ?1)")?
-                .execute([s])?;
-            Ok(())
-        });
+        self.replace_meta("strategy", "the strategy's state", s);
     }
 
     fn on_knowledge(&mut self, rows: &[KnowledgeRow]) {
         // Labels carry page URLs and titles: masked like everything page-controlled.
         let s = self.masked(&rows);
-        self.write("the state-inference knowledge base", |c| {
-            c.prepare_cached("INSERT OR REPLACE INTO meta (key, value) VALUES ('knowledge', ?1)")?
-                .execute([s])?;
-            Ok(())
-        });
+        self.replace_meta("knowledge", "the state-inference knowledge base", s);
     }
 
     fn on_end(&mut self, summary: &RunSummary) {

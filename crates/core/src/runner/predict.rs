@@ -23,6 +23,8 @@ use crate::state::{normalize_url, Analysis};
 /// A state as the knowledge base keeps it: the scanned page and its analysis.
 #[derive(Debug)]
 pub(crate) struct Guess {
+    /// absS of the page: its identity among the interaction's candidates.
+    pub key: Key,
     pub obs: Arc<Observation>,
     pub analysis: Analysis,
 }
@@ -151,6 +153,7 @@ impl Predictor {
             .entry(next)
             .or_insert_with(|| keys::state_label(kind, obs));
         let guess = Arc::new(Guess {
+            key: next,
             obs: Arc::new(obs.clone()),
             analysis: analysis.clone(),
         });
@@ -159,14 +162,14 @@ impl Predictor {
 
     /// A validation accepted `guess` for the interaction `k`.
     pub fn confirm(&mut self, k: (Key, Key), guess: &Guess) {
-        let next = keys::state_key(self.cfg.keys, &guess.obs);
-        self.kb.confirm(k.0, k.1, next);
+        self.kb.confirm(k.0, k.1, guess.key);
     }
 
     /// Replace the analysis (and its data) of `guess`, a candidate of `k`; the new guess.
     pub fn refine(&mut self, k: (Key, Key), guess: &Arc<Guess>, analysis: Analysis) -> Arc<Guess> {
-        let next = keys::state_key(self.cfg.keys, &guess.obs);
+        let next = guess.key;
         let new = Arc::new(Guess {
+            key: next,
             obs: guess.obs.clone(),
             analysis,
         });
