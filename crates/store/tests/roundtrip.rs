@@ -268,3 +268,26 @@ fn the_knowledge_base_is_kept_with_secrets_masked() {
     drop(StoreWriter::create(other.path(), &meta(), Secrets::default()).unwrap());
     assert!(load(other.path()).unwrap().knowledge.is_empty());
 }
+
+/// A resumed bench compares rows read back with rows measured, so every float in the
+/// summary must survive JSON to the last bit (serde_json's default parser is off by an
+/// ulp now and then; this value was one).
+#[test]
+fn summary_floats_read_back_to_the_bit() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut writer = StoreWriter::create(dir.path(), &meta(), Default::default()).unwrap();
+    let mut rng = <ChaCha8Rng as rand::SeedableRng>::seed_from_u64(11);
+    let mut values = vec![3.4271917398800746];
+    values.extend((0..200).map(|_| rng.gen::<f64>() * 10f64.powi(rng.gen_range(-3..4))));
+    for v in values {
+        let summary = RunSummary {
+            steps_per_second: v,
+            duration_s: 1.0 / v,
+            ..RunSummary::default()
+        };
+        writer.on_end(&summary);
+        let back = load(dir.path()).unwrap().summary;
+        assert_eq!(back.steps_per_second.to_bits(), v.to_bits(), "{v:?}");
+        assert_eq!(back.duration_s.to_bits(), (1.0 / v).to_bits(), "{v:?}");
+    }
+}
