@@ -18,7 +18,8 @@ use chromiumoxide::cdp::browser_protocol::network::{
     EventResponseReceived, ResourceType,
 };
 use chromiumoxide::cdp::browser_protocol::page::{
-    EventJavascriptDialogOpening, HandleJavaScriptDialogParams,
+    EventFrameStartedLoading, EventFrameStoppedLoading, EventJavascriptDialogOpening,
+    HandleJavaScriptDialogParams,
 };
 use chromiumoxide::cdp::browser_protocol::target::{EventTargetCreated, TargetId};
 use chromiumoxide::cdp::js_protocol::debugger::EventScriptParsed;
@@ -125,6 +126,9 @@ pub(crate) struct Shared {
     pub doc_status: Option<u16>,
     /// The main frame's id (equal to the page's target id).
     pub main_frame: String,
+    /// Since when the main frame has been loading (a navigation started and its load
+    /// event has not fired); covers the gap between a document's response and its commit.
+    pub frame_loading: Option<Instant>,
     pub crashed: bool,
     /// Popups seen and not yet closed (closing needs the browser, which the env owns).
     pub popups: Vec<TargetId>,
@@ -173,6 +177,7 @@ enum Ev {
     Dialog(Arc<EventJavascriptDialogOpening>),
     Paused(Arc<EventRequestPaused>),
     Script(Arc<EventScriptParsed>),
+    FrameLoading(String, bool),
 }
 
 type EvStream = Pin<Box<dyn Stream<Item = Ev> + Send>>;
@@ -206,6 +211,14 @@ pub(crate) async fn subscribe(
         listen!(page, EventJavascriptDialogOpening, Ev::Dialog),
         listen!(page, EventRequestPaused, Ev::Paused),
         listen!(page, EventScriptParsed, Ev::Script),
+        listen!(page, EventFrameStartedLoading, |e| Ev::FrameLoading(
+            e.frame_id.inner().clone(),
+            true
+        )),
+        listen!(page, EventFrameStoppedLoading, |e| Ev::FrameLoading(
+            e.frame_id.inner().clone(),
+            false
+        )),
     ];
     let page = page.clone();
     Ok(tokio::spawn(async move {
@@ -476,6 +489,14 @@ fn handle(ev: Ev, page: &Page, shared: &SharedRef, scope: &Scope, cdp: Duration)
                     tracing::debug!(%err, "paused request not answered");
                 }
             });
+        }
+        Ev::FrameLoading(frame, started) => {
+            let mut s = shared.lock();
+            if frame == s.main_frame {
+                tracing::trace!(started, "main frame loading");
+                s.frame_loading = started.then(Instant::now);
+                s.net.last_change = Instant::now();
+            }
         }
         Ev::Script(e) => {
             if e.url.is_empty() || !scope.allows(&e.url) {

@@ -52,6 +52,49 @@ pub(crate) async fn close_popups(browser: &Browser, shared: &SharedRef, cdp: Dur
     }
 }
 
+/// One poll's view of the page.
+#[derive(Clone, Copy, Debug)]
+struct Look {
+    since_action: Duration,
+    /// Same-origin requests in flight.
+    pending: usize,
+    /// Time since the last network change.
+    net_quiet: Duration,
+    /// The main frame is between a navigation's start and its load event.
+    loading: bool,
+    /// Time since the last DOM mutation and whether the document is still parsing; `None`
+    /// when the page did not answer.
+    dom: Option<(Duration, bool)>,
+}
+
+impl Look {
+    /// How much longer to wait before the page can be stable (zero: it is), and whether
+    /// only a loading main frame keeps it from being stable.
+    fn need(&self, quiet: Duration) -> (Duration, bool) {
+        let poll = Duration::from_millis(20);
+        let mut need = quiet.saturating_sub(self.since_action);
+        if self.pending > 0 {
+            need = need.max(poll);
+        } else {
+            need = need.max(quiet.saturating_sub(self.net_quiet));
+        }
+        match self.dom {
+            Some((dom_quiet, parsing)) => {
+                need = need.max(quiet.saturating_sub(dom_quiet));
+                if parsing {
+                    need = need.max(poll);
+                }
+            }
+            None => need = need.max(poll),
+        }
+        // A document that has answered but not yet committed looks quiet from both sides.
+        if need.is_zero() && self.loading {
+            return (poll, true);
+        }
+        (need, false)
+    }
+}
+
 /// Wait until stable; returns a `Hang` event when the bound is hit.
 pub(crate) async fn wait_stable(
     browser: &Browser,
@@ -65,10 +108,18 @@ pub(crate) async fn wait_stable(
     let max_age = lim.stable.max(lim.load);
     loop {
         close_popups(browser, shared, lim.cdp).await;
-        let (pending, doc_pending, sample, net_quiet, crashed) = {
+        let (pending, doc_pending, sample, net_quiet, crashed, loading) = {
             let s = shared.lock();
             let (n, doc, sample) = s.net.pending(max_age);
-            (n, doc, sample, s.net.last_change.elapsed(), s.crashed)
+            let loading = s.frame_loading.is_some_and(|t| t.elapsed() < max_age);
+            (
+                n,
+                doc,
+                sample,
+                s.net.last_change.elapsed(),
+                s.crashed,
+                loading,
+            )
         };
         if crashed {
             return None;
@@ -91,27 +142,28 @@ pub(crate) async fn wait_stable(
             let a = v.as_array()?;
             Some((a.first()?.as_f64()?, a.get(1)?.as_str()?.to_string()))
         });
-        let since_action = since.elapsed();
-        let mut need = lim.quiet.saturating_sub(since_action);
-        if pending > 0 {
-            need = need.max(Duration::from_millis(20));
-        } else {
-            need = need.max(lim.quiet.saturating_sub(net_quiet));
-        }
-        match &dom {
-            Some((ms, ready)) => {
-                let dom_quiet = Duration::from_secs_f64(ms.max(0.0) / 1000.0);
-                need = need.max(lim.quiet.saturating_sub(dom_quiet));
-                if ready == "loading" {
-                    need = need.max(Duration::from_millis(20));
-                }
-            }
-            None => need = need.max(Duration::from_millis(20)),
-        }
+        let look = Look {
+            since_action: since.elapsed(),
+            pending,
+            net_quiet,
+            loading,
+            dom: dom.as_ref().map(|(ms, ready)| {
+                (
+                    Duration::from_secs_f64(ms.max(0.0) / 1000.0),
+                    ready == "loading",
+                )
+            }),
+        };
+        let (need, quiet_but_loading) = look.need(lim.quiet);
         if need.is_zero() {
             return None;
         }
         let now = Instant::now();
+        if now >= deadline && quiet_but_loading {
+            // A load event that never fires, with nothing in flight, is no hang of its own.
+            tracing::debug!("main frame still loading at the bound; going on");
+            return None;
+        }
         if now >= deadline {
             let waited = start.elapsed().as_millis();
             let reason = if doc_pending {
@@ -138,5 +190,93 @@ pub(crate) async fn wait_stable(
             ));
         }
         tokio::time::sleep(need.min(deadline - now).max(Duration::from_millis(2))).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const QUIET: Duration = Duration::from_millis(50);
+
+    fn settled() -> Look {
+        Look {
+            since_action: Duration::from_millis(70),
+            pending: 0,
+            net_quiet: Duration::from_millis(60),
+            loading: false,
+            dom: Some((Duration::from_secs(2), false)),
+        }
+    }
+
+    #[test]
+    fn a_quiet_page_is_stable() {
+        assert_eq!(settled().need(QUIET), (Duration::ZERO, false));
+    }
+
+    #[test]
+    fn each_sign_of_activity_keeps_waiting() {
+        let ms = Duration::from_millis;
+        let cases = [
+            (
+                Look {
+                    since_action: ms(10),
+                    ..settled()
+                },
+                ms(40),
+            ),
+            (
+                Look {
+                    pending: 1,
+                    ..settled()
+                },
+                ms(20),
+            ),
+            (
+                Look {
+                    net_quiet: ms(5),
+                    ..settled()
+                },
+                ms(45),
+            ),
+            (
+                Look {
+                    dom: Some((ms(30), false)),
+                    ..settled()
+                },
+                ms(20),
+            ),
+            (
+                Look {
+                    dom: Some((ms(900), true)),
+                    ..settled()
+                },
+                ms(20),
+            ),
+            (
+                Look {
+                    dom: None,
+                    ..settled()
+                },
+                ms(20),
+            ),
+        ];
+        for (look, need) in cases {
+            assert_eq!(look.need(QUIET), (need, false), "{look:?}");
+        }
+    }
+
+    /// Regression: the next document had answered and the old one was quiet, so the wait
+    /// ended before the new page committed (a scan of a half-built page split two runs).
+    #[test]
+    fn a_loading_main_frame_keeps_an_otherwise_quiet_page_waiting() {
+        let look = Look {
+            loading: true,
+            ..settled()
+        };
+        assert_eq!(look.need(QUIET), (Duration::from_millis(20), true));
+        // When something else is pending, that is what the wait names at its bound.
+        let busy = Look { pending: 2, ..look };
+        assert_eq!(busy.need(QUIET), (Duration::from_millis(20), false));
     }
 }
