@@ -51,6 +51,9 @@ pub(crate) struct NetTracker {
     reqs: HashMap<String, Req>,
     finished_early: HashSet<String>,
     pub last_change: Instant,
+    /// Since when the main frame has been loading (a navigation started and its load
+    /// event has not fired); covers the gap between a document's response and its commit.
+    frame_loading: Option<Instant>,
 }
 
 impl Default for NetTracker {
@@ -59,6 +62,7 @@ impl Default for NetTracker {
             reqs: HashMap::new(),
             finished_early: HashSet::new(),
             last_change: Instant::now(),
+            frame_loading: None,
         }
     }
 }
@@ -110,10 +114,22 @@ impl NetTracker {
         (n, doc, sample)
     }
 
+    /// The main frame started (or stopped) loading.
+    fn frame(&mut self, started: bool) {
+        self.last_change = Instant::now();
+        self.frame_loading = started.then(Instant::now);
+    }
+
+    /// Whether the main frame has been loading for less than `max_age`.
+    pub fn loading(&self, max_age: Duration) -> bool {
+        self.frame_loading.is_some_and(|t| t.elapsed() < max_age)
+    }
+
     pub fn clear(&mut self) {
         self.reqs.clear();
         self.finished_early.clear();
         self.last_change = Instant::now();
+        self.frame_loading = None;
     }
 }
 
@@ -126,9 +142,6 @@ pub(crate) struct Shared {
     pub doc_status: Option<u16>,
     /// The main frame's id (equal to the page's target id).
     pub main_frame: String,
-    /// Since when the main frame has been loading (a navigation started and its load
-    /// event has not fired); covers the gap between a document's response and its commit.
-    pub frame_loading: Option<Instant>,
     pub crashed: bool,
     /// Popups seen and not yet closed (closing needs the browser, which the env owns).
     pub popups: Vec<TargetId>,
@@ -494,8 +507,7 @@ fn handle(ev: Ev, page: &Page, shared: &SharedRef, scope: &Scope, cdp: Duration)
             let mut s = shared.lock();
             if frame == s.main_frame {
                 tracing::trace!(started, "main frame loading");
-                s.frame_loading = started.then(Instant::now);
-                s.net.last_change = Instant::now();
+                s.net.frame(started);
             }
         }
         Ev::Script(e) => {

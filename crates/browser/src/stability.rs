@@ -111,7 +111,7 @@ pub(crate) async fn wait_stable(
         let (pending, doc_pending, sample, net_quiet, crashed, loading) = {
             let s = shared.lock();
             let (n, doc, sample) = s.net.pending(max_age);
-            let loading = s.frame_loading.is_some_and(|t| t.elapsed() < max_age);
+            let loading = s.net.loading(max_age);
             (
                 n,
                 doc,

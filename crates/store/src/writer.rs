@@ -106,8 +106,6 @@ impl StoreWriter {
             .map_err(|e| StoreError::sql("writing run metadata", e))
     }
 
-    /// Run `f` in one transaction; remember the first failure instead of returning it,
-    /// because an observer cannot stop the run.
     /// Keep `value` under `key` in `meta`, replacing the one before (an observer's write).
     fn replace_meta(&mut self, key: &str, what: &str, value: String) {
         self.write(what, |c| {
@@ -117,6 +115,8 @@ impl StoreWriter {
         });
     }
 
+    /// Run `f` in one transaction; remember the first failure instead of returning it,
+    /// because an observer cannot stop the run.
     fn write(&mut self, what: &str, f: impl FnOnce(&Connection) -> rusqlite::Result<()>) {
         if self.error.is_some() {
             return;
@@ -259,14 +259,7 @@ impl Observer for StoreWriter {
     }
 
     fn on_end(&mut self, summary: &RunSummary) {
-        let s = json(summary);
-        self.write("the summary", |c| {
-            c.execute(
-                "INSERT OR REPLACE INTO meta (key, value) VALUES ('summary', ?1)",
-                [s],
-            )?;
-            Ok(())
-        });
+        self.replace_meta("summary", "the summary", json(summary));
         // Fold the WAL back so the directory holds one self-contained file.
         if let Err(e) = self.conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);") {
             tracing::debug!("run store checkpoint: {e}");
