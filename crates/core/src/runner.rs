@@ -21,6 +21,7 @@ use crate::state::{Abstraction, Analysis};
 use crate::summary::{RunSummary, Tally};
 use crate::trace::TraceStep;
 
+mod carry;
 mod episode;
 mod perform;
 mod predict;
@@ -313,7 +314,7 @@ pub fn run(
                     // Data that grows with the run is refined on the guessed page, and the
                     // knowledge base keeps the refined value.
                     let mut refined = a.guess.analysis.clone();
-                    if a.agent.refine(&a.guess.obs, refined.data_mut()) {
+                    if a.agent.refine(&a.obs, refined.data_mut()) {
                         a.guess = p.refine(k, &a.guess, refined);
                     }
                 }

@@ -72,7 +72,7 @@ pub(super) fn perform(
             match accepted {
                 Some(a) => {
                     let outcome = Outcome {
-                        observation: observed(&a.guess, &a.probe),
+                        observation: observed(&a.obs, &a.probe),
                         events,
                         timings,
                         restarted: false,

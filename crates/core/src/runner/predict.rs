@@ -20,6 +20,8 @@ use crate::infer::{InferStats, InferenceConfig, InferenceSummary, Knowledge, Loo
 use crate::model::{Action, Event, Observation};
 use crate::state::{normalize_url, Analysis};
 
+use super::carry::carry_fields;
+
 /// A state as the knowledge base keeps it: the scanned page and its analysis.
 #[derive(Debug)]
 pub(crate) struct Guess {
@@ -46,6 +48,9 @@ pub(crate) struct Accepted {
     pub rng: ChaCha8Rng,
     pub planned: Option<Planned>,
     pub guess: Arc<Guess>,
+    /// The guessed page as the copy saw it: the remembered scan, with the live field
+    /// values carried over when the action edited a field.
+    pub obs: Arc<Observation>,
     pub probe: Probe,
     /// 1-based index of the accepted candidate.
     pub index: u32,
@@ -194,21 +199,24 @@ impl Predictor {
         for (i, guess) in guesses.iter().enumerate() {
             let mut trial = agent.fork()?;
             let mut trial_rng = rng.clone();
+            let obs = carry_fields(&guess.obs, before.0, action)
+                .map(Arc::new)
+                .unwrap_or_else(|| guess.obs.clone());
             trial.learn(&Transition {
                 state: before.1.state,
                 action,
                 next_state: guess.analysis.state,
-                next_observation: &guess.obs,
+                next_observation: &obs,
                 events,
                 new_state: false,
                 failed: false,
             });
-            let offered = candidate_actions(&guess.obs, ctx.deny, true);
+            let offered = candidate_actions(&obs, ctx.deny, true);
             let (planned, locator) = if ctx.last || offered.is_empty() {
                 (None, offered.first().and_then(|a| a.target.clone()))
             } else {
                 let view = View {
-                    observation: &guess.obs,
+                    observation: &obs,
                     analysis: &guess.analysis,
                     actions: &offered,
                     episode_step: ctx.next_episode_step,
@@ -241,12 +249,13 @@ impl Predictor {
                 // The page cannot be asked: scanning is the safe answer.
                 return None;
             };
-            if probe.found && same_page(&probe, &guess.obs) {
+            if probe.found && same_page(&probe, &obs) {
                 return Some(Accepted {
                     agent: trial,
                     rng: trial_rng,
                     planned,
                     guess: guess.clone(),
+                    obs,
                     probe,
                     index: i as u32 + 1,
                 });
@@ -309,10 +318,10 @@ fn same_page(probe: &Probe, guess: &Observation) -> bool {
         }
 }
 
-/// The guessed page as the step reports it: the stored scan, with what the live page
-/// said about its address, title, error text and instrumentation.
-pub(crate) fn observed(guess: &Guess, probe: &Probe) -> Observation {
-    let mut obs = (*guess.obs).clone();
+/// The guessed page as the step reports it: the page the agent copy saw, with what the
+/// live page said about its address, title, error text and instrumentation.
+pub(crate) fn observed(seen: &Observation, probe: &Probe) -> Observation {
+    let mut obs = seen.clone();
     obs.url = probe.url.clone();
     obs.title = probe.title.clone();
     obs.error_text = probe.error_text.clone();
