@@ -1,6 +1,7 @@
 //! Field values for a guessed page. A remembered page keeps the field values of the visit
-//! it was scanned on; after typing or choosing in a field the live page is the page the
-//! action was taken on plus that edit, so a guess for such a step carries those values.
+//! it was scanned on; after typing, choosing or ticking in a field the live page is the
+//! page the action was taken on plus that edit, so a guess for such a step carries those
+//! values.
 //! Without this, a strategy that reads fields (webexplor fills a form's empty fields
 //! first) decides on another visit's values, where a scan would have shown the live ones.
 
@@ -19,8 +20,10 @@ pub(crate) fn carry_fields(
     before: &Observation,
     action: &Action,
 ) -> Option<Observation> {
-    if !matches!(action.kind, ActionKind::Type | ActionKind::Select)
-        || normalize_url(&guess.url) != normalize_url(&before.url)
+    if !matches!(
+        action.kind,
+        ActionKind::Type | ActionKind::Select | ActionKind::Check
+    ) || normalize_url(&guess.url) != normalize_url(&before.url)
     {
         return None;
     }
@@ -39,13 +42,42 @@ pub(crate) fn carry_fields(
             };
             e.checked = l.checked;
         }
-        if action.target.as_deref() == Some(e.locator.as_str()) {
-            let typed = action.value.as_deref().unwrap_or("");
-            let shown = as_scanned(e, typed);
-            e.attrs.insert("value".into(), shown);
-        }
+    }
+    let target = action.target.as_deref().unwrap_or("");
+    let Some(i) = out.elements.iter().position(|e| e.locator == target) else {
+        return Some(out);
+    };
+    if action.kind == ActionKind::Check {
+        tick(&mut out.elements, i);
+    } else {
+        let e = &mut out.elements[i];
+        let shown = as_scanned(e, action.value.as_deref().unwrap_or(""));
+        e.attrs.insert("value".into(), shown);
     }
     Some(out)
+}
+
+/// What a click on checkbox or radio `i` does: a checkbox flips, a radio is checked and
+/// the others of its group (same name, same form) are not.
+fn tick(elements: &mut [Element], i: usize) {
+    let e = &elements[i];
+    if e.input_type.as_deref() != Some("radio") {
+        let flipped = !e.checked.unwrap_or(false);
+        elements[i].checked = Some(flipped);
+        return;
+    }
+    let group = (e.attr("name").map(str::to_string), e.form.clone());
+    for (k, o) in elements.iter_mut().enumerate() {
+        let same = o.input_type.as_deref() == Some("radio")
+            && group.0.is_some()
+            && o.attr("name") == group.0.as_deref()
+            && o.form == group.1;
+        if k == i {
+            o.checked = Some(true);
+        } else if same {
+            o.checked = Some(false);
+        }
+    }
 }
 
 /// The fields whose value the scan reads from the live element.
@@ -129,6 +161,7 @@ mod tests {
         let before = page("http://h/a", vec![field("#q", "")]);
         let click = Action::on(ActionKind::Click, "#go");
         assert!(carry_fields(&guess, &before, &click).is_none());
+        assert!(carry_fields(&guess, &before, &click).is_none());
         let elsewhere = page("http://h/b", vec![field("#q", "")]);
         let typed = Action::on(ActionKind::Type, "#q").with_value("y");
         assert!(carry_fields(&guess, &elsewhere, &typed).is_none());
@@ -169,5 +202,56 @@ mod tests {
         let out = carry_fields(&guess, &before, &typed).unwrap();
         assert_eq!(value(&out, "#a").as_deref(), Some("live"));
         assert_eq!(value(&out, "#b").as_deref(), Some("new"));
+    }
+
+    fn choice(loc: &str, kind: &str, name: &str, checked: bool) -> Element {
+        let mut e = field(loc, "on");
+        e.input_type = Some(kind.into());
+        e.attrs.insert("name".into(), name.into());
+        e.checked = Some(checked);
+        e
+    }
+
+    fn checked(o: &Observation, loc: &str) -> Option<bool> {
+        o.elements.iter().find(|e| e.locator == loc)?.checked
+    }
+
+    #[test]
+    fn a_tick_flips_a_checkbox_and_moves_a_radio_group() {
+        // Recorded on a visit where everything was ticked the other way.
+        let guess = page(
+            "http://h/f",
+            vec![
+                choice("#alice", "checkbox", "who", false),
+                choice("#bob", "checkbox", "who", false),
+                choice("#eq", "radio", "split", false),
+                choice("#pct", "radio", "split", true),
+                field("#amount", "9"),
+            ],
+        );
+        let before = page(
+            "http://h/f",
+            vec![
+                choice("#alice", "checkbox", "who", true),
+                choice("#bob", "checkbox", "who", true),
+                choice("#eq", "radio", "split", true),
+                choice("#pct", "radio", "split", false),
+                field("#amount", "12"),
+            ],
+        );
+        let tick =
+            |loc: &str| carry_fields(&guess, &before, &Action::on(ActionKind::Check, loc)).unwrap();
+        let out = tick("#alice");
+        assert_eq!(
+            checked(&out, "#alice"),
+            Some(false),
+            "flipped from the live state"
+        );
+        assert_eq!(checked(&out, "#bob"), Some(true), "live, not recorded");
+        assert_eq!(value(&out, "#amount").as_deref(), Some("12"));
+        let out = tick("#pct");
+        assert_eq!(checked(&out, "#pct"), Some(true));
+        assert_eq!(checked(&out, "#eq"), Some(false), "its group lets go");
+        assert_eq!(checked(&out, "#alice"), Some(true), "another group stays");
     }
 }
