@@ -13,6 +13,9 @@ use crate::state::normalize_url;
 /// Longest value the scan reports (it truncates longer ones), in characters.
 const MAX_VALUE: usize = 300;
 
+/// What the scan reports for a filled password field (scan.js keeps typed passwords out).
+const PASSWORD_MASK: &str = "********";
+
 /// `guess` with the field values of `before` and the edit `action` made, when `action`
 /// edits a field and the guess is the same address; `None` when nothing is carried.
 pub(crate) fn carry_fields(
@@ -97,7 +100,7 @@ fn as_scanned(e: &Element, typed: &str) -> String {
         _ => typed.to_string(),
     };
     if e.input_type.as_deref() == Some("password") && !v.is_empty() {
-        return "********".into();
+        return PASSWORD_MASK.into();
     }
     if v.chars().count() > MAX_VALUE {
         v = v.chars().take(MAX_VALUE).collect();
@@ -129,8 +132,7 @@ mod tests {
     }
 
     fn value(o: &Observation, loc: &str) -> Option<String> {
-        let e = o.elements.iter().find(|e| e.locator == loc)?;
-        e.attr("value").map(str::to_string)
+        o.element(loc)?.attr("value").map(str::to_string)
     }
 
     #[test]
@@ -213,7 +215,7 @@ mod tests {
     }
 
     fn checked(o: &Observation, loc: &str) -> Option<bool> {
-        o.elements.iter().find(|e| e.locator == loc)?.checked
+        o.element(loc)?.checked
     }
 
     #[test]
