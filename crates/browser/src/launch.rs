@@ -3,7 +3,8 @@
 use std::time::Duration;
 
 use chromiumoxide::error::CdpError;
-use chromiumoxide::{Browser, BrowserConfig};
+use chromiumoxide::{Browser, BrowserConfig as ChromeConfig};
+use wayfarer_core::config::BrowserConfig;
 use futures::StreamExt;
 use tempfile::TempDir;
 use tokio::task::JoinHandle;
@@ -23,27 +24,65 @@ pub(crate) struct Launched {
     pub owned: bool,
 }
 
-fn config(opts: &BrowserOptions, dir: &TempDir) -> Result<BrowserConfig, BrowserError> {
+/// One Chromium switch: its name without the leading dashes, and its value if it has one.
+/// chromiumoxide prepends `--` itself, so a name written with dashes would reach Chromium
+/// as `----name` and be ignored.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Flag {
+    pub name: &'static str,
+    pub value: Option<String>,
+}
+
+impl Flag {
+    fn on(name: &'static str) -> Flag {
+        Flag { name, value: None }
+    }
+
+    /// As it appears on Chromium's command line.
+    pub fn spelled(&self) -> String {
+        match &self.value {
+            Some(v) => format!("--{}={v}", self.name),
+            None => format!("--{}", self.name),
+        }
+    }
+}
+
+/// The switches wayfarer adds to chromiumoxide's defaults (which already include
+/// `--disable-background-networking`, `--no-first-run`, `--disable-sync` ...).
+pub fn launch_flags(c: &BrowserConfig) -> Vec<Flag> {
+    let mut flags = vec![
+        Flag::on("disable-gpu"),
+        Flag::on("disable-quic"),
+        Flag::on("disable-component-update"),
+        Flag::on("disable-background-networking"),
+        Flag::on("disable-sync"),
+        Flag::on("no-first-run"),
+        Flag::on("disable-default-apps"),
+        Flag::on("mute-audio"),
+        // A page kept alive in the back/forward cache would keep running (and its
+        // coverage would be lost on eviction); history navigations load documents again.
+        Flag::on("disable-back-forward-cache"),
+    ];
+    if let Some(rules) = c.host_resolver_rules.as_deref().filter(|r| !r.trim().is_empty()) {
+        flags.push(Flag {
+            name: "host-resolver-rules",
+            value: Some(rules.to_string()),
+        });
+    }
+    flags
+}
+
+fn config(opts: &BrowserOptions, dir: &TempDir) -> Result<ChromeConfig, BrowserError> {
     let chrome = match &opts.chrome {
         Some(p) => p.clone(),
         None => find_chrome(opts.config.chrome.as_deref())
             .map_err(|e| BrowserError::Step(e.to_string()))?,
     };
     let c = &opts.config;
-    let mut args = vec![
-        "--disable-gpu".to_string(),
-        "--disable-quic".to_string(),
-        "--disable-component-update".to_string(),
-        "--disable-background-networking".to_string(),
-        "--disable-sync".to_string(),
-        "--no-first-run".to_string(),
-        "--disable-default-apps".to_string(),
-        "--mute-audio".to_string(),
-    ];
-    if let Some(rules) = &c.host_resolver_rules {
-        args.push(format!("--host-resolver-rules={rules}"));
-    }
-    BrowserConfig::builder()
+    let flags = launch_flags(c);
+    // Bare names: the builder adds the dashes (and joins repeated names' values).
+    let (valued, bare): (Vec<&Flag>, Vec<&Flag>) = flags.iter().partition(|f| f.value.is_some());
+    ChromeConfig::builder()
         .chrome_executable(chrome)
         .new_headless_mode()
         .no_sandbox()
@@ -54,7 +93,12 @@ fn config(opts: &BrowserOptions, dir: &TempDir) -> Result<BrowserConfig, Browser
         .disable_https_first()
         .request_timeout(Duration::from_millis(c.cdp_timeout_ms.max(1000)))
         .launch_timeout(Duration::from_secs(30))
-        .args(args)
+        .args(bare.iter().map(|f| f.name))
+        .args(
+            valued
+                .iter()
+                .map(|f| (f.name, f.value.as_deref().unwrap_or_default())),
+        )
         .build()
         .map_err(BrowserError::Step)
 }

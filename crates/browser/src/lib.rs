@@ -22,4 +22,5 @@ mod session;
 mod stability;
 
 pub use env::BrowserEnv;
+pub use launch::{launch_flags, Flag};
 pub use options::{find_chrome, BrowserOptions};

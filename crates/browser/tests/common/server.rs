@@ -29,6 +29,8 @@ pub fn js(body: impl Into<String>) -> Reply {
 
 pub struct TestServer {
     pub port: u16,
+    /// The request paths served so far (with their queries), in order.
+    hits: Arc<std::sync::Mutex<Vec<String>>>,
 }
 
 impl TestServer {
@@ -43,6 +45,8 @@ impl TestServer {
         let std_listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         std_listener.set_nonblocking(true).unwrap();
         let port = std_listener.local_addr().unwrap().port();
+        let hits = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let seen = hits.clone();
         std::thread::spawn(move || {
             let rt = tokio::runtime::Builder::new_current_thread()
                 .enable_all()
@@ -55,6 +59,7 @@ impl TestServer {
                         continue;
                     };
                     let routes = routes.clone();
+                    let seen = seen.clone();
                     tokio::spawn(async move {
                         let mut buf = Vec::new();
                         let mut chunk = [0u8; 4096];
@@ -71,6 +76,7 @@ impl TestServer {
                         let head = String::from_utf8_lossy(&buf).to_string();
                         let target = head.split_whitespace().nth(1).unwrap_or("/").to_string();
                         let path = target.split('?').next().unwrap_or("/").to_string();
+                        seen.lock().unwrap().push(target.clone());
                         let reply = routes.get(&path).cloned().unwrap_or(Reply::Page(
                             404,
                             "text/plain",
@@ -93,7 +99,12 @@ impl TestServer {
                 }
             });
         });
-        TestServer { port }
+        TestServer { port, hits }
+    }
+
+    /// The request targets (path and query) this server has answered or is answering.
+    pub fn hits(&self) -> Vec<String> {
+        self.hits.lock().unwrap().clone()
     }
 
     pub fn url(&self, path: &str) -> String {
