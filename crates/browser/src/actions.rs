@@ -16,6 +16,7 @@ use wayfarer_core::{Action, ActionKind, Event, EventKind};
 
 use crate::cdp::{call, eval, BrowserError};
 use crate::events::SharedRef;
+use crate::leave::Control;
 use crate::scope::Scope;
 
 /// Resolves `A >>> B >>> C` (shadow hosts and same-origin frames) to an element or null.
@@ -36,9 +37,19 @@ pub(crate) const FIND_JS: &str = r#"const __wfFind = (loc) => {
   return el;
 };"#;
 
-/// Scroll into view and return the centre in top-level viewport coordinates.
+/// Scroll into view and return the centre in top-level viewport coordinates, and whether
+/// a click there may load another document (a link, a form's submit button).
 const POINT_JS: &str = r#"const el = __wfFind(loc);
 if (!el) return null;
+let leave = null;
+const a = el.closest("a[href], area[href]");
+if (a) {
+  const h = (a.getAttribute("href") || "").trim().toLowerCase();
+  if (!(h.startsWith('#') || h.startsWith('javascript:')) && (a.target || "").toLowerCase() !== "_blank") leave = "link";
+} else {
+  const b = el.closest("button, input[type=submit], input[type=image]");
+  if (b && b.form && (b.localName !== "button" || (b.getAttribute("type") || "submit").toLowerCase() === "submit")) leave = "submit";
+}
 el.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
 const r = el.getBoundingClientRect();
 let x = r.left + r.width / 2, y = r.top + r.height / 2;
@@ -47,7 +58,7 @@ for (let w = el.ownerDocument.defaultView; w && w.frameElement; w = w.frameEleme
   x += fr.left + fe.clientLeft + parseFloat(cs.paddingLeft || "0");
   y += fr.top + fe.clientTop + parseFloat(cs.paddingTop || "0");
 }
-return [x, y, r.width, r.height];"#;
+return [x, y, r.width, r.height, leave];"#;
 
 /// Focus and select the current content; date-like inputs get the value set natively.
 const PREPARE_TYPE_JS: &str = r#"const el = __wfFind(loc);
@@ -117,6 +128,14 @@ pub(crate) struct Actor<'a> {
     pub load: Duration,
 }
 
+/// Where a click lands, and what kind of control is there.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Aim {
+    pub x: f64,
+    pub y: f64,
+    pub control: Control,
+}
+
 /// How a navigation ended.
 pub(crate) enum Nav {
     Done,
@@ -137,8 +156,8 @@ impl Actor<'_> {
             ActionKind::Click | ActionKind::Check => self.click(target()?, 1).await,
             ActionKind::DoubleClick => self.click(target()?, 2).await,
             ActionKind::Hover => {
-                let (x, y) = self.point(target()?).await?;
-                self.mouse(DispatchMouseEventType::MouseMoved, x, y, 0)
+                let aim = self.aim(target()?).await?;
+                self.mouse(DispatchMouseEventType::MouseMoved, aim.x, aim.y, 0)
                     .await
             }
             ActionKind::Type => {
@@ -189,22 +208,29 @@ impl Actor<'_> {
     }
 
     /// Scroll the element into view and return its centre, or `NotFound`.
-    pub async fn point(&self, loc: &str) -> Result<(f64, f64), BrowserError> {
+    pub async fn aim(&self, loc: &str) -> Result<Aim, BrowserError> {
         let v = self.run(POINT_JS, loc, None).await?;
         let a = v
             .as_array()
             .ok_or_else(|| BrowserError::NotFound(loc.to_string()))?;
         let num = |i: usize| a.get(i).and_then(|x| x.as_f64()).unwrap_or(0.0);
-        Ok((num(0), num(1)))
+        Ok(Aim {
+            x: num(0),
+            y: num(1),
+            control: match a.get(4).and_then(|x| x.as_str()) {
+                Some("link") => Control::Link,
+                Some("submit") => Control::Submit,
+                _ => Control::Script,
+            },
+        })
     }
 
-    async fn mouse(
-        &self,
+    fn mouse_params(
         kind: DispatchMouseEventType,
         x: f64,
         y: f64,
         clicks: i64,
-    ) -> Result<(), BrowserError> {
+    ) -> Result<DispatchMouseEventParams, BrowserError> {
         let mut b = DispatchMouseEventParams::builder()
             .r#type(kind.clone())
             .x(x)
@@ -217,56 +243,81 @@ impl Actor<'_> {
                 0
             });
         }
-        let p = b.build().map_err(BrowserError::Step)?;
+        b.build().map_err(BrowserError::Step)
+    }
+
+    /// Move to `aim` and press and release `clicks` times. The events are sent without
+    /// waiting for each acknowledgement (Chrome handles input in order), as Puppeteer does:
+    /// one round trip instead of one per event.
+    pub async fn press(&self, aim: Aim, clicks: i64) -> Result<(), BrowserError> {
+        use DispatchMouseEventType::{MouseMoved, MousePressed, MouseReleased};
+        let mut events = vec![Self::mouse_params(MouseMoved, aim.x, aim.y, 0)?];
+        for n in 1..=clicks {
+            events.push(Self::mouse_params(MousePressed, aim.x, aim.y, n)?);
+            events.push(Self::mouse_params(MouseReleased, aim.x, aim.y, n)?);
+        }
+        let sent = events.into_iter().map(|p| call(self.page, p, self.cdp));
+        futures::future::try_join_all(sent).await.map(|_| ())
+    }
+
+    async fn mouse(
+        &self,
+        kind: DispatchMouseEventType,
+        x: f64,
+        y: f64,
+        clicks: i64,
+    ) -> Result<(), BrowserError> {
+        let p = Self::mouse_params(kind, x, y, clicks)?;
         call(self.page, p, self.cdp).await.map(|_| ())
     }
 
     pub async fn click(&self, loc: &str, clicks: i64) -> Result<(), BrowserError> {
-        let (x, y) = self.point(loc).await?;
-        self.mouse(DispatchMouseEventType::MouseMoved, x, y, 0)
-            .await?;
-        for n in 1..=clicks {
-            self.mouse(DispatchMouseEventType::MousePressed, x, y, n)
-                .await?;
-            self.mouse(DispatchMouseEventType::MouseReleased, x, y, n)
-                .await?;
-        }
-        Ok(())
+        let aim = self.aim(loc).await?;
+        self.press(aim, clicks).await
     }
 
-    async fn key(
-        &self,
+    fn key(
         kind: DispatchKeyEventType,
         key: &str,
         code: i64,
-    ) -> Result<(), BrowserError> {
-        let p = DispatchKeyEventParams::builder()
+    ) -> Result<DispatchKeyEventParams, BrowserError> {
+        DispatchKeyEventParams::builder()
             .r#type(kind)
             .key(key)
             .code(key)
             .windows_virtual_key_code(code)
             .native_virtual_key_code(code)
             .build()
-            .map_err(BrowserError::Step)?;
-        call(self.page, p, self.cdp).await.map(|_| ())
+            .map_err(BrowserError::Step)
     }
 
     pub async fn type_text(&self, loc: &str, value: &str) -> Result<(), BrowserError> {
         let state = self.run(PREPARE_TYPE_JS, loc, Some(value)).await?;
-        match state.as_str() {
+        let filled = match state.as_str() {
             None => return Err(BrowserError::NotFound(loc.to_string())),
             Some("native") => return Ok(()),
-            Some("filled") => {
-                // The selection holds the old value: Delete removes it as a user would.
-                self.key(DispatchKeyEventType::KeyDown, "Delete", 46)
-                    .await?;
-                self.key(DispatchKeyEventType::KeyUp, "Delete", 46).await?;
+            Some(s) => s == "filled",
+        };
+        // Input events go through one ordered queue: send them together, await once.
+        let mut keys = Vec::new();
+        if filled {
+            // The selection holds the old value: Delete removes it as a user would.
+            keys.push(Self::key(DispatchKeyEventType::KeyDown, "Delete", 46)?);
+            keys.push(Self::key(DispatchKeyEventType::KeyUp, "Delete", 46)?);
+        }
+        let cdp = self.cdp;
+        let deleting =
+            futures::future::try_join_all(keys.into_iter().map(|k| call(self.page, k, cdp)));
+        let inserting = async {
+            if value.is_empty() {
+                Ok(())
+            } else {
+                call(self.page, InsertTextParams::new(value), cdp)
+                    .await
+                    .map(|_| ())
             }
-            Some(_) => {}
-        }
-        if !value.is_empty() {
-            call(self.page, InsertTextParams::new(value), self.cdp).await?;
-        }
+        };
+        futures::future::try_join(deleting, inserting).await?;
         self.run(BLUR_JS, loc, None).await.map(|_| ())
     }
 

@@ -171,39 +171,30 @@ fn paint(script: &mut ScriptBits, ranges: &mut [(usize, usize, i64)]) -> u64 {
     added
 }
 
-/// Take precise coverage and merge what belongs to the application's scripts.
+/// Take precise coverage and merge what belongs to the application's scripts into the
+/// run's accumulator (in `shared`, so the event task can take before a navigation).
 pub(crate) async fn take(
     page: &Page,
     shared: &SharedRef,
-    acc: &mut CoverageAcc,
     limit: std::time::Duration,
 ) -> Result<(), BrowserError> {
+    let t = std::time::Instant::now();
     let ret = call(page, TakePreciseCoverageParams::default(), limit).await?;
+    let mut s = shared.lock();
+    let s = &mut *s;
     // Scripts announced since the last take enter the denominator even if never run.
-    let (new_scripts, known) = {
-        let mut s = shared.lock();
-        let new = std::mem::take(&mut s.new_scripts);
-        let known: HashMap<String, (String, usize)> = ret
-            .result
-            .iter()
-            .filter_map(|sc| {
-                s.scripts
-                    .get(sc.script_id.inner())
-                    .map(|v| (sc.script_id.inner().clone(), v.clone()))
-            })
-            .collect();
-        (new, known)
-    };
-    for (hash, len) in &new_scripts {
-        acc.register(hash, *len);
+    for (hash, len) in std::mem::take(&mut s.new_scripts) {
+        s.cov.register(&hash, len);
     }
     for sc in &ret.result {
         // Unknown ids are scripts of other origins, evaluations (ours included) and the
         // crate's utility world: not part of the application.
-        if let Some((hash, len)) = known.get(sc.script_id.inner()) {
-            acc.merge(hash, *len, &sc.functions);
+        if let Some((hash, len)) = s.scripts.get(sc.script_id.inner()) {
+            s.cov.merge(hash, *len, &sc.functions);
         }
     }
+    s.cov_taken = Some(std::time::Instant::now());
+    tracing::trace!(took = ?t.elapsed(), scripts = ret.result.len(), "coverage taken");
     Ok(())
 }
 

@@ -12,14 +12,16 @@ use wayfarer_core::{
 
 use crate::actions::Actor;
 use crate::cdp::BrowserError;
-use crate::coverage::{self, CoverageAcc};
+use crate::coverage;
 use crate::events::SharedRef;
 use crate::launch::{launch, Launched};
+use crate::leave::{Control, LeaveStats};
 use crate::options::BrowserOptions;
 use crate::scan::{scan, scan_script, ScanScript};
 use crate::scope::Scope;
 use crate::session::Session;
 use crate::stability::{wait_stable, WaitLimits};
+use wayfarer_core::config::CoverageMode;
 
 /// The async side; `BrowserEnv` blocks on its methods.
 pub(crate) struct Inner {
@@ -28,10 +30,21 @@ pub(crate) struct Inner {
     pub scan: ScanScript,
     pub lim: WaitLimits,
     pub shared: SharedRef,
-    pub cov: CoverageAcc,
     pub launched: Option<Launched>,
     pub session: Option<Session>,
     pub first_reset_done: bool,
+    /// Which kinds of action leave their document (when to take coverage first).
+    pub leave: LeaveStats,
+    /// When the last action was performed.
+    pub last_action: Option<Instant>,
+}
+
+/// What performing an action took.
+struct Acted {
+    act: Duration,
+    wait: Duration,
+    /// Coverage taken before the action (it may have left the document).
+    coverage: Duration,
 }
 
 /// Headless Chromium as a `wayfarer_core::Environment`.
@@ -68,10 +81,11 @@ impl BrowserEnv {
             scan: scan_script(&opts.deny),
             lim,
             shared: SharedRef::default(),
-            cov: CoverageAcc::default(),
             launched: None,
             session: None,
             first_reset_done: false,
+            leave: LeaveStats::default(),
+            last_action: None,
             opts,
         };
         rt.block_on(inner.start())
@@ -262,6 +276,7 @@ impl Inner {
         let s = Session::open(
             &l.browser,
             self.opts.config.isolate,
+            self.coverage_mode() != CoverageMode::Off,
             &self.shared,
             self.scope.clone(),
             self.lim.cdp,
@@ -302,10 +317,32 @@ impl Inner {
         }
     }
 
+    fn coverage_mode(&self) -> CoverageMode {
+        self.opts.config.coverage
+    }
+
+    /// Whether the periodic take of lazy coverage is due (every-step: always).
+    fn coverage_due(&self) -> bool {
+        match self.coverage_mode() {
+            CoverageMode::Off => false,
+            CoverageMode::EveryStep => true,
+            CoverageMode::Lazy => {
+                let every = Duration::from_millis(self.opts.config.coverage_interval_ms);
+                self.shared
+                    .lock()
+                    .cov_taken
+                    .is_none_or(|t| t.elapsed() >= every)
+            }
+        }
+    }
+
     /// Take coverage; a failure only costs this take's data (unless the browser is gone).
-    pub(crate) async fn take_coverage(&mut self) -> Result<(), BrowserError> {
+    pub(crate) async fn take_coverage(&self) -> Result<(), BrowserError> {
+        if self.coverage_mode() == CoverageMode::Off {
+            return Ok(());
+        }
         let page = self.page()?;
-        match coverage::take(&page, &self.shared, &mut self.cov, self.lim.cdp).await {
+        match coverage::take(&page, &self.shared, self.lim.cdp).await {
             Err(e @ (BrowserError::Dead(_) | BrowserError::Timeout(_))) => Err(e),
             Err(e) => {
                 tracing::debug!(%e, "coverage take failed");
@@ -333,7 +370,10 @@ impl Inner {
         wait: Duration,
     ) -> Result<Outcome, BrowserError> {
         let tc = Instant::now();
-        self.take_coverage().await?;
+        // The first load is always taken: its coverage is reported on its own.
+        if self.coverage_due() || !self.first_reset_done {
+            self.take_coverage().await?;
+        }
         let coverage = tc.elapsed();
         let t = Instant::now();
         let page = self.page()?;
@@ -354,18 +394,25 @@ impl Inner {
     }
 
     async fn step_once(&mut self, action: &Action) -> Result<Outcome, BrowserError> {
-        let (act, wait) = self.act_and_wait(action).await?;
-        let out = self.observe(act, wait).await?;
+        let acted = self.act_and_wait(action).await?;
+        let mut out = self.observe(acted.act, acted.wait).await?;
+        out.timings.coverage += acted.coverage;
         tracing::debug!(action = %action.describe(), timings = ?out.timings, events = out.events.len(), "step");
         Ok(out)
     }
 
     /// Act and wait, then take coverage as a scan would, but do not scan.
     async fn perform_once(&mut self, action: &Action) -> Result<Performed, BrowserError> {
-        let (act, wait) = self.act_and_wait(action).await?;
+        let Acted {
+            act,
+            wait,
+            coverage: before,
+        } = self.act_and_wait(action).await?;
         let tc = Instant::now();
-        self.take_coverage().await?;
-        let coverage = tc.elapsed();
+        if self.coverage_due() {
+            self.take_coverage().await?;
+        }
+        let coverage = tc.elapsed() + before;
         let events = std::mem::take(&mut self.shared.lock().events);
         tracing::debug!(action = %action.describe(), events = events.len(), "performed without a scan");
         Ok(Performed::Acted {
@@ -379,28 +426,72 @@ impl Inner {
         })
     }
 
+    /// Take coverage before acting on `control` when the action may leave the document
+    /// (see `leave.rs`); whether it did.
+    async fn take_before(&self, control: Control) -> Result<bool, BrowserError> {
+        let take = match self.coverage_mode() {
+            CoverageMode::Off => false,
+            CoverageMode::EveryStep => true,
+            CoverageMode::Lazy => {
+                let ran = match (self.last_action, self.shared.lock().cov_taken) {
+                    (Some(a), Some(t)) => a > t,
+                    (_, None) => true,
+                    (None, Some(_)) => false,
+                };
+                ran && self.leave.take_before(control)
+            }
+        };
+        if take {
+            self.take_coverage().await?;
+        }
+        Ok(take)
+    }
+
     /// Perform the action and wait for stability: the time each took.
-    async fn act_and_wait(
-        &mut self,
-        action: &Action,
-    ) -> Result<(Duration, Duration), BrowserError> {
+    async fn act_and_wait(&mut self, action: &Action) -> Result<Acted, BrowserError> {
         let page = self.page()?;
         let t = Instant::now();
-        self.actor(&page).act(action).await?;
-        // A click may navigate away: take coverage before the old document is gone. Chrome
-        // defers commands while a navigation is pending, so this take is short and optional.
-        if matches!(
-            action.kind,
-            ActionKind::Click | ActionKind::DoubleClick | ActionKind::Check | ActionKind::Submit
-        ) {
-            let limit = self.lim.cdp.min(Duration::from_millis(300));
-            if let Err(e) = coverage::take(&page, &self.shared, &mut self.cov, limit).await {
-                tracing::debug!(%e, "coverage take after the action skipped");
-            }
-        }
-        let act = t.elapsed();
+        let documents = self.shared.lock().documents;
+        let actor = self.actor(&page);
+        let clicks = match action.kind {
+            ActionKind::Click | ActionKind::Check => 1,
+            ActionKind::DoubleClick => 2,
+            _ => 0,
+        };
+        let tc;
+        let (control, taken) = if clicks > 0 {
+            let loc = action.target.as_deref().ok_or_else(|| {
+                BrowserError::Step(format!("{} needs a target", action.kind.as_str()))
+            })?;
+            let aim = actor.aim(loc).await?;
+            let t0 = Instant::now();
+            let taken = self.take_before(aim.control).await?;
+            tc = t0.elapsed();
+            actor.press(aim, clicks).await?;
+            (aim.control, taken)
+        } else {
+            let control = match action.kind {
+                ActionKind::Submit => Control::Submit,
+                ActionKind::Back | ActionKind::Navigate => Control::History,
+                _ => Control::Script,
+            };
+            let t0 = Instant::now();
+            let taken = self.take_before(control).await?;
+            tc = t0.elapsed();
+            actor.act(action).await?;
+            (control, taken)
+        };
+        self.last_action = Some(Instant::now());
+        let coverage = tc;
+        let act = t.elapsed().saturating_sub(coverage);
         let wait = self.wait(Instant::now()).await;
-        Ok((act, wait))
+        let left = self.shared.lock().documents > documents;
+        self.leave.record(control, left, taken);
+        Ok(Acted {
+            act,
+            wait,
+            coverage,
+        })
     }
 }
 
@@ -452,7 +543,17 @@ impl Environment for BrowserEnv {
     }
 
     fn coverage(&mut self) -> Option<Coverage> {
-        Some(self.inner.cov.snapshot())
+        (self.inner.coverage_mode() != CoverageMode::Off)
+            .then(|| self.inner.shared.lock().cov.snapshot())
+    }
+
+    fn flush(&mut self) {
+        if self.closed || self.health().is_some() {
+            return;
+        }
+        if let Err(e) = self.rt.block_on(self.inner.take_coverage()) {
+            tracing::debug!(%e, "final coverage take failed");
+        }
     }
 
     fn screenshot(&mut self) -> Option<Vec<u8>> {

@@ -32,6 +32,7 @@ use tokio::task::JoinHandle;
 use wayfarer_core::{Event, EventKind};
 
 use crate::cdp::{call, BrowserError};
+use crate::coverage::CoverageAcc;
 use crate::scope::Scope;
 
 /// One request the page has in flight.
@@ -150,6 +151,12 @@ pub(crate) struct Shared {
     pub new_scripts: Vec<(String, usize)>,
     /// The websocket handler saw a fatal connection error.
     pub dead: bool,
+    /// JS coverage merged over the whole run (it survives resets and restarts).
+    pub cov: CoverageAcc,
+    /// When coverage was last taken.
+    pub cov_taken: Option<Instant>,
+    /// Main-frame document requests seen (a step that left its document).
+    pub documents: u64,
 }
 
 /// Events kept between two outcomes; a page flooding the console loses the excess.
@@ -399,10 +406,9 @@ fn handle(ev: Ev, page: &Page, shared: &SharedRef, scope: &Scope, cdp: Duration)
             // The favicon never blocks what a user sees (and error pages keep asking for it).
             let favicon = url.ends_with("/favicon.ico");
             let counted = scope.allows(url) && !streaming && !favicon;
-            shared
-                .lock()
-                .net
-                .start(e.request_id.inner(), url, counted, main_doc);
+            let mut s = shared.lock();
+            s.documents += u64::from(main_doc);
+            s.net.start(e.request_id.inner(), url, counted, main_doc);
         }
         Ev::Response(e) => {
             let url = &e.response.url;

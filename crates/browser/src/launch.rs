@@ -4,10 +4,10 @@ use std::time::Duration;
 
 use chromiumoxide::error::CdpError;
 use chromiumoxide::{Browser, BrowserConfig as ChromeConfig};
-use wayfarer_core::config::BrowserConfig;
 use futures::StreamExt;
 use tempfile::TempDir;
 use tokio::task::JoinHandle;
+use wayfarer_core::config::BrowserConfig;
 
 use crate::cdp::BrowserError;
 use crate::events::{subscribe_browser, SharedRef};
@@ -59,11 +59,12 @@ pub fn launch_flags(c: &BrowserConfig) -> Vec<Flag> {
         Flag::on("no-first-run"),
         Flag::on("disable-default-apps"),
         Flag::on("mute-audio"),
-        // A page kept alive in the back/forward cache would keep running (and its
-        // coverage would be lost on eviction); history navigations load documents again.
-        Flag::on("disable-back-forward-cache"),
     ];
-    if let Some(rules) = c.host_resolver_rules.as_deref().filter(|r| !r.trim().is_empty()) {
+    if let Some(rules) = c
+        .host_resolver_rules
+        .as_deref()
+        .filter(|r| !r.trim().is_empty())
+    {
         flags.push(Flag {
             name: "host-resolver-rules",
             value: Some(rules.to_string()),

@@ -13,6 +13,7 @@ mod env;
 mod events;
 mod inject;
 mod launch;
+mod leave;
 mod options;
 mod probe;
 mod reset;

@@ -6,7 +6,7 @@ use std::time::Instant;
 use chromiumoxide::cdp::browser_protocol::network::ClearBrowserCookiesParams;
 use chromiumoxide::cdp::browser_protocol::page::ResetNavigationHistoryParams;
 use chromiumoxide::cdp::browser_protocol::storage::ClearDataForOriginParams;
-use wayfarer_core::config::LoginStep;
+use wayfarer_core::config::{CoverageMode, LoginStep};
 use wayfarer_core::{Event, EventKind, Outcome};
 
 use crate::actions::Nav;
@@ -46,6 +46,13 @@ impl Inner {
             for origin in origins {
                 call(&page, ClearDataForOriginParams::new(origin, "all"), cdp).await?;
             }
+            // Nothing of the application runs now (the last take is merged): release the
+            // counters the profiler kept for every document of the last episode.
+            if self.opts.config.coverage != CoverageMode::Off {
+                if let Some(s) = &self.session {
+                    s.restart_coverage(cdp).await?;
+                }
+            }
         }
         {
             let mut s = self.shared.lock();
@@ -75,7 +82,7 @@ impl Inner {
         let outcome = self.observe(act, wait).await?;
         if !self.first_reset_done {
             self.first_reset_done = true;
-            self.cov.mark_first_load();
+            self.shared.lock().cov.mark_first_load();
         }
         tracing::debug!(timings = ?outcome.timings, url = %outcome.observation.url, "reset");
         Ok(outcome)

@@ -25,6 +25,14 @@ use crate::events::{subscribe, SharedRef};
 use crate::scope::Scope;
 use crate::stability::STABILITY_INSTALL;
 
+async fn start_coverage(page: &Page, cdp: Duration) -> Result<(), BrowserError> {
+    let cov = profiler::StartPreciseCoverageParams::builder()
+        .call_count(true)
+        .detailed(true)
+        .build();
+    call(page, cov, cdp).await.map(|_| ())
+}
+
 pub(crate) struct Session {
     pub page: Page,
     context: Option<BrowserContextId>,
@@ -35,6 +43,7 @@ impl Session {
     pub async fn open(
         browser: &Browser,
         isolate: bool,
+        coverage: bool,
         shared: &SharedRef,
         scope: Arc<Scope>,
         cdp: Duration,
@@ -70,22 +79,31 @@ impl Session {
             context,
             task,
         };
-        session.enable(browser, cdp).await?;
+        session.enable(browser, coverage, cdp).await?;
         Ok(session)
     }
 
-    async fn enable(&self, browser: &Browser, cdp: Duration) -> Result<(), BrowserError> {
+    async fn enable(
+        &self,
+        browser: &Browser,
+        coverage: bool,
+        cdp: Duration,
+    ) -> Result<(), BrowserError> {
         let p = &self.page;
         call(p, inspector::EnableParams::default(), cdp).await?;
-        call(p, debugger::EnableParams::default(), cdp).await?;
-        // Debugger is on only for scriptParsed: never stop on `debugger;` statements.
-        call(p, debugger::SetSkipAllPausesParams::new(true), cdp).await?;
-        call(p, profiler::EnableParams::default(), cdp).await?;
-        let cov = profiler::StartPreciseCoverageParams::builder()
-            .call_count(true)
-            .detailed(true)
-            .build();
-        call(p, cov, cdp).await?;
+        if coverage {
+            // Debugger is on only for scriptParsed (the coverage denominator). Without a
+            // cache limit it would keep every script the page ever dropped alive, and the
+            // renderer grew slower over a long run.
+            let dbg = debugger::EnableParams::builder()
+                .max_scripts_cache_size(0.0)
+                .build();
+            call(p, dbg, cdp).await?;
+            // Never stop on `debugger;` statements.
+            call(p, debugger::SetSkipAllPausesParams::new(true), cdp).await?;
+            call(p, profiler::EnableParams::default(), cdp).await?;
+            start_coverage(p, cdp).await?;
+        }
         let pattern = RequestPattern::builder()
             .url_pattern("*")
             .resource_type(ResourceType::Document)
@@ -120,6 +138,19 @@ impl Session {
         let dl = dl.build().map_err(BrowserError::Step)?;
         call_browser(browser, dl, cdp).await?;
         Ok(())
+    }
+
+    /// Start precise coverage again: the profiler keeps the counters of every function it
+    /// ever saw alive (dropped documents included) until coverage is stopped, so a reset
+    /// that left the application restarts it after the last take.
+    pub async fn restart_coverage(&self, cdp: Duration) -> Result<(), BrowserError> {
+        call(
+            &self.page,
+            profiler::StopPreciseCoverageParams::default(),
+            cdp,
+        )
+        .await?;
+        start_coverage(&self.page, cdp).await
     }
 
     /// Close the page (and its context); errors are only logged, the page may be gone.

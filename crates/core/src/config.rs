@@ -273,6 +273,28 @@ pub struct BrowserConfig {
     /// Chromium `--host-resolver-rules`; the default makes every host but the loopback
     /// fail fast, so third-party requests never hang a run.
     pub host_resolver_rules: Option<String>,
+    /// When JS coverage is taken (`lazy`, `every-step` or `off`).
+    pub coverage: CoverageMode,
+    /// With `lazy` coverage: the live counters (progress line, plots) are refreshed by a
+    /// take at most this often (ms); what a page ran is never lost in between.
+    pub coverage_interval_ms: u64,
+}
+
+/// When the browser takes precise JS coverage. Counts accumulate in the page until a take,
+/// so a take is only *needed* before a document goes away; every mode gives the same
+/// final coverage (within what a crashed renderer loses).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CoverageMode {
+    /// Before a document is replaced (a paused navigation request), before a reset, at
+    /// the end of the run, and every `coverage_interval_ms` for the live counters.
+    #[default]
+    Lazy,
+    /// After every action and before every scan (the reference the lazy mode is checked
+    /// against; slower on pages with much JavaScript).
+    EveryStep,
+    /// No coverage at all (no profiler, no debugger in the page).
+    Off,
 }
 
 impl Default for BrowserConfig {
@@ -289,6 +311,8 @@ impl Default for BrowserConfig {
             host_resolver_rules: Some(
                 "MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost".to_string(),
             ),
+            coverage: CoverageMode::Lazy,
+            coverage_interval_ms: 1_000,
         }
     }
 }

@@ -151,6 +151,10 @@ pub trait Environment {
         false
     }
 
+    /// Collect what the environment gathers lazily (JS coverage) so that `coverage` is
+    /// complete; the loop calls it once before the summary.
+    fn flush(&mut self) {}
+
     /// JS coverage so far, when the environment measures it.
     fn coverage(&mut self) -> Option<Coverage> {
         None

@@ -440,6 +440,7 @@ pub fn run(
             o.on_knowledge(&rows);
         }
     }
+    env.flush();
     let elapsed = started.elapsed();
     let stats = predictor
         .as_ref()
