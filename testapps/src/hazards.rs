@@ -75,6 +75,30 @@ pub(crate) fn router() -> Router {
             get(|| async { common::html(INNER.to_string()) }),
         )
         .route("/xss", get(xss))
+        .route(
+            "/worker",
+            get(|| async { page("A Web Worker", "worker", WORKER) }),
+        )
+        .route(
+            "/static/hazards/worker.js",
+            get(|| async { common::js(WORKER_JS) }),
+        )
+        .route("/worker/held", get(never))
+        .route(
+            "/events",
+            get(|| async { page("An event stream", "events", EVENTS) }),
+        )
+        .route("/events/stream", get(event_stream))
+        .route(
+            "/longpoll",
+            get(|| async { page("A long poll", "longpoll", LONGPOLL) }),
+        )
+        .route("/longpoll/wait", get(long_poll))
+        .route(
+            "/socket",
+            get(|| async { page("A WebSocket", "socket", SOCKET) }),
+        )
+        .route("/socket/ws", get(socket))
         .route("/static/wf.js", get(common::wf_js))
         .route("/favicon.ico", get(common::favicon))
         .fallback(|| async { common::not_found() })
@@ -96,6 +120,101 @@ const STUCK: &str = r#"<h1>Stuck requests</h1>
 <p><a href="/never" data-action-id="hazards.stuck.link">Open the page that never answers</a></p>
 <p><button id="fetch-never" data-action-id="hazards.stuck.fetch"
   onclick="fetch('/never').then(function () { document.title = 'answered'; })">Fetch forever</button></p>"#;
+
+/// Long-lived connections a page keeps open while it is otherwise idle: a driver that
+/// waits for "no pending request" must not wait for these. Each page also has a button
+/// whose effect arrives over its connection.
+const WORKER: &str = r#"<h1>A Web Worker</h1>
+<p id="worker-out">starting</p>
+<button id="worker-ask" data-action-id="hazards.worker.ask">Ask the worker</button>
+<script>
+  const w = new Worker('/static/hazards/worker.js');
+  w.onmessage = function (e) { document.getElementById('worker-out').textContent = e.data; };
+  document.getElementById('worker-ask').onclick = function () { w.postMessage('ask'); };
+</script>"#;
+
+/// The worker answers messages and keeps a request open that never answers.
+const WORKER_JS: &str = "postMessage('worker ready');\n\
+fetch('/worker/held').catch(function () {});\n\
+onmessage = function () { postMessage('worker answered'); };\n";
+
+const EVENTS: &str = r#"<h1>An event stream</h1>
+<p id="events-out">no event yet</p>
+<button id="events-mark" data-action-id="hazards.events.mark">Mark</button>
+<p id="events-marked"></p>
+<script>
+  const es = new EventSource('/events/stream');
+  es.onmessage = function (e) { document.getElementById('events-out').textContent = 'event ' + e.data; };
+  document.getElementById('events-mark').onclick = function () {
+    document.getElementById('events-marked').textContent = 'marked';
+  };
+</script>"#;
+
+const LONGPOLL: &str = r#"<h1>A long poll</h1>
+<p id="poll-out">waiting for news</p>
+<button id="poll-mark" data-action-id="hazards.longpoll.mark">Mark</button>
+<p id="poll-marked"></p>
+<script>
+  function poll() {
+    fetch('/longpoll/wait').then(function (r) { return r.text(); })
+      .then(function (t) { document.getElementById('poll-out').textContent = t; poll(); })
+      .catch(function () {});
+  }
+  poll();
+  document.getElementById('poll-mark').onclick = function () {
+    document.getElementById('poll-marked').textContent = 'marked';
+  };
+</script>"#;
+
+const SOCKET: &str = r#"<h1>A WebSocket</h1>
+<p id="socket-out">connecting</p>
+<button id="socket-ask" data-action-id="hazards.socket.ask">Ask the server</button>
+<script>
+  const ws = new WebSocket('ws://' + location.host + '/socket/ws');
+  ws.onopen = function () { document.getElementById('socket-out').textContent = 'connected'; };
+  ws.onmessage = function (e) { document.getElementById('socket-out').textContent = e.data; };
+  document.getElementById('socket-ask').onclick = function () { ws.send('ask'); };
+</script>"#;
+
+/// Server-sent events: `data: N` every 300 ms, forever.
+async fn event_stream() -> Response {
+    let frames = futures::stream::unfold(0u64, |n| async move {
+        if n > 0 {
+            tokio::time::sleep(Duration::from_millis(300)).await;
+        }
+        Some((
+            Ok::<_, std::convert::Infallible>(format!("data: {n}\n\n")),
+            n + 1,
+        ))
+    });
+    let mut r = (StatusCode::OK, axum::body::Body::from_stream(frames)).into_response();
+    r.headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
+    r
+}
+
+/// A long poll: the server holds the request for 20 s, then answers; the page asks again.
+async fn long_poll() -> Response {
+    tokio::time::sleep(Duration::from_secs(20)).await;
+    common::typed(StatusCode::OK, "text/plain; charset=utf-8", "news")
+}
+
+/// Answers every message with "server answered"; stays open.
+async fn socket(ws: axum::extract::ws::WebSocketUpgrade) -> Response {
+    use axum::extract::ws::Message;
+    ws.on_upgrade(|mut sock| async move {
+        while let Some(Ok(msg)) = sock.recv().await {
+            if matches!(msg, Message::Text(_))
+                && sock
+                    .send(Message::Text("server answered".into()))
+                    .await
+                    .is_err()
+            {
+                break;
+            }
+        }
+    })
+}
 
 /// Accepts the request and never answers.
 async fn never() -> Response {

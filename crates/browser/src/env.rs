@@ -74,6 +74,7 @@ impl BrowserEnv {
             quiet: Duration::from_millis(c.quiet_ms),
             stable: Duration::from_millis(c.stable_timeout_ms),
             load: Duration::from_millis(c.load_timeout_ms),
+            long: Duration::from_millis(c.long_request_ms),
             cdp: Duration::from_millis(c.cdp_timeout_ms.max(100)),
         };
         let mut inner = Inner {

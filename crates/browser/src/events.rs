@@ -45,6 +45,11 @@ struct Req {
     started: Instant,
 }
 
+/// A request's address without its query: the key of a long-lived endpoint.
+fn endpoint(url: &str) -> &str {
+    url.split(['?', '#']).next().unwrap_or(url)
+}
+
 /// In-flight requests from Network events. Streams of different event types are not
 /// ordered with each other, so a finish seen before its start is remembered.
 #[derive(Debug)]
@@ -55,6 +60,9 @@ pub(crate) struct NetTracker {
     /// Since when the main frame has been loading (a navigation started and its load
     /// event has not fired); covers the gap between a document's response and its commit.
     frame_loading: Option<Instant>,
+    /// Endpoints a request stayed open on past the long-request bound (long polls,
+    /// streams): their requests no longer hold the stability wait.
+    long_lived: HashSet<String>,
 }
 
 impl Default for NetTracker {
@@ -64,6 +72,7 @@ impl Default for NetTracker {
             finished_early: HashSet::new(),
             last_change: Instant::now(),
             frame_loading: None,
+            long_lived: HashSet::new(),
         }
     }
 }
@@ -74,6 +83,7 @@ impl NetTracker {
         if self.finished_early.remove(id) {
             return;
         }
+        let counted = counted && (main_doc || !self.long_lived.contains(endpoint(url)));
         self.reqs.insert(
             id.to_string(),
             Req {
@@ -97,9 +107,18 @@ impl NetTracker {
         r
     }
 
-    /// Counted requests younger than `max_age` (older ones hung and were reported),
-    /// whether one of them is the main document, and a sample URL for messages.
-    pub fn pending(&self, max_age: Duration) -> (usize, bool, Option<String>) {
+    /// Counted requests in flight (main documents younger than `max_age`: older ones hung
+    /// and were reported), whether one of them is the main document, and a sample URL for
+    /// messages. A request other than a page load still open after `long` is taken for a
+    /// long poll or a stream: its endpoint stops holding the wait, now and later.
+    pub fn pending(&mut self, long: Duration, max_age: Duration) -> (usize, bool, Option<String>) {
+        for r in self.reqs.values_mut() {
+            if r.counted && !r.main_doc && r.started.elapsed() >= long {
+                r.counted = false;
+                tracing::debug!(url = %r.url, "a request open this long is a long poll or a stream: not waited for");
+                self.long_lived.insert(endpoint(&r.url).to_string());
+            }
+        }
         let mut n = 0;
         let mut doc = false;
         let mut sample = None;
@@ -405,7 +424,10 @@ fn handle(ev: Ev, page: &Page, shared: &SharedRef, scope: &Scope, cdp: Duration)
             );
             // The favicon never blocks what a user sees (and error pages keep asking for it).
             let favicon = url.ends_with("/favicon.ico");
-            let counted = scope.allows(url) && !streaming && !favicon;
+            // A request outside the document's loader (a dedicated worker's script) never
+            // reports its end to the page's session.
+            let detached = e.loader_id.inner().is_empty();
+            let counted = scope.allows(url) && !streaming && !favicon && !detached;
             let mut s = shared.lock();
             s.documents += u64::from(main_doc);
             s.net.start(e.request_id.inner(), url, counted, main_doc);

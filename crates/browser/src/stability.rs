@@ -12,22 +12,48 @@ use wayfarer_core::{Event, EventKind};
 use crate::cdp::{call, call_browser, eval};
 use crate::events::SharedRef;
 
-/// Installed on every new document (and lazily by the poll): the time of the last mutation.
+/// Installed on every new document (and lazily by the poll): the time of the last sign of
+/// activity the page itself can see, and whether a navigation is about to replace it.
+/// A request the page starts (fetch, XHR) is activity at once: the browser reports it a
+/// few milliseconds later, and the wait must not end in between. The Navigation API's
+/// `navigate` event fires synchronously when a link, a form or a script starts loading
+/// another document, long before the browser's request event arrives.
 pub(crate) const STABILITY_INSTALL: &str = r#"(() => {
   const K = Symbol.for("wayfarer.stability");
   if (window[K]) return window[K];
-  const s = { t: performance.now() };
+  const now = () => performance.now();
+  const s = { t: now(), leaving: 0 };
+  const touch = () => { s.t = now(); };
   try {
-    new MutationObserver(() => { s.t = performance.now(); })
+    new MutationObserver(touch)
       .observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
   } catch (e) { /* no document yet */ }
+  try {
+    const f = window.fetch;
+    if (typeof f === "function") window.fetch = function () { touch(); return f.apply(this, arguments); };
+    const send = XMLHttpRequest.prototype.send;
+    XMLHttpRequest.prototype.send = function () { touch(); return send.apply(this, arguments); };
+  } catch (e) { /* a locked-down page */ }
+  try {
+    navigation.addEventListener("navigate", (e) => {
+      touch();
+      if (!e.destination.sameDocument && !e.downloadRequest) s.leaving = now();
+    });
+    const settled = () => { s.leaving = 0; touch(); };
+    navigation.addEventListener("navigatesuccess", settled);
+    navigation.addEventListener("navigateerror", settled);
+  } catch (e) { /* no Navigation API */ }
   Object.defineProperty(window, K, { value: s });
   return s;
 })()"#;
 
+/// How long a navigation the page announced may take to show up as a request: past this,
+/// it was cancelled (a 204, a handler that prevented it) and the page is what it is.
+const LEAVING_CAP: Duration = Duration::from_millis(1000);
+
 fn poll_expression() -> String {
     format!(
-        "(() => {{ const s = {STABILITY_INSTALL}; return [performance.now() - s.t, document.readyState]; }})()"
+        "(() => {{ const s = {STABILITY_INSTALL}; const n = performance.now(); return [n - s.t, document.readyState, s.leaving ? n - s.leaving : -1]; }})()"
     )
 }
 
@@ -39,6 +65,8 @@ pub(crate) struct WaitLimits {
     pub stable: Duration,
     /// Bound while the main document is loading.
     pub load: Duration,
+    /// A request open this long is a long poll or a stream (see `NetTracker::pending`).
+    pub long: Duration,
     pub cdp: Duration,
 }
 
@@ -62,9 +90,11 @@ struct Look {
     net_quiet: Duration,
     /// The main frame is between a navigation's start and its load event.
     loading: bool,
-    /// Time since the last DOM mutation and whether the document is still parsing; `None`
-    /// when the page did not answer.
+    /// Time since the last DOM mutation (or request the page started) and whether the
+    /// document is still parsing; `None` when the page did not answer.
     dom: Option<(Duration, bool)>,
+    /// The page announced a navigation to another document this long ago.
+    leaving: Option<Duration>,
 }
 
 impl Look {
@@ -86,6 +116,10 @@ impl Look {
                 }
             }
             None => need = need.max(poll),
+        }
+        // The request of an announced navigation has not been seen yet.
+        if self.leaving.is_some_and(|age| age < LEAVING_CAP) {
+            need = need.max(poll);
         }
         // A document that has answered but not yet committed looks quiet from both sides.
         if need.is_zero() && self.loading {
@@ -109,8 +143,8 @@ pub(crate) async fn wait_stable(
     loop {
         close_popups(browser, shared, lim.cdp).await;
         let (pending, doc_pending, sample, net_quiet, crashed, loading) = {
-            let s = shared.lock();
-            let (n, doc, sample) = s.net.pending(max_age);
+            let mut s = shared.lock();
+            let (n, doc, sample) = s.net.pending(lim.long, max_age);
             let loading = s.net.loading(max_age);
             (
                 n,
@@ -140,19 +174,26 @@ pub(crate) async fn wait_stable(
         .ok()
         .and_then(|v| {
             let a = v.as_array()?;
-            Some((a.first()?.as_f64()?, a.get(1)?.as_str()?.to_string()))
+            Some((
+                a.first()?.as_f64()?,
+                a.get(1)?.as_str()?.to_string(),
+                a.get(2).and_then(|x| x.as_f64()).unwrap_or(-1.0),
+            ))
         });
         let look = Look {
             since_action: since.elapsed(),
             pending,
             net_quiet,
             loading,
-            dom: dom.as_ref().map(|(ms, ready)| {
+            dom: dom.as_ref().map(|(ms, ready, _)| {
                 (
                     Duration::from_secs_f64(ms.max(0.0) / 1000.0),
                     ready == "loading",
                 )
             }),
+            leaving: dom
+                .as_ref()
+                .and_then(|d| (d.2 >= 0.0).then(|| Duration::from_secs_f64(d.2 / 1000.0))),
         };
         let (need, quiet_but_loading) = look.need(lim.quiet);
         if need.is_zero() {
@@ -206,6 +247,7 @@ mod tests {
             net_quiet: Duration::from_millis(60),
             loading: false,
             dom: Some((Duration::from_secs(2), false)),
+            leaving: None,
         }
     }
 
@@ -264,6 +306,22 @@ mod tests {
         for (look, need) in cases {
             assert_eq!(look.need(QUIET), (need, false), "{look:?}");
         }
+    }
+
+    #[test]
+    fn an_announced_navigation_waits_for_its_request_within_a_bound() {
+        let ms = Duration::from_millis;
+        let look = Look {
+            leaving: Some(ms(5)),
+            ..settled()
+        };
+        assert_eq!(look.need(QUIET), (ms(20), false));
+        // Cancelled long ago (a 204, a prevented navigation): no longer waited for.
+        let stale = Look {
+            leaving: Some(LEAVING_CAP),
+            ..settled()
+        };
+        assert_eq!(stale.need(QUIET), (Duration::ZERO, false));
     }
 
     /// Regression: the next document had answered and the old one was quiet, so the wait

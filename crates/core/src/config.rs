@@ -266,6 +266,10 @@ pub struct BrowserConfig {
     pub stable_timeout_ms: u64,
     /// Longest wait (ms) for a page load.
     pub load_timeout_ms: u64,
+    /// A request (other than a page load) still open after this long (ms) is taken for a
+    /// long poll or a stream: it, and later requests to the same address, no longer hold
+    /// the stability wait.
+    pub long_request_ms: u64,
     /// Timeout (ms) of one CDP command.
     pub cdp_timeout_ms: u64,
     pub window_width: u32,
@@ -305,6 +309,7 @@ impl Default for BrowserConfig {
             quiet_ms: 50,
             stable_timeout_ms: 5_000,
             load_timeout_ms: 10_000,
+            long_request_ms: 2_000,
             cdp_timeout_ms: 10_000,
             window_width: 1280,
             window_height: 800,
