@@ -79,11 +79,15 @@ impl Default for NetTracker {
 
 impl NetTracker {
     fn start(&mut self, id: &str, url: &str, counted: bool, main_doc: bool) {
-        self.last_change = Instant::now();
+        let counted = counted && (main_doc || !self.long_lived.contains(endpoint(url)));
+        // Only what the wait waits for resets its network quiet (not the favicon, not a
+        // long poll asking again).
+        if counted {
+            self.last_change = Instant::now();
+        }
         if self.finished_early.remove(id) {
             return;
         }
-        let counted = counted && (main_doc || !self.long_lived.contains(endpoint(url)));
         self.reqs.insert(
             id.to_string(),
             Req {
@@ -96,8 +100,10 @@ impl NetTracker {
     }
 
     fn finish(&mut self, id: &str) -> Option<Req> {
-        self.last_change = Instant::now();
         let r = self.reqs.remove(id);
+        if r.as_ref().is_none_or(|r| r.counted) {
+            self.last_change = Instant::now();
+        }
         if r.is_none() {
             if self.finished_early.len() > 1000 {
                 self.finished_early.clear();
@@ -136,7 +142,11 @@ impl NetTracker {
 
     /// The main frame started (or stopped) loading.
     fn frame(&mut self, started: bool) {
-        self.last_change = Instant::now();
+        // A navigation starting is activity; the load event ending it is not (what the
+        // load handlers change, the DOM side sees).
+        if started {
+            self.last_change = Instant::now();
+        }
         self.frame_loading = started.then(Instant::now);
     }
 
@@ -176,6 +186,9 @@ pub(crate) struct Shared {
     pub cov_taken: Option<Instant>,
     /// Main-frame document requests seen (a step that left its document).
     pub documents: u64,
+    /// How long the page takes to answer a stability poll (a moving average): a slow
+    /// renderer stretches the quiet window.
+    pub poll_rtt: Duration,
 }
 
 /// Events kept between two outcomes; a page flooding the console loses the excess.
@@ -191,7 +204,7 @@ impl Shared {
 }
 
 #[derive(Clone, Debug, Default)]
-pub(crate) struct SharedRef(Arc<Mutex<Shared>>);
+pub(crate) struct SharedRef(Arc<Mutex<Shared>>, Arc<tokio::sync::Notify>);
 
 impl SharedRef {
     pub fn lock(&self) -> MutexGuard<'_, Shared> {
@@ -201,6 +214,16 @@ impl SharedRef {
 
     pub fn push(&self, ev: Event) {
         self.lock().add(ev);
+    }
+
+    /// Wake the stability wait: the network or the main frame changed.
+    fn changed(&self) {
+        self.1.notify_one();
+    }
+
+    /// Resolves at the next change after (or a change since) the last call.
+    pub async fn next_change(&self) {
+        self.1.notified().await
     }
 }
 
@@ -346,6 +369,17 @@ fn top_frame(st: Option<&StackTrace>) -> Option<(String, u32, u32)> {
 }
 
 fn handle(ev: Ev, page: &Page, shared: &SharedRef, scope: &Scope, cdp: Duration) {
+    let wake = matches!(
+        ev,
+        Ev::Request(_) | Ev::Finished(_) | Ev::Failed(_) | Ev::FrameLoading(..)
+    );
+    handle_inner(ev, page, shared, scope, cdp);
+    if wake {
+        shared.changed();
+    }
+}
+
+fn handle_inner(ev: Ev, page: &Page, shared: &SharedRef, scope: &Scope, cdp: Duration) {
     match ev {
         Ev::Exception(e) => {
             let d = &e.exception_details;

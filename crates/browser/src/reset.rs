@@ -39,20 +39,31 @@ impl Inner {
             if !matches!(&left, Ok(serde_json::Value::String(u)) if u == "about:blank") {
                 self.actor(&page).navigate("about:blank").await?;
             }
-            if self.launched.as_ref().is_some_and(|l| l.owned) {
-                call(&page, ClearBrowserCookiesParams::default(), cdp).await?;
-            }
-            let origins: Vec<String> = self.scope.origins().cloned().collect();
-            for origin in origins {
-                call(&page, ClearDataForOriginParams::new(origin, "all"), cdp).await?;
-            }
+            // The clears and the coverage restart are independent browser-side commands:
+            // sent together, awaited once.
+            let owned = self.launched.as_ref().is_some_and(|l| l.owned);
+            let cookies = async {
+                if owned {
+                    call(&page, ClearBrowserCookiesParams::default(), cdp).await?;
+                }
+                Ok::<(), BrowserError>(())
+            };
+            let storage = futures::future::try_join_all(
+                self.scope
+                    .origins()
+                    .map(|o| call(&page, ClearDataForOriginParams::new(o.clone(), "all"), cdp)),
+            );
             // Nothing of the application runs now (the last take is merged): release the
             // counters the profiler kept for every document of the last episode.
-            if self.opts.config.coverage != CoverageMode::Off {
-                if let Some(s) = &self.session {
-                    s.restart_coverage(cdp).await?;
+            let coverage = async {
+                match (&self.session, self.opts.config.coverage) {
+                    (Some(s), CoverageMode::Lazy | CoverageMode::EveryStep) => {
+                        s.restart_coverage(cdp).await
+                    }
+                    _ => Ok(()),
                 }
-            }
+            };
+            futures::future::try_join3(cookies, storage, coverage).await?;
         }
         {
             let mut s = self.shared.lock();

@@ -42,10 +42,19 @@ pub(crate) const STABILITY_INSTALL: &str = r#"(() => {
     const settled = () => { s.leaving = 0; touch(); };
     navigation.addEventListener("navigatesuccess", settled);
     navigation.addEventListener("navigateerror", settled);
+    // Back in a document restored from the back/forward cache: it left once, not now.
+    addEventListener("pageshow", settled);
   } catch (e) { /* no Navigation API */ }
   Object.defineProperty(window, K, { value: s });
   return s;
 })()"#;
+
+/// How often a page that is busy (loading, parsing, a request in flight) is looked at
+/// again; network changes wake the wait sooner.
+const POLL_MS: u64 = 10;
+
+/// The quiet window is at least this many answer times of the page.
+const QUIET_PER_RTT: u32 = 4;
 
 /// How long a navigation the page announced may take to show up as a request: past this,
 /// it was cancelled (a 204, a handler that prevented it) and the page is what it is.
@@ -101,7 +110,7 @@ impl Look {
     /// How much longer to wait before the page can be stable (zero: it is), and whether
     /// only a loading main frame keeps it from being stable.
     fn need(&self, quiet: Duration) -> (Duration, bool) {
-        let poll = Duration::from_millis(20);
+        let poll = Duration::from_millis(POLL_MS);
         let mut need = quiet.saturating_sub(self.since_action);
         if self.pending > 0 {
             need = need.max(poll);
@@ -117,8 +126,12 @@ impl Look {
             }
             None => need = need.max(poll),
         }
-        // The request of an announced navigation has not been seen yet.
-        if self.leaving.is_some_and(|age| age < LEAVING_CAP) {
+        // The request of a navigation this action announced has not been seen yet (one
+        // announced before the action was cancelled, or left a cached document).
+        if self
+            .leaving
+            .is_some_and(|age| age < LEAVING_CAP && age <= self.since_action)
+        {
             need = need.max(poll);
         }
         // A document that has answered but not yet committed looks quiet from both sides.
@@ -165,12 +178,26 @@ pub(crate) async fn wait_stable(
         };
         let deadline = start + bound;
         let left = deadline.saturating_duration_since(Instant::now());
-        let dom = eval(
+        let asked = Instant::now();
+        let answer = eval(
             page,
             poll.as_str(),
             left.clamp(Duration::from_millis(50), lim.cdp),
         )
-        .await
+        .await;
+        let rtt = {
+            let mut s = shared.lock();
+            // Only an idle page's answer measures the renderer: Chrome holds commands
+            // while a navigation is pending (looked at after the answer, which may have
+            // waited for one that started meanwhile).
+            let idle = s.net.pending(lim.long, max_age).0 == 0 && !s.net.loading(max_age);
+            if answer.is_ok() && idle && pending == 0 && !loading {
+                // A moving average over about eight polls.
+                s.poll_rtt = (s.poll_rtt * 7 + asked.elapsed()) / 8;
+            }
+            s.poll_rtt
+        };
+        let dom = answer
         .ok()
         .and_then(|v| {
             let a = v.as_array()?;
@@ -195,7 +222,10 @@ pub(crate) async fn wait_stable(
                 .as_ref()
                 .and_then(|d| (d.2 >= 0.0).then(|| Duration::from_secs_f64(d.2 / 1000.0))),
         };
-        let (need, quiet_but_loading) = look.need(lim.quiet);
+        // The page is only seen as fast as it answers: under load, the quiet window
+        // stretches with the renderer's answer time.
+        let quiet = lim.quiet.max(rtt * QUIET_PER_RTT);
+        let (need, quiet_but_loading) = look.need(quiet);
         if need.is_zero() {
             return None;
         }
@@ -230,7 +260,12 @@ pub(crate) async fn wait_stable(
                 format!("page not stable: {reason}"),
             ));
         }
-        tokio::time::sleep(need.min(deadline - now).max(Duration::from_millis(2))).await;
+        // A network or main-frame change wakes the wait at once (the last request done).
+        let nap = need.min(deadline - now).max(Duration::from_millis(2));
+        tokio::select! {
+            _ = tokio::time::sleep(nap) => {}
+            _ = shared.next_change() => {}
+        }
     }
 }
 
@@ -272,7 +307,7 @@ mod tests {
                     pending: 1,
                     ..settled()
                 },
-                ms(20),
+                ms(POLL_MS),
             ),
             (
                 Look {
@@ -293,14 +328,14 @@ mod tests {
                     dom: Some((ms(900), true)),
                     ..settled()
                 },
-                ms(20),
+                ms(POLL_MS),
             ),
             (
                 Look {
                     dom: None,
                     ..settled()
                 },
-                ms(20),
+                ms(POLL_MS),
             ),
         ];
         for (look, need) in cases {
@@ -315,9 +350,16 @@ mod tests {
             leaving: Some(ms(5)),
             ..settled()
         };
-        assert_eq!(look.need(QUIET), (ms(20), false));
+        // Announced before this action: stale.
+        let before = Look {
+            leaving: Some(ms(80)),
+            ..settled()
+        };
+        assert_eq!(before.need(QUIET), (Duration::ZERO, false));
+        assert_eq!(look.need(QUIET), (ms(POLL_MS), false));
         // Cancelled long ago (a 204, a prevented navigation): no longer waited for.
         let stale = Look {
+            since_action: LEAVING_CAP * 2,
             leaving: Some(LEAVING_CAP),
             ..settled()
         };
@@ -332,9 +374,9 @@ mod tests {
             loading: true,
             ..settled()
         };
-        assert_eq!(look.need(QUIET), (Duration::from_millis(20), true));
+        assert_eq!(look.need(QUIET), (Duration::from_millis(POLL_MS), true));
         // When something else is pending, that is what the wait names at its bound.
         let busy = Look { pending: 2, ..look };
-        assert_eq!(busy.need(QUIET), (Duration::from_millis(20), false));
+        assert_eq!(busy.need(QUIET), (Duration::from_millis(POLL_MS), false));
     }
 }

@@ -306,7 +306,7 @@ impl Default for BrowserConfig {
         BrowserConfig {
             chrome: None,
             isolate: false,
-            quiet_ms: 50,
+            quiet_ms: 25,
             stable_timeout_ms: 5_000,
             load_timeout_ms: 10_000,
             long_request_ms: 2_000,
