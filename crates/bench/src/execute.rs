@@ -168,6 +168,10 @@ pub(crate) fn strategy_row(plan: &Plan, target: &Target, s: &RunSummary, c: &Col
         act_ms: Some(t.act),
         wait_ms: Some(t.wait),
         step_ms: Some(t.step),
+        coverage_ms: Some(t.coverage),
+        step_mean_ms: Some(s.time_split.step),
+        other_share: Some(s.time_split.other_share()),
+        resets_s: Some(s.resets_s),
         validate_ms: Some(t.validate),
         scan_analysis_ms: Some(if s.steps > 0 {
             c.scan_analysis.as_secs_f64() * 1e3 / s.steps as f64

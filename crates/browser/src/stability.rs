@@ -197,9 +197,7 @@ pub(crate) async fn wait_stable(
             }
             s.poll_rtt
         };
-        let dom = answer
-        .ok()
-        .and_then(|v| {
+        let dom = answer.ok().and_then(|v| {
             let a = v.as_array()?;
             Some((
                 a.first()?.as_f64()?,

@@ -34,6 +34,28 @@ pub fn summary_text(s: &RunSummary) -> String {
         "  median ms per step {:.1}: scan {:.1} · analysis {:.2} · decide {:.2} · act {:.1} · wait {:.1}; recording {:.2}",
         t.step, t.scan, t.analysis, t.decide, t.act, t.wait, t.observers
     );
+    let split = &s.time_split;
+    if split.step > 0.0 {
+        let mut parts: Vec<(&str, f64)> = split
+            .parts
+            .iter()
+            .map(|(n, v)| (n.as_str(), *v))
+            .filter(|p| p.1 / split.step >= 0.005)
+            .collect();
+        parts.sort_by(|a, b| b.1.total_cmp(&a.1));
+        let shares: Vec<String> = parts
+            .iter()
+            .map(|(n, v)| format!("{n} {:.0}%", v / split.step * 100.0))
+            .collect();
+        let _ = writeln!(
+            o,
+            "  mean ms per step {:.1}: {} · other {:.1}%; resets {:.1}s in all",
+            split.step,
+            shares.join(" · "),
+            split.other_share() * 100.0,
+            s.resets_s
+        );
+    }
     if let Some(i) = &s.inference {
         match &i.disabled {
             Some(why) => {

@@ -24,8 +24,37 @@ pub struct StepTimings {
     /// Taking JS coverage (measurement overhead, outside the scan).
     #[serde(default)]
     pub coverage: Duration,
-    /// The whole step, wall clock (includes what is not in the parts: oracles, observers).
+    /// Judging the step's events into failures (oracles, and the screenshot of a new one).
+    #[serde(default)]
+    pub judge: Duration,
+    /// The strategy learning from the step, and state inference's bookkeeping.
+    #[serde(default)]
+    pub learn: Duration,
+    /// The whole step, wall clock; what the parts above do not account for is `other()`.
     pub total: Duration,
+}
+
+impl StepTimings {
+    /// The named parts, in display order (the time split of reports and the bench).
+    pub fn parts(&self) -> [(&'static str, Duration); 9] {
+        [
+            ("scan", self.scan),
+            ("analysis", self.analysis),
+            ("decide", self.decide),
+            ("act", self.act),
+            ("wait", self.wait),
+            ("validate", self.validate),
+            ("coverage", self.coverage),
+            ("judge", self.judge),
+            ("learn", self.learn),
+        ]
+    }
+
+    /// The time of the step no part accounts for (the loop's own bookkeeping).
+    pub fn other(&self) -> Duration {
+        let named: Duration = self.parts().iter().map(|p| p.1).sum();
+        self.total.saturating_sub(named)
+    }
 }
 
 /// One step of the run.

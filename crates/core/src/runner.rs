@@ -116,7 +116,9 @@ pub fn run(
     let mut stopped_early = None;
     let mut empty_starts = 0;
 
+    let t_reset = Instant::now();
     let first = env.reset()?;
+    tally.resets += t_reset.elapsed();
     let mut cur = begin_episode(
         first,
         1,
@@ -141,7 +143,10 @@ pub fn run(
         if cur.episode_step >= opts.episode_steps {
             agent.get().on_episode_end();
             share_snapshot(agent.get(), observers);
-            match env.reset() {
+            let t_reset = Instant::now();
+            let reset = env.reset();
+            tally.resets += t_reset.elapsed();
+            match reset {
                 Ok(out) => {
                     cur = begin_episode(
                         out,
@@ -167,6 +172,8 @@ pub fn run(
         }
         let step_start = Instant::now();
         let candidates = candidate_actions(&cur.obs, &opts.deny, cur.episode_step > 0);
+        // Listing the candidates is part of deciding.
+        let listing = step_start.elapsed();
         for a in &candidates {
             tally.actions.insert((
                 cur.analysis.url.clone(),
@@ -191,7 +198,7 @@ pub fn run(
             continue;
         }
         empty_starts = 0;
-        let (action, decision, decide) = match cur.planned.take() {
+        let (action, decision, decided) = match cur.planned.take() {
             Some(Planned::Reset) => {
                 cur.episode_step = opts.episode_steps;
                 continue;
@@ -220,6 +227,7 @@ pub fn run(
                 (action, agent.rationale(), t_decide.elapsed())
             }
         };
+        let decide = decided + listing;
         steps += 1;
         cur.episode_step += 1;
         let target = action
@@ -305,6 +313,7 @@ pub fn run(
             }
         };
         let analysis_time = t_analysis.elapsed();
+        let t_learn = Instant::now();
         tally.urls.insert(analysis.url.clone());
         if let (Some(p), Some(k), Some(info)) = (predictor.as_mut(), keys, inference.as_mut()) {
             match &mut accepted {
@@ -330,8 +339,10 @@ pub fn run(
             }
         }
 
+        let mut learn_time = t_learn.elapsed();
         // Failures are judged before a restart clears the trace, so it keeps the actions
         // that led to the crash.
+        let t_judge = Instant::now();
         let findings = judge(
             &opts.oracles,
             &cur,
@@ -343,6 +354,8 @@ pub fn run(
             env,
         );
 
+        let judge_time = t_judge.elapsed();
+        let t_learn = Instant::now();
         match accepted {
             // The copy that lived the guess already learned it and chose the next action.
             Some(a) => {
@@ -361,6 +374,7 @@ pub fn run(
             }),
         }
 
+        learn_time += t_learn.elapsed();
         let timings = StepTimings {
             scan: outcome.timings.scan,
             analysis: analysis_time,
@@ -369,6 +383,8 @@ pub fn run(
             wait: outcome.timings.wait,
             validate,
             coverage: outcome.timings.coverage,
+            judge: judge_time,
+            learn: learn_time,
             total: step_start.elapsed(),
         };
         tally.timings.push(timings);
@@ -459,6 +475,8 @@ pub fn run(
         failures: book.failures().iter().map(Into::into).collect(),
         js_coverage: env.coverage().map(Into::into),
         timings_ms: tally.medians(),
+        time_split: crate::summary::TimeSplit::of(&tally.timings, &tally.observers),
+        resets_s: tally.resets.as_secs_f64(),
         steps_per_second: if elapsed > Duration::ZERO {
             steps as f64 / elapsed.as_secs_f64()
         } else {

@@ -46,11 +46,76 @@ pub struct TimingMedians {
     /// Taking JS coverage (measurement overhead).
     #[serde(default)]
     pub coverage: f64,
+    /// Judging events into failures.
+    #[serde(default)]
+    pub judge: f64,
+    /// The strategy learning from the step.
+    #[serde(default)]
+    pub learn: f64,
     pub step: f64,
     /// Spent after the step in the observers (run store, progress line): the cost of
     /// recording, outside `step`.
     #[serde(default)]
     pub observers: f64,
+}
+
+/// Where the time of an average step went: the mean milliseconds of each part. Unlike
+/// medians, means add up: the parts and `other` sum to `step`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TimeSplit {
+    /// (part, mean ms) for the named parts of `StepTimings::parts`, in that order.
+    pub parts: Vec<(String, f64)>,
+    /// What no part accounts for.
+    pub other: f64,
+    /// The mean step.
+    pub step: f64,
+    /// Recording after each step (outside `step`).
+    pub observers: f64,
+}
+
+impl TimeSplit {
+    pub fn of(timings: &[StepTimings], observers: &[Duration]) -> TimeSplit {
+        let mean = |v: Duration| {
+            if timings.is_empty() {
+                0.0
+            } else {
+                v.as_secs_f64() * 1e3 / timings.len() as f64
+            }
+        };
+        let mut sums: Vec<(&'static str, Duration)> = StepTimings::default().parts().to_vec();
+        let mut other = Duration::ZERO;
+        let mut step = Duration::ZERO;
+        for t in timings {
+            for (sum, part) in sums.iter_mut().zip(t.parts()) {
+                sum.1 += part.1;
+            }
+            other += t.other();
+            step += t.total;
+        }
+        let recorded: Duration = observers.iter().sum();
+        TimeSplit {
+            parts: sums
+                .into_iter()
+                .map(|(name, d)| (name.to_string(), mean(d)))
+                .collect(),
+            other: mean(other),
+            step: mean(step),
+            observers: if observers.is_empty() {
+                0.0
+            } else {
+                recorded.as_secs_f64() * 1e3 / observers.len() as f64
+            },
+        }
+    }
+
+    /// The share of the step (0-1) no part accounts for.
+    pub fn other_share(&self) -> f64 {
+        if self.step > 0.0 {
+            self.other / self.step
+        } else {
+            0.0
+        }
+    }
 }
 
 /// A unique failure as reported in the summary.
@@ -93,6 +158,12 @@ pub struct RunSummary {
     pub failures: Vec<FailureLine>,
     pub js_coverage: Option<CoverageSummary>,
     pub timings_ms: TimingMedians,
+    /// The mean step split into its parts (they add up, `other` included).
+    #[serde(default)]
+    pub time_split: TimeSplit,
+    /// Wall time spent in resets (between episodes), outside the steps.
+    #[serde(default)]
+    pub resets_s: f64,
     pub steps_per_second: f64,
     pub duration_s: f64,
     /// Browser restarts after a crash or a hang.
@@ -124,6 +195,8 @@ pub(crate) struct Tally {
     pub timings: Vec<StepTimings>,
     /// Time in the observers after each step.
     pub observers: Vec<Duration>,
+    /// Time in resets.
+    pub resets: Duration,
     pub restarts: u64,
     pub step_errors: u64,
 }
@@ -163,6 +236,8 @@ impl TimingMedians {
             wait: col(|t| t.wait),
             validate: col(|t| t.validate),
             coverage: col(|t| t.coverage),
+            judge: col(|t| t.judge),
+            learn: col(|t| t.learn),
             step: col(|t| t.total),
             observers: 0.0,
         }

@@ -227,6 +227,8 @@ pub(crate) fn rebuild_summary(d: &RunData) -> RunSummary {
             .collect(),
         js_coverage: sample.coverage.map(CoverageSummary::from),
         timings_ms: TimingMedians::of(&timings),
+        time_split: wayfarer_core::summary::TimeSplit::of(&timings, &[]),
+        resets_s: 0.0,
         steps_per_second: if elapsed > Duration::ZERO {
             steps as f64 / elapsed.as_secs_f64()
         } else {

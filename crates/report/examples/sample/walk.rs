@@ -164,6 +164,8 @@ pub fn walk(pages: &[Page], steps: u64) -> Walk {
             wait: ms(180, 90),
             validate: Duration::ZERO,
             coverage: Duration::ZERO,
+            judge: Duration::ZERO,
+            learn: Duration::ZERO,
             total: ms(300, 120),
         };
         let covered = 21_000 + w.first_step.len() as u64 * 2_900 + n * 11;

@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 
 use serde::Serialize;
-use wayfarer_core::summary::TimingMedians;
+use wayfarer_core::summary::TimeSplit;
 
 use super::text::{escape, ms};
 
@@ -157,37 +157,42 @@ pub struct TimePart {
     pub color: &'static str,
 }
 
-/// The parts of the median step: scan, analysis, decide, act, wait, the rest of the
-/// step (oracles, bookkeeping) when the medians leave some, then the recording done
-/// after the step (observers: run store, progress line).
-pub fn time_parts(t: &TimingMedians) -> Vec<(&'static str, f64, &'static str)> {
-    let parts = [
-        ("scan", t.scan, "#4e79a7"),
-        ("analysis", t.analysis, "#f28e2b"),
-        ("decide", t.decide, "#59a14f"),
-        ("act", t.act, "#b07aa1"),
-        ("wait", t.wait, "#edc948"),
-        ("validate guesses", t.validate, "#76b7b2"),
-        ("coverage", t.coverage, "#ff9da7"),
+/// The parts of the mean step, which add up to it: scan, analysis, decide, act, wait,
+/// validate, coverage, judge, learn, then what none accounts for ("other"), then the
+/// recording done after the step (observers: run store, progress line).
+pub fn time_parts(t: &TimeSplit) -> Vec<(&'static str, f64, &'static str)> {
+    const COLORS: [(&str, &str, &str); 9] = [
+        ("scan", "scan", "#4e79a7"),
+        ("analysis", "analysis", "#f28e2b"),
+        ("decide", "decide", "#59a14f"),
+        ("act", "act", "#b07aa1"),
+        ("wait", "wait", "#edc948"),
+        ("validate", "validate guesses", "#76b7b2"),
+        ("coverage", "coverage", "#ff9da7"),
+        ("judge", "judge (oracles)", "#e15759"),
+        ("learn", "learn", "#9d7660"),
     ];
-    let sum: f64 = parts.iter().map(|p| p.1).sum();
-    // Parts a run did not have (no inference, no coverage) are left out, not shown as 0.
-    let mut v: Vec<_> = parts
-        .iter()
-        .copied()
-        .filter(|p| p.1 > 0.0 || !matches!(p.0, "validate guesses" | "coverage"))
-        .collect();
-    if t.step > sum {
-        v.push(("other", t.step - sum, "#bab0ac"));
+    let mut v = Vec::new();
+    for (key, label, color) in COLORS {
+        let ms = t
+            .parts
+            .iter()
+            .find(|(name, _)| name == key)
+            .map_or(0.0, |p| p.1);
+        // Parts a run did not have (no inference, no coverage) are left out, not shown as 0.
+        if ms > 0.0 || matches!(key, "scan" | "analysis" | "decide" | "act" | "wait") {
+            v.push((label, ms, color));
+        }
     }
+    v.push(("other", t.other, "#bab0ac"));
     if t.observers > 0.0 {
-        v.push(("recording", t.observers, "#9c755f"));
+        v.push(("recording", t.observers, "#79706e"));
     }
     v
 }
 
 /// The legend rows of the time split.
-pub fn time_rows(t: &TimingMedians) -> Vec<TimePart> {
+pub fn time_rows(t: &TimeSplit) -> Vec<TimePart> {
     let parts = time_parts(t);
     let total: f64 = parts.iter().map(|p| p.1).sum::<f64>().max(1e-9);
     parts
@@ -201,13 +206,13 @@ pub fn time_rows(t: &TimingMedians) -> Vec<TimePart> {
         .collect()
 }
 
-/// A horizontal stacked bar of the median step's parts.
-pub fn time_bar(t: &TimingMedians) -> String {
+/// A horizontal stacked bar of the mean step's parts.
+pub fn time_bar(t: &TimeSplit) -> String {
     let parts = time_parts(t);
     let total: f64 = parts.iter().map(|p| p.1).sum();
     let (w, h) = (600.0, 22.0);
     let mut s = format!(
-        r#"<svg class="bar" viewBox="0 0 {w} {h}" preserveAspectRatio="none" role="img" aria-label="time split of the median step">"#
+        r#"<svg class="bar" viewBox="0 0 {w} {h}" preserveAspectRatio="none" role="img" aria-label="time split of the mean step">"#
     );
     if total <= 0.0 {
         let _ = write!(s, r##"<rect width="{w}" height="{h}" fill="#e5e7eb"/>"##);
