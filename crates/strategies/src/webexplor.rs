@@ -382,6 +382,7 @@ mod tests {
         let obs = Observation::default();
         ag.learn(&Transition {
             state: StateId(s),
+            observation: &obs,
             action: a,
             next_state: StateId(n),
             next_observation: &obs,
