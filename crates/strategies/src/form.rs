@@ -129,4 +129,76 @@ mod tests {
         assert!(locs("#link").is_empty());
         assert!(fields_before(&page, &Action::on(ActionKind::Type, "#save")).is_empty());
     }
+
+    /// Decides per form: counts the forms asked for, and notes what it did.
+    #[derive(Clone, Default)]
+    struct PerForm(u32);
+
+    impl InputGenerator for PerForm {
+        fn fork(&self) -> Box<dyn InputGenerator + Send> {
+            Box::new(self.clone())
+        }
+        fn name(&self) -> &str {
+            "per-form"
+        }
+        fn text_for(&mut self, _: &Element, _: &Observation, _: &mut ChaCha8Rng) -> String {
+            unreachable!("the form is asked for as a whole")
+        }
+        fn fill_form(
+            &mut self,
+            _: &Observation,
+            fields: &[&Element],
+            _: &mut ChaCha8Rng,
+        ) -> Vec<Option<String>> {
+            self.0 += 1;
+            fields
+                .iter()
+                .map(|f| (f.locator != "#b").then(|| format!("v{}", f.locator)))
+                .collect()
+        }
+        fn note(&self) -> Option<String> {
+            Some("mutate a: \"\" (empty)".into())
+        }
+    }
+
+    #[test]
+    fn a_form_is_filled_as_a_whole_and_the_plan_says_why() {
+        use rand::SeedableRng;
+        use wayfarer_core::{Analysis, StateId, View};
+        let page = Observation {
+            elements: vec![
+                el("input", "#a", Some("text"), Some("#f"), ""),
+                el("input", "#b", Some("text"), Some("#f"), ""),
+                el("button", "#save", Some("submit"), Some("#f"), ""),
+            ],
+            ..Observation::default()
+        };
+        let mut g = PerForm::default();
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        let save = Action::on(ActionKind::Click, "#save");
+        let mut plan = fill_then(&page, &save, &mut g, &mut rng).unwrap();
+        assert_eq!(g.0, 1);
+        // A field the generator leaves alone gets no action.
+        let acts: Vec<Action> = plan.steps().iter().map(|s| s.action.clone()).collect();
+        assert_eq!(
+            acts,
+            vec![
+                Action::on(ActionKind::Type, "#a").with_value("v#a"),
+                save.clone()
+            ]
+        );
+        let analysis = Analysis::new(StateId(0), "u".into());
+        let view = View {
+            observation: &page,
+            analysis: &analysis,
+            actions: &[Action::on(ActionKind::Type, "#a"), save.clone()],
+            episode_step: 0,
+        };
+        match plan.next(&view) {
+            crate::route::RouteNext::Act(_, why) => {
+                assert!(why.contains("mutate a: \"\" (empty)"), "{why}")
+            }
+            other => panic!("{other:?}"),
+        }
+    }
 }
