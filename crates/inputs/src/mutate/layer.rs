@@ -31,13 +31,12 @@ pub struct Mutate {
     inner: Box<dyn InputGenerator + Send>,
     name: String,
     forms: BTreeMap<FormKey, FormMemory>,
-    /// What this generator's values were typed into since the page loaded.
+    /// What this generator's values were typed into on the current page, while the page
+    /// shows them.
     typed: Vec<Typed>,
-    /// Boundary values handed out and not typed yet, by locator: the typing step tells a
-    /// boundary value from a valid one by them.
+    /// Boundary values handed out by the last call and not typed yet, by locator: the
+    /// typing step tells a boundary value from a valid one by them.
     handed: BTreeMap<String, String>,
-    /// The URL the last step ended on; a step starting elsewhere followed a reset.
-    at: Option<String>,
     note: Option<String>,
 }
 
@@ -80,7 +79,6 @@ impl Mutate {
             forms: BTreeMap::new(),
             typed: Vec::new(),
             handed: BTreeMap::new(),
-            at: None,
             note: None,
         }
     }
@@ -184,19 +182,14 @@ impl Mutate {
         };
         let key = FormKey::of(&before.url, form.as_deref());
         let ours: Vec<&Typed> = self.typed.iter().filter(|t| t.form == key).collect();
-        let filled: Vec<(&str, &str)> = ours
-            .iter()
-            .filter(|t| shows(before, &t.locator, &t.value))
-            .map(|t| (t.locator.as_str(), t.value.as_str()))
-            .collect();
-        if filled.is_empty() {
+        if ours.is_empty() {
             return;
         }
-        // A boundary value the field did not take (a number input drops letters) still
-        // made this an attack.
-        let mutated = ours
+        let filled: Vec<(&str, &str)> = ours
             .iter()
-            .any(|t| t.boundary && before.element(&t.locator).is_some());
+            .map(|t| (t.locator.as_str(), t.value.as_str()))
+            .collect();
+        let mutated = ours.iter().any(|t| t.boundary);
         let verdict = judge_submission(before, after, events, &filled);
         let memory = self.forms.entry(key.clone()).or_default();
         if mutated {
@@ -224,6 +217,7 @@ impl InputGenerator for Mutate {
 
     fn text_for(&mut self, e: &Element, page: &Observation, rng: &mut ChaCha8Rng) -> String {
         self.note = None;
+        self.handed.clear();
         let valid = self.inner.text_for(e, page, rng);
         let key = FormKey::of_element(page, e);
         // The coin is tossed only for accepted forms: elsewhere the inner generator's
@@ -268,6 +262,7 @@ impl InputGenerator for Mutate {
         rng: &mut ChaCha8Rng,
     ) -> Vec<Option<String>> {
         self.note = None;
+        self.handed.clear();
         let mut values = self.inner.fill_form(page, fields, rng);
         let Some(first) = fields.first() else {
             return values;
@@ -306,10 +301,10 @@ impl InputGenerator for Mutate {
         events: &[Event],
     ) {
         self.inner.learn(before, action, after, events);
-        if self.at.as_deref() != Some(before.url.as_str()) {
-            // The page changed without a step of ours (a reset): what we typed is gone.
-            self.typed.clear();
-        }
+        // What the page no longer shows is gone: a reset, a reload or a re-render took it
+        // (a field that drops a value it cannot take, as an e-mail input drops blanks,
+        // leaves a submission judged on the other fields).
+        self.typed.retain(|t| shows(before, &t.locator, &t.value));
         match action.kind {
             ActionKind::Type => self.typed_into(before, action),
             ActionKind::Click | ActionKind::DoubleClick | ActionKind::Submit => {
@@ -320,7 +315,6 @@ impl InputGenerator for Mutate {
         if after.url != before.url {
             self.typed.clear();
         }
-        self.at = Some(after.url.clone());
     }
 
     fn note(&self) -> Option<String> {

@@ -269,6 +269,30 @@ fn a_form_holding_a_boundary_value_gets_valid_values_elsewhere() {
 }
 
 #[test]
+fn what_the_page_no_longer_shows_is_forgotten() {
+    let p = signup();
+    let mut m = mutate();
+    let mut r = rng(12);
+    submit(&mut m, &p, &mut r, true);
+    let name = fields(&p)[0].clone();
+    let v = loop {
+        let v = m.text_for(&name, &p, &mut r);
+        if m.note().is_some() {
+            break v;
+        }
+    };
+    let holding = typed(&p, "#name", &v);
+    let type_it = Action::on(ActionKind::Type, "#name").with_value(&v);
+    m.learn(&p, &type_it, &holding, &[]);
+    assert_eq!(m.typed.len(), 1);
+    assert!(m.typed[0].boundary);
+    // A reset to the same address: the fresh form shows nothing of ours.
+    let dead = Action::on(ActionKind::Click, "#nothing");
+    m.learn(&p, &dead, &p, &[]);
+    assert!(m.typed.is_empty());
+}
+
+#[test]
 fn a_failed_attack_is_counted() {
     let p = signup();
     let mut m = mutate();
