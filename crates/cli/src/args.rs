@@ -124,7 +124,11 @@ pub struct RunArgs {
     /// the strategy's: random 50, bfs/dfs/webexplor 100).
     #[arg(long)]
     pub episode_steps: Option<u32>,
-    /// Input generator for typed values: random or heuristic (default: the strategy's).
+    /// Input generator for typed values: random, heuristic, random+mutate or
+    /// heuristic+mutate. `+mutate` attacks a form once it was accepted: every other
+    /// submission changes one field to a boundary value. Default: the strategy's
+    /// generator with +mutate (random for random, heuristic for the others); naming a
+    /// plain generator turns mutation off.
     #[arg(long)]
     pub inputs: Option<String>,
     /// State inference: guess the page an action leads to and skip the scan when the

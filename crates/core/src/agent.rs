@@ -26,6 +26,8 @@ impl View<'_> {
 /// One step as the agent learns from it.
 pub struct Transition<'a> {
     pub state: StateId,
+    /// The page the action was taken on.
+    pub observation: &'a Observation,
     pub action: &'a Action,
     pub next_state: StateId,
     pub next_observation: &'a Observation,

@@ -71,7 +71,8 @@ pub struct BudgetConfig {
 pub struct StrategyConfig {
     pub name: Option<String>,
     pub seed: Option<u64>,
-    /// Input generator: "random" or "heuristic"; each strategy has its default.
+    /// Input generator: "random", "heuristic", "random+mutate" or "heuristic+mutate";
+    /// each strategy has its default (its generator with "+mutate").
     pub inputs: Option<String>,
     /// Strategy parameters by name, read by the strategy that knows them.
     pub params: BTreeMap<String, serde_json::Value>,
@@ -155,7 +156,8 @@ impl WebExplorConfig {
 pub struct CrawlConfig {
     /// Steps per episode before a reset, unless `budget.episode_steps` says otherwise.
     pub episode_steps: u32,
-    /// Fill the empty fields of a form (heuristic values) before clicking its buttons.
+    /// Fill the empty fields of a form (values from the input generator) before clicking
+    /// its buttons.
     pub fill_forms: bool,
     /// Also crawl `back` as an action of every state.
     pub back: bool,

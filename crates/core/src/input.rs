@@ -2,7 +2,7 @@
 
 use rand_chacha::ChaCha8Rng;
 
-use crate::model::{Element, Observation};
+use crate::model::{Action, Element, Event, Observation};
 
 /// Produces the text typed into an element.
 pub trait InputGenerator {
@@ -24,6 +24,47 @@ pub trait InputGenerator {
     ) -> Option<String> {
         use rand::seq::SliceRandom;
         element.options.choose(rng).cloned()
+    }
+
+    /// The values for the fields of one form filled together before its button, one per
+    /// field in order (`None`: leave that field alone). Selects get an option, the other
+    /// fields text. A generator that decides per form (one field mutated, the others
+    /// valid) overrides it.
+    fn fill_form(
+        &mut self,
+        page: &Observation,
+        fields: &[&Element],
+        rng: &mut ChaCha8Rng,
+    ) -> Vec<Option<String>> {
+        fields
+            .iter()
+            .map(|f| {
+                if f.tag == "select" {
+                    self.option_for(f, page, rng)
+                } else {
+                    Some(self.text_for(f, page, rng))
+                }
+            })
+            .collect()
+    }
+
+    /// One step as the agent saw it: `action` was taken on `before` and led to `after`,
+    /// raising `events`. Generators that adapt to the application (was the form
+    /// accepted?) learn here; the others ignore it.
+    fn learn(
+        &mut self,
+        _before: &Observation,
+        _action: &Action,
+        _after: &Observation,
+        _events: &[Event],
+    ) {
+    }
+
+    /// A short human note on the last value chosen, when it was chosen on purpose to
+    /// break something (`mutate email: a@b (no dot in the domain)`), for the step's
+    /// rationale.
+    fn note(&self) -> Option<String> {
+        None
     }
 }
 

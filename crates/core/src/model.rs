@@ -116,6 +116,22 @@ impl Element {
         }
     }
 
+    /// A button-like element: pressing it may send what the fields of its form hold.
+    /// Links are not (a link with `role=button` is).
+    pub fn submits(&self) -> bool {
+        match self.tag.as_str() {
+            "button" => true,
+            "input" => matches!(
+                self.input_type.as_deref(),
+                Some("submit") | Some("button") | Some("image")
+            ),
+            "a" | "select" | "textarea" | "option" | "label" | "summary" => {
+                self.role.as_deref() == Some("button")
+            }
+            _ => !self.is_text_input(),
+        }
+    }
+
     /// A short human description for logs and reports: `button "Save"`.
     pub fn describe(&self) -> String {
         let name = [

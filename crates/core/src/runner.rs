@@ -365,6 +365,7 @@ pub fn run(
             }
             None => agent.get().learn(&Transition {
                 state: cur.analysis.state,
+                observation: &cur.obs,
                 action: &action,
                 next_state: analysis.state,
                 next_observation: &outcome.observation,

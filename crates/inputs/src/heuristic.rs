@@ -355,19 +355,55 @@ fn phone(e: &Element, lim: Limits, rng: &mut ChaCha8Rng) -> String {
 fn text_date(e: &Element, birth: bool, rng: &mut ChaCha8Rng) -> String {
     let iso = temporal::value(Kind::Date, None, None, None, birth, rng);
     let (y, m, d) = (&iso[0..4], &iso[5..7], &iso[8..10]);
-    let hint = format!("{} {}", e.attr("placeholder").unwrap_or(""), e.label).to_lowercase();
-    for (fmt, out) in [
-        ("mm/dd/yyyy", format!("{m}/{d}/{y}")),
-        ("dd/mm/yyyy", format!("{d}/{m}/{y}")),
-        ("dd.mm.yyyy", format!("{d}.{m}.{y}")),
-        ("mm-dd-yyyy", format!("{m}-{d}-{y}")),
-        ("dd-mm-yyyy", format!("{d}-{m}-{y}")),
-    ] {
-        if hint.contains(fmt) {
-            return out;
+    match date_format(e) {
+        Some(f) => f.render(y, m, d),
+        None => iso,
+    }
+}
+
+/// The order and separator of a date typed into a text field.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum DateFormat {
+    /// `YYYY-MM-DD`, the W3C format: what a field that shows no format gets.
+    Iso,
+    MdySlash,
+    DmySlash,
+    DmyDot,
+    MdyDash,
+    DmyDash,
+}
+
+impl DateFormat {
+    /// Each format as a placeholder or label spells it, lower case.
+    const SPELLED: [(&'static str, DateFormat); 5] = [
+        ("mm/dd/yyyy", DateFormat::MdySlash),
+        ("dd/mm/yyyy", DateFormat::DmySlash),
+        ("dd.mm.yyyy", DateFormat::DmyDot),
+        ("mm-dd-yyyy", DateFormat::MdyDash),
+        ("dd-mm-yyyy", DateFormat::DmyDash),
+    ];
+
+    /// The date with these parts, as written (not checked: the parts may be out of
+    /// range on purpose).
+    pub(crate) fn render(self, y: &str, m: &str, d: &str) -> String {
+        match self {
+            DateFormat::Iso => format!("{y}-{m}-{d}"),
+            DateFormat::MdySlash => format!("{m}/{d}/{y}"),
+            DateFormat::DmySlash => format!("{d}/{m}/{y}"),
+            DateFormat::DmyDot => format!("{d}.{m}.{y}"),
+            DateFormat::MdyDash => format!("{m}-{d}-{y}"),
+            DateFormat::DmyDash => format!("{d}-{m}-{y}"),
         }
     }
-    iso
+}
+
+/// The date format a text field's placeholder or label shows (`DD.MM.YYYY`), if any.
+pub(crate) fn date_format(e: &Element) -> Option<DateFormat> {
+    let hint = format!("{} {}", e.attr("placeholder").unwrap_or(""), e.label).to_lowercase();
+    DateFormat::SPELLED
+        .iter()
+        .find(|(spelled, _)| hint.contains(spelled))
+        .map(|&(_, f)| f)
 }
 
 #[cfg(test)]

@@ -10,12 +10,16 @@
 //!   names, label and constraints (maxlength, pattern, min/max/step, ...).
 //! - [`Dictionary`]: configured `field-name pattern -> value` rules (`[inputs]` in
 //!   `wayfarer.toml`), and [`Layered`], which asks the dictionary before the generator.
+//! - [`Mutate`] (`random+mutate`, `heuristic+mutate`): on top of either, once a form was
+//!   accepted with valid values, every other submission of it changes one field to a
+//!   boundary value from [`mutate::CATALOGUE`].
 //!
 //! All randomness comes from the `rng` argument, so the same seed gives the same values.
 
 mod classify;
 mod dictionary;
 mod heuristic;
+pub mod mutate;
 mod numeric;
 mod pattern;
 mod random;
@@ -24,35 +28,54 @@ mod words;
 
 use rand_chacha::ChaCha8Rng;
 use wayfarer_core::input::InputGenerator;
-use wayfarer_core::model::{Element, Observation};
+use wayfarer_core::model::{Action, Element, Event, Observation};
 
 pub use dictionary::{BadPattern, Dictionary};
 pub use heuristic::HeuristicInput;
+pub use mutate::Mutate;
 pub use pattern::Pattern;
 pub use random::RandomInput;
 
-/// The generator names `by_name` accepts.
-pub const GENERATOR_NAMES: [&str; 2] = ["random", "heuristic"];
+/// The generator names `by_name` accepts: each base generator, and each with the
+/// `mutate` layer on top.
+pub const GENERATOR_NAMES: [&str; 4] = ["random", "heuristic", "random+mutate", "heuristic+mutate"];
+
+/// The suffix that puts the `mutate` layer on top of a generator.
+pub const MUTATE_SUFFIX: &str = "+mutate";
 
 /// A generator name that `by_name` does not know.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown input generator {name:?}; valid names: random, heuristic")]
+#[error("unknown input generator {name:?}; valid names: {}", GENERATOR_NAMES.join(", "))]
 pub struct UnknownGenerator {
     pub name: String,
 }
 
-/// The named generator (`random` or `heuristic`) behind the configured dictionary.
+/// The named generator behind the configured dictionary (`random`, `heuristic`), with
+/// the `mutate` layer on top of both when the name ends in `+mutate`.
 pub fn by_name(
     name: &str,
     dict: Dictionary,
 ) -> Result<Box<dyn InputGenerator + Send>, UnknownGenerator> {
-    match name {
-        "random" => Ok(Box::new(Layered::new(dict, RandomInput))),
-        "heuristic" => Ok(Box::new(Layered::new(dict, HeuristicInput::new()))),
-        other => Err(UnknownGenerator {
-            name: other.to_string(),
-        }),
-    }
+    let (base, mutate) = match name.strip_suffix(MUTATE_SUFFIX) {
+        Some(base) => (base, true),
+        None => (name, false),
+    };
+    let generator: Box<dyn InputGenerator + Send> = match base {
+        "random" => Box::new(Layered::new(dict, RandomInput)),
+        "heuristic" => Box::new(Layered::new(dict, HeuristicInput::new())),
+        _ => {
+            return Err(UnknownGenerator {
+                name: name.to_string(),
+            })
+        }
+    };
+    // Mutate goes on top: configured values (credentials) are the valid ones it breaks
+    // one at a time, every other submission.
+    Ok(if mutate {
+        Box::new(Mutate::new(generator))
+    } else {
+        generator
+    })
 }
 
 /// Configured values first, then the inner generator (DESIGN 6: "a layered generator").
@@ -105,6 +128,20 @@ impl<G: InputGenerator + Clone + Send + 'static> InputGenerator for Layered<G> {
             }
         }
         self.inner.option_for(element, page, rng)
+    }
+
+    fn learn(
+        &mut self,
+        before: &Observation,
+        action: &Action,
+        after: &Observation,
+        events: &[Event],
+    ) {
+        self.inner.learn(before, action, after, events);
+    }
+
+    fn note(&self) -> Option<String> {
+        self.inner.note()
     }
 }
 
@@ -195,6 +232,17 @@ mod tests {
         for name in GENERATOR_NAMES {
             let g = by_name(name, Dictionary::default()).unwrap();
             assert_eq!(g.name(), name);
+        }
+    }
+
+    #[test]
+    fn mutate_goes_on_top_of_either_generator_and_not_on_unknown_ones() {
+        for name in ["random+mutate", "heuristic+mutate"] {
+            assert_eq!(by_name(name, Dictionary::default()).unwrap().name(), name);
+        }
+        for bad in ["mutate", "+mutate", "llm+mutate", "heuristic+mutate+mutate"] {
+            let err = by_name(bad, Dictionary::default()).err().unwrap();
+            assert_eq!(err.name, bad);
         }
     }
 

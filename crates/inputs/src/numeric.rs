@@ -98,7 +98,7 @@ pub(crate) fn parse(s: Option<&str>) -> Option<f64> {
 }
 
 /// Digits after the decimal point in a number as written (`"0.25"` -> 2).
-fn decimals(s: &str) -> usize {
+pub(crate) fn decimals(s: &str) -> usize {
     let s = s.trim();
     if s.contains(['e', 'E']) {
         return 6;
@@ -106,7 +106,7 @@ fn decimals(s: &str) -> usize {
     s.split_once('.').map_or(0, |(_, f)| f.len()).min(10)
 }
 
-fn format_num(v: f64, prec: usize) -> String {
+pub(crate) fn format_num(v: f64, prec: usize) -> String {
     let s = format!("{v:.prec$}");
     // Avoid "-0" / "-0.00": valid, but odd.
     if s.starts_with('-') && s[1..].chars().all(|c| c == '0' || c == '.') {

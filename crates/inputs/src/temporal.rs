@@ -49,7 +49,7 @@ fn num<T: std::str::FromStr>(s: &str, len: usize) -> Option<T> {
         .flatten()
 }
 
-fn parse_date(s: &str) -> Option<i64> {
+pub(crate) fn parse_date(s: &str) -> Option<i64> {
     let mut it = s.splitn(3, '-');
     let y: i64 = num(it.next()?, 4)?;
     let m: u32 = num(it.next()?, 2)?;

@@ -59,6 +59,7 @@ fn decide(c: &mut Criterion) {
                 let action = agent.choose(&view, &mut rng);
                 agent.learn(&Transition {
                     state: analysis.state,
+                    observation: &obs,
                     action: &action,
                     next_state: analysis.state,
                     next_observation: &obs,

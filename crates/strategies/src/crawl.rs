@@ -1,7 +1,8 @@
 //! `bfs` and `dfs` (DESIGN 7.2): model-based crawling, as Crawljax and AutoE2E's
 //! explorer do. Every (state, action) pair is fired once; a state is reached again by
 //! the shortest known path, from where the page is when that is shorter, else after a
-//! reset; the empty fields of a form are filled (heuristic values) before its button.
+//! reset; the empty fields of a form are filled before its button (the strategy's input
+//! generator, asked for the whole form).
 //! `bfs` finishes the earliest-found state first, `dfs` the latest.
 
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -12,7 +13,7 @@ use wayfarer_core::config::CrawlConfig;
 use wayfarer_core::input::InputGenerator;
 use wayfarer_core::{Action, ActionKind, Agent, StateId, StrategySnapshot, Transition, View};
 
-use crate::fill::fill_value;
+use crate::fill::{fill_noted, with_note};
 use crate::form::fill_then;
 use crate::memory::Memory;
 use crate::route::{Route, RouteNext};
@@ -189,8 +190,9 @@ impl CrawlAgent {
                 if replay {
                     self.replayed += 1;
                 }
-                self.rationale = Some(why);
-                Some(fill_value(a, view.observation, self.inputs.as_mut(), rng))
+                let (a, note) = fill_noted(a, view.observation, self.inputs.as_mut(), rng);
+                self.rationale = Some(with_note(why, note));
+                Some(a)
             }
             RouteNext::Broken(msg, blame) => {
                 self.route = None;
@@ -228,8 +230,9 @@ impl CrawlAgent {
                 }
             }
         }
-        self.rationale = Some(format!("crawl {s}"));
-        fill_value(a, view.observation, self.inputs.as_mut(), rng)
+        let (a, note) = fill_noted(a, view.observation, self.inputs.as_mut(), rng);
+        self.rationale = Some(with_note(format!("crawl {s}"), note));
+        a
     }
 }
 
@@ -283,17 +286,23 @@ impl Agent for CrawlAgent {
         } else {
             "nothing to crawl here: random"
         };
-        self.rationale = Some(why.into());
         let a = view
             .actions
             .choose(rng)
             .cloned()
             .unwrap_or_else(Action::back);
-        fill_value(a, view.observation, self.inputs.as_mut(), rng)
+        let (a, note) = fill_noted(a, view.observation, self.inputs.as_mut(), rng);
+        self.rationale = Some(with_note(why.into(), note));
+        a
     }
 
     fn learn(&mut self, t: &Transition<'_>) {
         self.steps += 1;
+        // A step that could not be performed says nothing about the page.
+        if !t.failed {
+            self.inputs
+                .learn(t.observation, t.action, t.next_observation, t.events);
+        }
         if self.memory.observe(t) == Some(1) {
             // A new transition may open a path to a state given up on.
             self.unreachable.clear();

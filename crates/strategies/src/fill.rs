@@ -7,21 +7,40 @@ use wayfarer_core::{Action, ActionKind, Observation};
 /// Give `Type` and `Select` actions their value; other actions pass unchanged. A select
 /// without options and a target missing from the page keep no value.
 pub fn fill_value(
-    mut action: Action,
+    action: Action,
     page: &Observation,
     inputs: &mut dyn InputGenerator,
     rng: &mut ChaCha8Rng,
 ) -> Action {
+    fill_noted(action, page, inputs, rng).0
+}
+
+/// `fill_value`, with the generator's note on the value when it was asked for one (a
+/// boundary value chosen on purpose), for the rationale.
+pub(crate) fn fill_noted(
+    mut action: Action,
+    page: &Observation,
+    inputs: &mut dyn InputGenerator,
+    rng: &mut ChaCha8Rng,
+) -> (Action, Option<String>) {
     if action.value.is_some() {
-        return action;
+        return (action, None);
     }
     let Some(element) = action.target.as_deref().and_then(|t| page.element(t)) else {
-        return action;
+        return (action, None);
     };
     action.value = match action.kind {
         ActionKind::Type => Some(inputs.text_for(element, page, rng)),
         ActionKind::Select => inputs.option_for(element, page, rng),
-        _ => None,
+        _ => return (action, None),
     };
-    action
+    (action, inputs.note())
+}
+
+/// `why`, followed by the generator's note when there is one.
+pub(crate) fn with_note(why: String, note: Option<String>) -> String {
+    match note {
+        Some(n) => format!("{why}; {n}"),
+        None => why,
+    }
 }

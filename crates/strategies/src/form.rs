@@ -8,21 +8,6 @@ use wayfarer_core::{Action, ActionKind, Element, Observation};
 
 use crate::route::{Route, RouteStep};
 
-/// A button-like element: pressing it may send what the fields hold. Links are not.
-pub fn submits(e: &Element) -> bool {
-    match e.tag.as_str() {
-        "button" => true,
-        "input" => matches!(
-            e.input_type.as_deref(),
-            Some("submit") | Some("button") | Some("image")
-        ),
-        "a" | "select" | "textarea" | "option" | "label" | "summary" => {
-            e.role.as_deref() == Some("button")
-        }
-        _ => !e.is_text_input(),
-    }
-}
-
 /// A field that holds no value yet.
 fn empty(e: &Element) -> bool {
     e.attr("value").is_none_or(|v| v.is_empty())
@@ -36,7 +21,7 @@ pub fn fields_before<'a>(page: &'a Observation, action: &Action) -> Vec<&'a Elem
     let Some(button) = action.target.as_deref().and_then(|t| page.element(t)) else {
         return Vec::new();
     };
-    if !submits(button) {
+    if !button.submits() {
         return Vec::new();
     }
     page.elements
@@ -46,26 +31,29 @@ pub fn fields_before<'a>(page: &'a Observation, action: &Action) -> Vec<&'a Elem
         .collect()
 }
 
-/// The actions that fill the fields before `action`, with values from `inputs`.
+/// The actions that fill the fields before `action`, with values from `inputs`, asked
+/// for the whole form at once (a generator may break one field and keep the others valid).
 pub fn fill_before(
     page: &Observation,
     action: &Action,
     inputs: &mut dyn InputGenerator,
     rng: &mut ChaCha8Rng,
 ) -> Vec<Action> {
-    fields_before(page, action)
+    let fields = fields_before(page, action);
+    if fields.is_empty() {
+        return Vec::new();
+    }
+    let values = inputs.fill_form(page, &fields, rng);
+    fields
         .into_iter()
-        .filter_map(|f| {
+        .zip(values)
+        .filter_map(|(f, value)| {
             let kind = if f.tag == "select" {
                 ActionKind::Select
             } else {
                 ActionKind::Type
             };
-            let value = match kind {
-                ActionKind::Select => inputs.option_for(f, page, rng)?,
-                _ => inputs.text_for(f, page, rng),
-            };
-            Some(Action::on(kind, f.locator.clone()).with_value(value))
+            Some(Action::on(kind, f.locator.clone()).with_value(value?))
         })
         .collect()
 }
@@ -82,7 +70,11 @@ pub fn fill_then(
     if fills.is_empty() {
         return None;
     }
-    let label = format!("fill {} field(s), then {}", fills.len(), action.describe());
+    let mut label = format!("fill {} field(s), then {}", fills.len(), action.describe());
+    // Every step of the plan says why a weird value is typed.
+    if let Some(note) = inputs.note() {
+        label = format!("{label}; {note}");
+    }
     let steps = fills
         .into_iter()
         .chain([action.clone()])
@@ -136,5 +128,77 @@ mod tests {
         assert_eq!(locs("#loose"), vec!["#d"]);
         assert!(locs("#link").is_empty());
         assert!(fields_before(&page, &Action::on(ActionKind::Type, "#save")).is_empty());
+    }
+
+    /// Decides per form: counts the forms asked for, and notes what it did.
+    #[derive(Clone, Default)]
+    struct PerForm(u32);
+
+    impl InputGenerator for PerForm {
+        fn fork(&self) -> Box<dyn InputGenerator + Send> {
+            Box::new(self.clone())
+        }
+        fn name(&self) -> &str {
+            "per-form"
+        }
+        fn text_for(&mut self, _: &Element, _: &Observation, _: &mut ChaCha8Rng) -> String {
+            unreachable!("the form is asked for as a whole")
+        }
+        fn fill_form(
+            &mut self,
+            _: &Observation,
+            fields: &[&Element],
+            _: &mut ChaCha8Rng,
+        ) -> Vec<Option<String>> {
+            self.0 += 1;
+            fields
+                .iter()
+                .map(|f| (f.locator != "#b").then(|| format!("v{}", f.locator)))
+                .collect()
+        }
+        fn note(&self) -> Option<String> {
+            Some("mutate a: \"\" (empty)".into())
+        }
+    }
+
+    #[test]
+    fn a_form_is_filled_as_a_whole_and_the_plan_says_why() {
+        use rand::SeedableRng;
+        use wayfarer_core::{Analysis, StateId, View};
+        let page = Observation {
+            elements: vec![
+                el("input", "#a", Some("text"), Some("#f"), ""),
+                el("input", "#b", Some("text"), Some("#f"), ""),
+                el("button", "#save", Some("submit"), Some("#f"), ""),
+            ],
+            ..Observation::default()
+        };
+        let mut g = PerForm::default();
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        let save = Action::on(ActionKind::Click, "#save");
+        let mut plan = fill_then(&page, &save, &mut g, &mut rng).unwrap();
+        assert_eq!(g.0, 1);
+        // A field the generator leaves alone gets no action.
+        let acts: Vec<Action> = plan.steps().iter().map(|s| s.action.clone()).collect();
+        assert_eq!(
+            acts,
+            vec![
+                Action::on(ActionKind::Type, "#a").with_value("v#a"),
+                save.clone()
+            ]
+        );
+        let analysis = Analysis::new(StateId(0), "u".into());
+        let view = View {
+            observation: &page,
+            analysis: &analysis,
+            actions: &[Action::on(ActionKind::Type, "#a"), save.clone()],
+            episode_step: 0,
+        };
+        match plan.next(&view) {
+            crate::route::RouteNext::Act(_, why) => {
+                assert!(why.contains("mutate a: \"\" (empty)"), "{why}")
+            }
+            other => panic!("{other:?}"),
+        }
     }
 }

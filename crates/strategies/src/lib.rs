@@ -67,11 +67,13 @@ pub fn by_name(
     }
 }
 
-/// The input generator a strategy uses when the configuration names none.
+/// The input generator a strategy uses when the configuration names none: its base
+/// generator with the `mutate` layer on top (boundary values once a form was accepted);
+/// naming a plain generator (`--inputs heuristic`) turns mutation off.
 pub fn default_inputs(name: &str) -> &'static str {
     match name {
-        "random" => "random",
-        _ => "heuristic",
+        "random" => "random+mutate",
+        _ => "heuristic+mutate",
     }
 }
 

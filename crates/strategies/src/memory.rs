@@ -147,6 +147,7 @@ mod tests {
     fn t<'a>(s: u64, a: &'a Action, n: u64, obs: &'a Observation, failed: bool) -> Transition<'a> {
         Transition {
             state: StateId(s),
+            observation: obs,
             action: a,
             next_state: StateId(n),
             next_observation: obs,

@@ -62,7 +62,15 @@ mod tests {
     fn flags_win_over_the_file_which_wins_over_the_strategy() {
         let mut c = Config::default();
         let s = setup("webexplor", &c, None, None).unwrap();
-        assert_eq!((s.episode_steps, s.inputs.as_str()), (100, "heuristic"));
+        assert_eq!(
+            (s.episode_steps, s.inputs.as_str()),
+            (100, "heuristic+mutate")
+        );
+        assert_eq!(s.agent.name(), "webexplor");
+        assert_eq!(
+            setup("random", &c, None, None).unwrap().inputs,
+            "random+mutate"
+        );
         assert_eq!(s.abstraction.name(), "tagseq");
         assert_eq!(setup("random", &c, None, None).unwrap().episode_steps, 50);
         c.budget.episode_steps = Some(20);

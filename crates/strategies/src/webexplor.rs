@@ -18,7 +18,7 @@ use wayfarer_core::{
 };
 
 use crate::dfa::Edge;
-use crate::fill::fill_value;
+use crate::fill::{fill_noted, with_note};
 use crate::form::fill_then;
 use crate::memory::{key, Memory};
 use crate::route::{Route, RouteNext};
@@ -222,8 +222,9 @@ impl Agent for WebExplorAgent {
                     if replay {
                         self.replayed += 1;
                     }
-                    self.rationale = Some(rationale);
-                    return fill_value(a, view.observation, self.inputs.as_mut(), rng);
+                    let (a, note) = fill_noted(a, view.observation, self.inputs.as_mut(), rng);
+                    self.rationale = Some(with_note(rationale, note));
+                    return a;
                 }
                 RouteNext::Broken(msg, blame) => {
                     self.route = None;
@@ -258,12 +259,18 @@ impl Agent for WebExplorAgent {
                 }
             }
         }
-        self.rationale = Some(format!("explore (Q {q:.2})"));
-        fill_value(choice.clone(), view.observation, self.inputs.as_mut(), rng)
+        let (a, note) = fill_noted(choice.clone(), view.observation, self.inputs.as_mut(), rng);
+        self.rationale = Some(with_note(format!("explore (Q {q:.2})"), note));
+        a
     }
 
     fn learn(&mut self, t: &Transition<'_>) {
         self.steps += 1;
+        // A step that could not be performed says nothing about the page.
+        if !t.failed {
+            self.inputs
+                .learn(t.observation, t.action, t.next_observation, t.events);
+        }
         if t.new_state {
             self.last_new = (self.steps, Instant::now());
         }
@@ -382,6 +389,7 @@ mod tests {
         let obs = Observation::default();
         ag.learn(&Transition {
             state: StateId(s),
+            observation: &obs,
             action: a,
             next_state: StateId(n),
             next_observation: &obs,

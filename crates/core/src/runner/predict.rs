@@ -204,6 +204,7 @@ impl Predictor {
                 .unwrap_or_else(|| guess.obs.clone());
             trial.learn(&Transition {
                 state: before.1.state,
+                observation: before.0,
                 action,
                 next_state: guess.analysis.state,
                 next_observation: &obs,

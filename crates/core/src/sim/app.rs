@@ -12,12 +12,16 @@ pub enum FieldRule {
     Email,
     /// An integer within the range.
     Number { min: i64, max: i64 },
+    /// Anything but empty, stored in a column of this many characters that validation
+    /// does not check: a longer value passes it, then fails on the server (the seeded
+    /// bug of a form; see `SimEnv`).
+    Column(usize),
 }
 
 impl FieldRule {
     pub fn accepts(&self, v: &str) -> bool {
         match self {
-            FieldRule::NonEmpty => !v.trim().is_empty(),
+            FieldRule::NonEmpty | FieldRule::Column(_) => !v.trim().is_empty(),
             FieldRule::Email => v
                 .split_once('@')
                 .is_some_and(|(a, b)| !a.is_empty() && b.contains('.') && !b.ends_with('.')),
@@ -30,7 +34,7 @@ impl FieldRule {
 
     pub fn input_type(&self) -> &'static str {
         match self {
-            FieldRule::NonEmpty => "text",
+            FieldRule::NonEmpty | FieldRule::Column(_) => "text",
             FieldRule::Email => "email",
             FieldRule::Number { .. } => "number",
         }
@@ -44,7 +48,7 @@ pub struct Field {
 }
 
 /// A form: when every field is valid, submitting leads to `target`; otherwise the page
-/// stays and shows an error.
+/// stays and shows an error. A valid value too long for its `Column` throws instead.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Form {
     pub fields: Vec<Field>,
@@ -187,6 +191,9 @@ mod tests {
         assert!(FieldRule::Number { min: 1, max: 9 }.accepts(" 5 "));
         assert!(!FieldRule::Number { min: 1, max: 9 }.accepts("10"));
         assert!(!FieldRule::NonEmpty.accepts("  "));
+        // Validation does not know the column's size: the server finds out.
+        assert!(FieldRule::Column(3).accepts("abcdef"));
+        assert!(!FieldRule::Column(3).accepts(""));
     }
 
     #[test]

@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use super::app::SimApp;
+use super::app::{FieldRule, SimApp};
 use crate::env::{EnvError, Environment, Outcome, Performed, Probe};
 use crate::model::{Action, ActionKind, Element, Event, EventKind, Observation, Rect};
 
@@ -149,6 +149,27 @@ impl SimEnv {
                 f.rule
                     .accepts(self.values.get(&(k, m)).map(String::as_str).unwrap_or(""))
             });
+            let too_long = form
+                .fields
+                .iter()
+                .enumerate()
+                .find_map(|(m, f)| match f.rule {
+                    FieldRule::Column(n) => self
+                        .values
+                        .get(&(k, m))
+                        .filter(|v| v.chars().count() > n)
+                        .map(|_| n),
+                    _ => None,
+                });
+            if let (true, Some(n)) = (ok, too_long) {
+                // The insert fails on the server: the page stays, with an error.
+                self.error_shown = true;
+                return Ok(vec![Event::new(
+                    EventKind::Exception,
+                    format!("DataError: value too long for type character varying({n})"),
+                )
+                .at(format!("{ORIGIN}/app.js"), Some(87), Some(13))]);
+            }
             if ok {
                 self.goto(form.target);
             } else {
@@ -304,6 +325,44 @@ mod tests {
         );
         let back = env.step(&Action::back()).unwrap().observation;
         assert_eq!(back.url, first.url);
+    }
+
+    #[test]
+    fn a_value_too_long_for_its_column_passes_validation_and_throws() {
+        use crate::sim::{Field, Form, Page};
+        let app = SimApp {
+            pages: vec![
+                Page {
+                    name: "profile".into(),
+                    forms: vec![Form {
+                        fields: vec![Field {
+                            name: "name".into(),
+                            rule: FieldRule::Column(5),
+                        }],
+                        target: 1,
+                    }],
+                    ..Page::default()
+                },
+                Page {
+                    name: "saved".into(),
+                    ..Page::default()
+                },
+            ],
+            bug_page: None,
+        };
+        let mut env = SimEnv::new(app);
+        env.reset().unwrap();
+        let submit = Action::on(ActionKind::Click, "#f0-submit");
+        let name = |v: &str| Action::on(ActionKind::Type, "#f0-name").with_value(v);
+        env.step(&name("abcdef")).unwrap();
+        let out = env.step(&submit).unwrap();
+        assert_eq!(out.events[0].kind, EventKind::Exception);
+        assert!(out.events[0].message.contains("varying(5)"));
+        assert_eq!(out.observation.url, "http://sim.test/profile");
+        env.step(&name("abcde")).unwrap();
+        let out = env.step(&submit).unwrap();
+        assert!(out.events.is_empty());
+        assert_eq!(out.observation.url, "http://sim.test/saved");
     }
 
     #[test]

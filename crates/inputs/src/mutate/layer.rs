@@ -1,0 +1,343 @@
+//! The `mutate` layer and its policy: valid values until a form is accepted, then one
+//! boundary value per submission, every other submission, untried pairs first.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+use wayfarer_core::input::InputGenerator;
+use wayfarer_core::model::{Action, ActionKind, Element, Event, Observation};
+
+use super::catalogue::{boundary_values, Row};
+use super::judge::{judge_submission, shows, FormKey, Submission};
+
+/// Longest piece of a value a note quotes.
+const NOTE_CHARS: usize = 30;
+
+/// Boundary values on top of `inner` (see the module docs for the policy).
+///
+/// - Whole-form fills ([`InputGenerator::fill_form`]): once the form was accepted with
+///   valid values, the next fill changes one field to a boundary value; after that
+///   submission, the next fill is valid again, and so on.
+/// - Single typing ([`InputGenerator::text_for`]) into a field of an accepted form: a
+///   boundary value with probability 1/2.
+/// - A (field, row) pair is drawn with the seeded rng among those not yet tried for the
+///   form; when all were tried, a new round starts.
+/// - A form that already holds a boundary value gets only valid values elsewhere.
+///
+/// The whole state is cloned by `fork`, so state inference's trials see the same policy.
+#[derive(Clone)]
+pub struct Mutate {
+    inner: Box<dyn InputGenerator + Send>,
+    name: String,
+    forms: BTreeMap<FormKey, FormMemory>,
+    /// What this generator's values were typed into on the current page, while the page
+    /// shows them.
+    typed: Vec<Typed>,
+    /// Boundary values handed out by the last call and not typed yet, by locator: the
+    /// typing step tells a boundary value from a valid one by them.
+    handed: BTreeMap<String, String>,
+    note: Option<String>,
+}
+
+/// What the layer knows about one form.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct FormMemory {
+    /// Submissions with valid values that were accepted.
+    accepted: u32,
+    /// The next whole-form fill gets one boundary value.
+    attack_next: bool,
+    /// (field locator, row id) pairs tried in this round.
+    tried: BTreeSet<(String, &'static str)>,
+    /// Submissions that carried a boundary value, and how many of them failed.
+    attacks: u32,
+    failures: u32,
+}
+
+/// A value typed into a field of the current page.
+#[derive(Clone, Debug)]
+struct Typed {
+    locator: String,
+    form: FormKey,
+    value: String,
+    boundary: bool,
+}
+
+/// One way to break one field.
+struct Candidate {
+    /// Index of the field in the fill.
+    index: usize,
+    row: &'static Row,
+    value: String,
+}
+
+impl Mutate {
+    pub fn new(inner: Box<dyn InputGenerator + Send>) -> Mutate {
+        Mutate {
+            name: format!("{}+mutate", inner.name()),
+            inner,
+            forms: BTreeMap::new(),
+            typed: Vec::new(),
+            handed: BTreeMap::new(),
+            note: None,
+        }
+    }
+
+    /// Whether `key` was accepted with valid values at least once.
+    pub fn accepted(&self, key: &FormKey) -> bool {
+        self.forms.get(key).is_some_and(|f| f.accepted > 0)
+    }
+
+    /// Submissions of `key` that carried a boundary value, and how many failed.
+    pub fn attacks(&self, key: &FormKey) -> (u32, u32) {
+        self.forms
+            .get(key)
+            .map_or((0, 0), |f| (f.attacks, f.failures))
+    }
+
+    /// The page shows a boundary value we typed in a field of `key` other than `except`.
+    fn holds_boundary(&self, page: &Observation, key: &FormKey, except: Option<&str>) -> bool {
+        self.typed.iter().any(|t| {
+            t.boundary
+                && t.form == *key
+                && Some(t.locator.as_str()) != except
+                && shows(page, &t.locator, &t.value)
+        })
+    }
+
+    /// Draw among `cands`, the pairs not tried in this round of `key` first; with
+    /// `new_round`, a form whose pairs were all tried starts over.
+    fn draw(
+        &mut self,
+        key: &FormKey,
+        fields: &[&Element],
+        mut cands: Vec<Candidate>,
+        new_round: bool,
+        rng: &mut ChaCha8Rng,
+    ) -> Option<Candidate> {
+        let memory = self.forms.entry(key.clone()).or_default();
+        let pair = |c: &Candidate| (fields[c.index].locator.clone(), c.row.id);
+        let untried: Vec<usize> = (0..cands.len())
+            .filter(|&i| !memory.tried.contains(&pair(&cands[i])))
+            .collect();
+        let pool: Vec<usize> = if !untried.is_empty() {
+            untried
+        } else {
+            if new_round {
+                memory.tried.clear();
+            }
+            (0..cands.len()).collect()
+        };
+        if pool.is_empty() {
+            return None;
+        }
+        let c = cands.swap_remove(pool[rng.gen_range(0..pool.len())]);
+        memory.tried.insert(pair(&c));
+        Some(c)
+    }
+
+    /// Hand out `c`'s value for `field`: remembered until it is typed, and noted.
+    fn hand_out(&mut self, field: &Element, c: &Candidate) {
+        self.handed.insert(field.locator.clone(), c.value.clone());
+        self.note = Some(note(field, c.row, &c.value));
+    }
+
+    fn typed_into(&mut self, before: &Observation, action: &Action) {
+        let (Some(loc), Some(value)) = (action.target.as_deref(), action.value.as_deref()) else {
+            return;
+        };
+        let Some(e) = before.element(loc) else {
+            return;
+        };
+        let boundary = self.handed.get(loc).is_some_and(|h| h == value);
+        if boundary {
+            self.handed.remove(loc);
+        }
+        self.typed.retain(|t| t.locator != loc);
+        self.typed.push(Typed {
+            locator: loc.to_string(),
+            form: FormKey::of_element(before, e),
+            value: value.to_string(),
+            boundary,
+        });
+    }
+
+    /// A click on a submitting element, or a `Submit`: judge the form's submission when
+    /// it held values we typed.
+    fn submitted(
+        &mut self,
+        before: &Observation,
+        action: &Action,
+        after: &Observation,
+        events: &[Event],
+    ) {
+        let Some(t) = action.target.as_deref().and_then(|t| before.element(t)) else {
+            return;
+        };
+        let form = match action.kind {
+            ActionKind::Submit if t.tag == "form" => Some(t.locator.clone()),
+            ActionKind::Submit => t.form.clone(),
+            _ if t.submits() => t.form.clone(),
+            _ => return,
+        };
+        let key = FormKey::of(&before.url, form.as_deref());
+        let ours: Vec<&Typed> = self.typed.iter().filter(|t| t.form == key).collect();
+        if ours.is_empty() {
+            return;
+        }
+        let filled: Vec<(&str, &str)> = ours
+            .iter()
+            .map(|t| (t.locator.as_str(), t.value.as_str()))
+            .collect();
+        let mutated = ours.iter().any(|t| t.boundary);
+        let verdict = judge_submission(before, after, events, &filled);
+        let memory = self.forms.entry(key.clone()).or_default();
+        if mutated {
+            memory.attack_next = false;
+            memory.attacks += 1;
+            memory.failures += u32::from(verdict == Submission::Failed);
+        } else if verdict == Submission::Accepted {
+            memory.accepted += 1;
+            memory.attack_next = true;
+        }
+        if verdict == Submission::Accepted {
+            self.typed.retain(|t| t.form != key);
+        }
+    }
+}
+
+impl InputGenerator for Mutate {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn fork(&self) -> Box<dyn InputGenerator + Send> {
+        Box::new(self.clone())
+    }
+
+    fn text_for(&mut self, e: &Element, page: &Observation, rng: &mut ChaCha8Rng) -> String {
+        self.note = None;
+        self.handed.clear();
+        let valid = self.inner.text_for(e, page, rng);
+        let key = FormKey::of_element(page, e);
+        // The coin is tossed only for accepted forms: elsewhere the inner generator's
+        // draws stay exactly what they would be without the layer.
+        if !self.accepted(&key)
+            || self.holds_boundary(page, &key, Some(e.locator.as_str()))
+            || !rng.gen_bool(0.5)
+        {
+            return valid;
+        }
+        let cands = boundary_values(e, &valid)
+            .into_iter()
+            .map(|(row, value)| Candidate {
+                index: 0,
+                row,
+                value,
+            })
+            .collect();
+        match self.draw(&key, &[e], cands, false, rng) {
+            Some(c) => {
+                self.hand_out(e, &c);
+                c.value
+            }
+            None => valid,
+        }
+    }
+
+    fn option_for(
+        &mut self,
+        e: &Element,
+        page: &Observation,
+        rng: &mut ChaCha8Rng,
+    ) -> Option<String> {
+        self.note = None;
+        self.inner.option_for(e, page, rng)
+    }
+
+    fn fill_form(
+        &mut self,
+        page: &Observation,
+        fields: &[&Element],
+        rng: &mut ChaCha8Rng,
+    ) -> Vec<Option<String>> {
+        self.note = None;
+        self.handed.clear();
+        let mut values = self.inner.fill_form(page, fields, rng);
+        let Some(first) = fields.first() else {
+            return values;
+        };
+        let key = FormKey::of_element(page, first);
+        let attack = self.forms.get(&key).is_some_and(|f| f.attack_next)
+            && !self.holds_boundary(page, &key, None);
+        if !attack {
+            return values;
+        }
+        // Selects keep a real option: a value they do not offer cannot be chosen.
+        let cands: Vec<Candidate> = fields
+            .iter()
+            .zip(&values)
+            .enumerate()
+            .filter(|(_, (f, _))| f.tag != "select")
+            .filter_map(|(i, (f, v))| Some((i, *f, v.as_deref()?)))
+            .flat_map(|(index, f, valid)| {
+                boundary_values(f, valid)
+                    .into_iter()
+                    .map(move |(row, value)| Candidate { index, row, value })
+            })
+            .collect();
+        if let Some(c) = self.draw(&key, fields, cands, true, rng) {
+            self.hand_out(fields[c.index], &c);
+            values[c.index] = Some(c.value);
+        }
+        values
+    }
+
+    fn learn(
+        &mut self,
+        before: &Observation,
+        action: &Action,
+        after: &Observation,
+        events: &[Event],
+    ) {
+        self.inner.learn(before, action, after, events);
+        // What the page no longer shows is gone: a reset, a reload or a re-render took it
+        // (a field that drops a value it cannot take, as an e-mail input drops blanks,
+        // leaves a submission judged on the other fields).
+        self.typed.retain(|t| shows(before, &t.locator, &t.value));
+        match action.kind {
+            ActionKind::Type => self.typed_into(before, action),
+            ActionKind::Click | ActionKind::DoubleClick | ActionKind::Submit => {
+                self.submitted(before, action, after, events)
+            }
+            _ => {}
+        }
+        if after.url != before.url {
+            self.typed.clear();
+        }
+    }
+
+    fn note(&self) -> Option<String> {
+        self.note.clone()
+    }
+}
+
+/// `mutate email: "a@b" (no dot in the domain: ...)`: the field, the value (long ones
+/// cut, with their length), and the row's reason.
+fn note(field: &Element, row: &Row, value: &str) -> String {
+    let name = [field.attr("name").unwrap_or(""), field.label.as_str()]
+        .into_iter()
+        .find(|s| !s.trim().is_empty())
+        .unwrap_or(field.locator.as_str());
+    let n = value.chars().count();
+    let shown = if n > NOTE_CHARS {
+        let head: String = value.chars().take(NOTE_CHARS).collect();
+        format!("{head:?}… ({n} chars)")
+    } else {
+        format!("{value:?}")
+    };
+    format!("mutate {name}: {shown} ({})", row.why)
+}
+
+#[cfg(test)]
+mod tests;

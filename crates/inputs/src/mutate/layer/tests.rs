@@ -1,0 +1,405 @@
+use proptest::prelude::*;
+use rand::SeedableRng;
+use wayfarer_core::model::EventKind;
+
+use super::*;
+use crate::mutate::catalogue;
+use crate::mutate::judge::shown;
+use crate::HeuristicInput;
+
+const FORM_URL: &str = "http://app.test/owners/3/edit";
+
+fn rng(seed: u64) -> ChaCha8Rng {
+    ChaCha8Rng::seed_from_u64(seed)
+}
+
+fn field(loc: &str, ty: &str, attrs: &[(&str, &str)]) -> Element {
+    Element {
+        locator: loc.into(),
+        tag: "input".into(),
+        input_type: Some(ty.into()),
+        attrs: attrs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+        actionable: vec!["tag:input".into()],
+        visible: true,
+        enabled: true,
+        form: Some("#f".into()),
+        ..Element::default()
+    }
+}
+
+/// The form page: `fields`, then the submit button `#go`.
+fn page(fields: Vec<Element>) -> Observation {
+    let mut go = field("#go", "submit", &[]);
+    go.tag = "button".into();
+    let mut elements = fields;
+    elements.push(go);
+    Observation {
+        url: FORM_URL.into(),
+        elements,
+        status: Some(200),
+        ..Observation::default()
+    }
+}
+
+fn signup() -> Observation {
+    page(vec![
+        field("#name", "text", &[("name", "name")]),
+        field("#email", "email", &[("name", "email")]),
+        field(
+            "#age",
+            "number",
+            &[("name", "age"), ("min", "1"), ("max", "99")],
+        ),
+    ])
+}
+
+fn fields(page: &Observation) -> Vec<&Element> {
+    page.elements.iter().filter(|e| e.is_text_input()).collect()
+}
+
+fn mutate() -> Mutate {
+    Mutate::new(Box::new(HeuristicInput::new()))
+}
+
+fn key() -> FormKey {
+    FormKey::of(FORM_URL, Some("#f"))
+}
+
+/// What the inner generator alone would fill with this rng: the valid values.
+fn valid_fill(m: &Mutate, page: &Observation, rng: &ChaCha8Rng) -> Vec<Option<String>> {
+    m.inner
+        .fork()
+        .fill_form(page, &fields(page), &mut rng.clone())
+}
+
+/// `page` with `value` typed into `loc`, as the scan would show it.
+fn typed(page: &Observation, loc: &str, value: &str) -> Observation {
+    let mut out = page.clone();
+    let e = out.elements.iter_mut().find(|e| e.locator == loc).unwrap();
+    let v = shown(e, value);
+    e.attrs.insert("value".into(), v);
+    out
+}
+
+/// Fill the form, type the values, press `#go`: the page moves on when `accept`, else
+/// it keeps the values. The values filled.
+fn submit(m: &mut Mutate, page: &Observation, r: &mut ChaCha8Rng, accept: bool) -> Vec<String> {
+    let values: Vec<String> = m
+        .fill_form(page, &fields(page), r)
+        .into_iter()
+        .map(Option::unwrap)
+        .collect();
+    let locs: Vec<String> = fields(page).iter().map(|f| f.locator.clone()).collect();
+    let mut cur = page.clone();
+    for (loc, v) in locs.iter().zip(&values) {
+        let next = typed(&cur, loc, v);
+        m.learn(
+            &cur,
+            &Action::on(ActionKind::Type, loc).with_value(v),
+            &next,
+            &[],
+        );
+        cur = next;
+    }
+    let after = if accept {
+        Observation {
+            url: "http://app.test/owners/3".into(),
+            ..Observation::default()
+        }
+    } else {
+        cur.clone()
+    };
+    m.learn(&cur, &Action::on(ActionKind::Click, "#go"), &after, &[]);
+    values
+}
+
+fn differing(a: &[String], b: &[Option<String>]) -> usize {
+    a.iter()
+        .zip(b)
+        .filter(|(x, y)| Some(*x) != y.as_ref())
+        .count()
+}
+
+#[test]
+fn the_name_says_mutate() {
+    assert_eq!(mutate().name(), "heuristic+mutate");
+}
+
+#[test]
+fn nothing_is_mutated_before_the_form_was_accepted() {
+    let p = signup();
+    let mut m = mutate();
+    let mut r = rng(3);
+    for _ in 0..5 {
+        let valid = valid_fill(&m, &p, &r);
+        let got = submit(&mut m, &p, &mut r, false);
+        assert_eq!(differing(&got, &valid), 0);
+        assert_eq!(m.note(), None);
+    }
+    // Single typing leaves the inner generator's draws as they are.
+    let mut plain = HeuristicInput::new();
+    let (mut r1, mut r2) = (rng(4), rng(4));
+    for f in fields(&p) {
+        assert_eq!(m.text_for(f, &p, &mut r1), plain.text_for(f, &p, &mut r2));
+    }
+}
+
+#[test]
+fn valid_and_mutated_submissions_alternate_once_the_form_was_accepted() {
+    let p = signup();
+    let mut m = mutate();
+    let mut r = rng(5);
+    let mut kinds = Vec::new();
+    // accept, then: mutated rejected, valid accepted, mutated accepted, valid rejected,
+    // valid accepted, mutated.
+    for accept in [true, false, true, true, false, true, false] {
+        let valid = valid_fill(&m, &p, &r);
+        let got = submit(&mut m, &p, &mut r, accept);
+        let n = differing(&got, &valid);
+        assert_eq!(n == 1, m.note().is_some(), "{got:?} vs {valid:?}");
+        kinds.push(if n == 1 { "mutated" } else { "valid" });
+        assert!(n <= 1);
+    }
+    assert_eq!(
+        kinds,
+        ["valid", "mutated", "valid", "mutated", "valid", "valid", "mutated"]
+    );
+    assert_eq!(m.attacks(&key()), (3, 0));
+    // An edit form of another record is the same form.
+    let mut other = p.clone();
+    other.url = "http://app.test/owners/4/edit".into();
+    assert!(m.accepted(&FormKey::of_element(&other, &other.elements[0])));
+}
+
+#[test]
+fn every_pair_is_tried_before_any_repeats_and_seeds_attack_differently() {
+    let p = page(vec![field("#city", "text", &[("name", "city")])]);
+    let f = fields(&p)[0].clone();
+    let rows = catalogue::boundary_values(&f, "Paris").len();
+    let order = |seed: u64| -> Vec<&'static str> {
+        let mut m = mutate();
+        let mut r = rng(seed);
+        let mut ids = Vec::new();
+        for _ in 0..rows + 1 {
+            submit(&mut m, &p, &mut r, true);
+            let valid = valid_fill(&m, &p, &r)[0].clone().unwrap();
+            let got = submit(&mut m, &p, &mut r, false)[0].clone();
+            let (row, _) = catalogue::boundary_values(&f, &valid)
+                .into_iter()
+                .find(|(_, v)| *v == got)
+                .unwrap();
+            ids.push(row.id);
+        }
+        ids
+    };
+    let a = order(1);
+    let mut first: Vec<&str> = a[..rows].to_vec();
+    first.sort_unstable();
+    first.dedup();
+    assert_eq!(first.len(), rows, "a pair repeated within the round: {a:?}");
+    assert_eq!(a, order(1), "same seed, same attacks");
+    assert_ne!(a, order(2), "another seed attacks in another order");
+}
+
+#[test]
+fn single_typing_mutates_half_the_time_and_only_in_accepted_forms() {
+    let p = signup();
+    let name = fields(&p)[0].clone();
+    let mut m = mutate();
+    let mut r = rng(9);
+    for _ in 0..100 {
+        m.text_for(&name, &p, &mut r);
+        assert_eq!(m.note(), None);
+    }
+    submit(&mut m, &p, &mut r, true);
+    let mut picked = Vec::new();
+    for _ in 0..200 {
+        let v = m.text_for(&name, &p, &mut r);
+        if m.note().is_some() {
+            picked.push(v);
+        }
+    }
+    assert!((60..=140).contains(&picked.len()), "{}", picked.len());
+    // Untried first: the first picks are all different rows.
+    let rows = catalogue::boundary_values(&name, "Ada Lovelace").len();
+    let mut first = picked[..rows].to_vec();
+    first.sort();
+    first.dedup();
+    assert_eq!(first.len(), rows, "{picked:?}");
+}
+
+#[test]
+fn a_form_holding_a_boundary_value_gets_valid_values_elsewhere() {
+    let p = signup();
+    let mut m = mutate();
+    let mut r = rng(11);
+    submit(&mut m, &p, &mut r, true);
+    let name = fields(&p)[0].clone();
+    let v = loop {
+        let v = m.text_for(&name, &p, &mut r);
+        if m.note().is_some() {
+            break v;
+        }
+    };
+    let holding = typed(&p, "#name", &v);
+    m.learn(
+        &p,
+        &Action::on(ActionKind::Type, "#name").with_value(&v),
+        &holding,
+        &[],
+    );
+    let rest: Vec<&Element> = fields(&holding)[1..].to_vec();
+    let valid = m.inner.fork().fill_form(&holding, &rest, &mut r.clone());
+    let got = m.fill_form(&holding, &rest, &mut r);
+    assert_eq!(got, valid);
+    assert_eq!(m.note(), None);
+    // That submission was the attack: the next fill is valid, even after a rejection.
+    m.learn(
+        &holding,
+        &Action::on(ActionKind::Click, "#go"),
+        &holding,
+        &[],
+    );
+    assert_eq!(m.attacks(&key()), (1, 0));
+    let valid = valid_fill(&m, &p, &r);
+    assert_eq!(differing(&submit(&mut m, &p, &mut r, true), &valid), 0);
+}
+
+#[test]
+fn what_the_page_no_longer_shows_is_forgotten() {
+    let p = signup();
+    let mut m = mutate();
+    let mut r = rng(12);
+    submit(&mut m, &p, &mut r, true);
+    let name = fields(&p)[0].clone();
+    let v = loop {
+        let v = m.text_for(&name, &p, &mut r);
+        if m.note().is_some() {
+            break v;
+        }
+    };
+    let holding = typed(&p, "#name", &v);
+    let type_it = Action::on(ActionKind::Type, "#name").with_value(&v);
+    m.learn(&p, &type_it, &holding, &[]);
+    assert_eq!(m.typed.len(), 1);
+    assert!(m.typed[0].boundary);
+    // A reset to the same address: the fresh form shows nothing of ours.
+    let dead = Action::on(ActionKind::Click, "#nothing");
+    m.learn(&p, &dead, &p, &[]);
+    assert!(m.typed.is_empty());
+}
+
+#[test]
+fn a_failed_attack_is_counted() {
+    let p = signup();
+    let mut m = mutate();
+    let mut r = rng(2);
+    submit(&mut m, &p, &mut r, true);
+    let values: Vec<String> = m
+        .fill_form(&p, &fields(&p), &mut r)
+        .into_iter()
+        .map(Option::unwrap)
+        .collect();
+    let mut cur = p.clone();
+    for (f, v) in ["#name", "#email", "#age"].iter().zip(&values) {
+        let next = typed(&cur, f, v);
+        m.learn(
+            &cur,
+            &Action::on(ActionKind::Type, *f).with_value(v),
+            &next,
+            &[],
+        );
+        cur = next;
+    }
+    let boom = Event::new(EventKind::Exception, "TypeError: cannot read 'length'");
+    m.learn(&cur, &Action::on(ActionKind::Click, "#go"), &cur, &[boom]);
+    assert_eq!(m.attacks(&key()), (1, 1));
+}
+
+#[test]
+fn same_seed_same_values_and_a_fork_goes_on_alike() {
+    let p = signup();
+    let run = |seed: u64| -> Vec<Vec<String>> {
+        let mut m = mutate();
+        let mut r = rng(seed);
+        (0..12)
+            .map(|i| submit(&mut m, &p, &mut r, i % 3 != 2))
+            .collect()
+    };
+    assert_eq!(run(21), run(21));
+    assert_ne!(run(21), run(22));
+    let mut m = mutate();
+    let mut r = rng(30);
+    submit(&mut m, &p, &mut r, true);
+    let mut copy = m.fork();
+    let a = m.fill_form(&p, &fields(&p), &mut r.clone());
+    let b = copy.fill_form(&p, &fields(&p), &mut r.clone());
+    assert_eq!(a, b);
+    assert_eq!(m.note(), copy.note());
+    assert!(m.note().is_some());
+}
+
+#[test]
+fn notes_name_the_field_the_value_and_the_reason() {
+    let e = field("#e", "email", &[("name", "email")]);
+    let row = catalogue::CATALOGUE
+        .iter()
+        .find(|r| r.id == "email-no-dot")
+        .unwrap();
+    assert_eq!(
+        note(&e, row, "a@b"),
+        "mutate email: \"a@b\" (no dot in the domain: valid HTML, no real address)"
+    );
+    let long = note(&e, row, &"x".repeat(256));
+    assert!(long.contains("… (256 chars)"), "{long}");
+}
+
+/// Field types and constraints for the property test.
+fn any_field() -> impl Strategy<Value = (usize, u8)> {
+    (0usize..8, any::<u8>())
+}
+
+fn make_field(i: usize, (kind, knob): (usize, u8)) -> Element {
+    let loc = format!("#x{i}");
+    let n = (knob % 20 + 3).to_string();
+    match kind {
+        0 => field(&loc, "text", &[("name", "city"), ("maxlength", &n)]),
+        1 => field(&loc, "email", &[("name", "email")]),
+        2 => field(&loc, "number", &[("min", "1"), ("max", &n)]),
+        3 => field(&loc, "tel", &[("name", "phone")]),
+        4 => field(&loc, "date", &[("min", "2020-01-01")]),
+        5 => field(&loc, "password", &[("minlength", "8")]),
+        6 => field(
+            &loc,
+            "text",
+            &[("name", "start"), ("placeholder", "DD.MM.YYYY")],
+        ),
+        _ => field(&loc, "url", &[]),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn a_mutated_fill_differs_from_the_valid_one_in_exactly_one_field(
+        kinds in proptest::collection::vec(any_field(), 1..6),
+        seed in any::<u64>(),
+    ) {
+        let p = page(kinds.into_iter().enumerate().map(|(i, k)| make_field(i, k)).collect());
+        let mut m = mutate();
+        let mut r = rng(seed);
+        submit(&mut m, &p, &mut r, true);
+        let valid = valid_fill(&m, &p, &r);
+        let got: Vec<String> = m
+            .fill_form(&p, &fields(&p), &mut r)
+            .into_iter()
+            .map(Option::unwrap)
+            .collect();
+        prop_assert_eq!(differing(&got, &valid), 1, "{:?} vs {:?}", got, valid);
+        prop_assert!(m.note().is_some());
+    }
+}
