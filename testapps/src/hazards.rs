@@ -99,6 +99,14 @@ pub(crate) fn router() -> Router {
             get(|| async { page("A WebSocket", "socket", SOCKET) }),
         )
         .route("/socket/ws", get(socket))
+        .route(
+            "/bigscript",
+            get(|| async { page("Much JavaScript", "bigscript", &big_page()) }),
+        )
+        .route(
+            "/static/hazards/big.js",
+            get(|| async { big_js_response() }),
+        )
         .route("/static/wf.js", get(common::wf_js))
         .route("/favicon.ico", get(common::favicon))
         .fallback(|| async { common::not_found() })
@@ -214,6 +222,55 @@ async fn socket(ws: axum::extract::ws::WebSocketUpgrade) -> Response {
             }
         }
     })
+}
+
+/// Functions in the generated script of `/bigscript`, and how many each feature button
+/// runs: 8000 functions of ~280 bytes make a 2.2 MB script, as real single-page
+/// applications load; 16 features run 100 functions each, the rest never runs.
+const BIG_FUNCTIONS: usize = 8000;
+const BIG_FEATURES: usize = 16;
+const BIG_PER_FEATURE: usize = 100;
+
+/// The script of `/bigscript`: generated once, deterministic.
+pub fn big_js() -> &'static str {
+    static JS: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    JS.get_or_init(|| {
+        let mut js = String::with_capacity(BIG_FUNCTIONS * 300);
+        for i in 0..BIG_FUNCTIONS {
+            js.push_str(&format!(
+                "function f{i}(x) {{\n  var s = {m};\n  for (var i = 0; i < 3; i++) {{ s += (x + i) * {m} % 7; }}\n  if (s % 2 === 0) {{ s = s / 2; }} else {{ s = s * 3 + 1; }}\n  if (x < 0) {{ throw new Error('negative input ' + x + ' in f{i}'); }}\n  return s > 1000000 ? s % 1000 : s;\n}}\n",
+                m = i % 97 + 1
+            ));
+        }
+        for k in 0..BIG_FEATURES {
+            let first = k * BIG_PER_FEATURE;
+            js.push_str(&format!(
+                "function feature{k}() {{ var t = 0; for (var i = {first}; i < {end}; i++) {{ t += window['f' + i](i); }} document.getElementById('big-out').textContent = 'feature {k}: ' + t; }}\n",
+                end = first + BIG_PER_FEATURE
+            ));
+        }
+        js
+    })
+}
+
+fn big_js_response() -> Response {
+    common::typed(
+        StatusCode::OK,
+        "application/javascript; charset=utf-8",
+        big_js(),
+    )
+}
+
+fn big_page() -> String {
+    let mut body = String::from(
+        "<h1>Much JavaScript</h1>\n<p>A 2 MB script; each button runs a hundred of its functions.</p>\n<p id=\"big-out\">nothing run yet</p>\n<script src=\"/static/hazards/big.js\"></script>\n",
+    );
+    for k in 0..BIG_FEATURES {
+        body.push_str(&format!(
+            "<button id=\"feature{k}\" onclick=\"feature{k}()\" data-action-id=\"hazards.bigscript.feature{k}\">Feature {k}</button>\n"
+        ));
+    }
+    body
 }
 
 /// Accepts the request and never answers.

@@ -21,7 +21,7 @@ mod bugs;
 mod clinic;
 mod common;
 mod expense;
-mod hazards;
+pub mod hazards;
 mod server;
 mod session;
 mod splitter;

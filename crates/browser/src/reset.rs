@@ -87,6 +87,8 @@ impl Inner {
             Nav::Done => {}
         }
         let act = t.elapsed();
+        // The start page's scripts ran since the take before leaving.
+        self.last_action = Some(Instant::now());
         let wait = self.wait(Instant::now()).await;
         // Back from the start page must be a no-op, as in a fresh browser.
         let _ = call(&page, ResetNavigationHistoryParams::default(), cdp).await;

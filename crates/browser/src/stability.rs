@@ -153,31 +153,20 @@ pub(crate) async fn wait_stable(
     let start = Instant::now();
     let poll = poll_expression();
     let max_age = lim.stable.max(lim.load);
-    loop {
-        close_popups(browser, shared, lim.cdp).await;
-        let (pending, doc_pending, sample, net_quiet, crashed, loading) = {
-            let mut s = shared.lock();
-            let (n, doc, sample) = s.net.pending(lim.long, max_age);
-            let loading = s.net.loading(max_age);
-            (
-                n,
-                doc,
-                sample,
-                s.net.last_change.elapsed(),
-                s.crashed,
-                loading,
-            )
-        };
-        if crashed {
-            return None;
-        }
-        let bound = if doc_pending {
+    let bound_for = |doc_pending: bool| {
+        if doc_pending {
             lim.stable.max(lim.load)
         } else {
             lim.stable
-        };
-        let deadline = start + bound;
-        let left = deadline.saturating_duration_since(Instant::now());
+        }
+    };
+    loop {
+        close_popups(browser, shared, lim.cdp).await;
+        // Requests and loads count while they were younger than `max_age` when this wait
+        // began (older ones hung in an earlier wait and were reported there).
+        let horizon = max_age + start.elapsed();
+        let doc_before = shared.lock().net.pending(lim.long, horizon).1;
+        let left = (start + bound_for(doc_before)).saturating_duration_since(Instant::now());
         let asked = Instant::now();
         let answer = eval(
             page,
@@ -185,18 +174,33 @@ pub(crate) async fn wait_stable(
             left.clamp(Duration::from_millis(50), lim.cdp),
         )
         .await;
-        let rtt = {
+        let answered = asked.elapsed();
+        // The network as it is after the answer: Chrome holds commands while a navigation
+        // is pending, so the answer may come long after the request the action started.
+        let (pending, doc_pending, sample, net_quiet, crashed, loading, rtt) = {
             let mut s = shared.lock();
-            // Only an idle page's answer measures the renderer: Chrome holds commands
-            // while a navigation is pending (looked at after the answer, which may have
-            // waited for one that started meanwhile).
-            let idle = s.net.pending(lim.long, max_age).0 == 0 && !s.net.loading(max_age);
-            if answer.is_ok() && idle && pending == 0 && !loading {
+            let horizon = max_age + start.elapsed();
+            let (n, doc, sample) = s.net.pending(lim.long, horizon);
+            let loading = s.net.loading(horizon);
+            // Only an idle page's answer measures the renderer.
+            if answer.is_ok() && n == 0 && !loading {
                 // A moving average over about eight polls.
-                s.poll_rtt = (s.poll_rtt * 7 + asked.elapsed()) / 8;
+                s.poll_rtt = (s.poll_rtt * 7 + answered) / 8;
             }
-            s.poll_rtt
+            (
+                n,
+                doc,
+                sample,
+                s.net.last_change.elapsed(),
+                s.crashed,
+                loading,
+                s.poll_rtt,
+            )
         };
+        if crashed {
+            return None;
+        }
+        let deadline = start + bound_for(doc_pending);
         let dom = answer.ok().and_then(|v| {
             let a = v.as_array()?;
             Some((
@@ -235,9 +239,13 @@ pub(crate) async fn wait_stable(
         }
         if now >= deadline {
             let waited = start.elapsed().as_millis();
-            let reason = if doc_pending {
-                // A server that never answers: stop the load and go on with what is shown.
+            if doc_pending || loading || dom.is_none() {
+                // A navigation that never finishes (or a page that does not answer, which
+                // is what a pending one looks like): stop it and go on with what is shown;
+                // Chrome would hold every later command while it is pending.
                 let _ = call(page, StopLoadingParams::default(), lim.cdp).await;
+            }
+            let reason = if doc_pending {
                 format!(
                     "load of {} did not finish within {waited} ms (stopped)",
                     sample.unwrap_or_default()

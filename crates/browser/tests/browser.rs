@@ -439,12 +439,15 @@ fn coverage_grows_with_handlers_and_counts_shared_scripts_once() {
     assert_eq!(c1.total_bytes, SHARED_JS.len() as u64, "{c1:?}");
     assert_eq!(c1.first_load_covered_bytes, c1.covered_bytes);
     env.step(&Action::on(ActionKind::Click, "#b")).unwrap();
+    // Coverage is taken lazily: what ran is complete after a flush.
+    env.flush();
     let c2 = env.coverage().unwrap();
     assert!(c2.covered_bytes > c1.covered_bytes, "{c1:?} -> {c2:?}");
     assert!(c2.functions_covered > c1.functions_covered);
     // The onclick attribute became an inline script of the app ("handler()").
     assert_eq!(c2.total_bytes, c1.total_bytes + "handler()".len() as u64);
     env.step(&Action::on(ActionKind::Click, "#next")).unwrap();
+    env.flush();
     let c3 = env.coverage().unwrap();
     assert_eq!(
         c3.total_bytes, c2.total_bytes,
@@ -452,6 +455,39 @@ fn coverage_grows_with_handlers_and_counts_shared_scripts_once() {
     );
     assert_eq!(c3.first_load_covered_bytes, c1.first_load_covered_bytes);
     assert!(c3.covered_bytes <= c3.total_bytes);
+}
+
+/// A handler that runs and a link clicked next, with no take in between: the take before
+/// the link (the document is about to go) keeps what the handler ran.
+#[test]
+fn lazy_coverage_keeps_what_a_page_ran_before_a_link_leaves_it() {
+    let srv = TestServer::start(vec![
+        (
+            "/",
+            html(
+                r#"<!doctype html><body><script src="/shared.js"></script>
+            <button id="b" onclick="handler()">run</button><p id="out">-</p>
+            <a id="next" href="/two">two</a></body>"#,
+            ),
+        ),
+        ("/two", html(r#"<!doctype html><body><p>two</p></body>"#)),
+        ("/shared.js", js(SHARED_JS)),
+    ]);
+    let mut o = options(&srv.url("/"));
+    // No periodic take can hide a missing one.
+    o.config.coverage_interval_ms = 3_600_000;
+    let mut env = launch(o);
+    env.reset().unwrap();
+    let first = env.coverage().unwrap();
+    env.step(&Action::on(ActionKind::Click, "#b")).unwrap();
+    let out = env.step(&Action::on(ActionKind::Click, "#next")).unwrap();
+    assert!(out.observation.url.ends_with("/two"));
+    env.flush();
+    let after = env.coverage().unwrap();
+    assert!(
+        after.covered_bytes > first.covered_bytes,
+        "the handler's run was lost with its page: {first:?} -> {after:?}"
+    );
 }
 
 const LOGIN: &str = r#"<!doctype html><body><input id="user">

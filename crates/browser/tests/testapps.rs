@@ -85,3 +85,53 @@ fn hazards_app_pages_behave() {
         out.observation.html
     );
 }
+
+/// Connections the page's session never sees end (a worker's script and its requests, an
+/// event stream, a WebSocket) or that stay open by design (a long poll) must not hold the
+/// stability wait: each page settles, reports no hang, and a click whose effect arrives
+/// over the connection is seen.
+#[test]
+fn long_lived_connections_do_not_hold_the_wait() {
+    let server = Server::start(App::Hazards, ServeOptions::default()).unwrap();
+    let mut o = options(&server.url());
+    // The defaults a user gets, not the tests' short bounds.
+    o.config.stable_timeout_ms = 5_000;
+    o.config.load_timeout_ms = 10_000;
+    let long = std::time::Duration::from_millis(o.config.long_request_ms);
+    let mut env = launch(o);
+    env.reset().unwrap();
+    for (page, button, effect) in [
+        ("/worker", "#worker-ask", "worker answered"),
+        ("/events", "#events-mark", "marked"),
+        ("/longpoll", "#poll-mark", "marked"),
+        ("/socket", "#socket-ask", "server answered"),
+    ] {
+        let t = std::time::Instant::now();
+        let out = goto(&mut env, page);
+        let load = t.elapsed();
+        assert!(
+            events_of(&out.events, EventKind::Hang).is_empty(),
+            "{page}: {:?}",
+            out.events
+        );
+        // A long poll holds the wait once, until it is known for one.
+        assert!(load < long * 2, "{page} took {load:?} to settle");
+        let t = std::time::Instant::now();
+        let out = click(&mut env, button);
+        let took = t.elapsed();
+        assert!(
+            events_of(&out.events, EventKind::Hang).is_empty(),
+            "{page}: {:?}",
+            out.events
+        );
+        assert!(took < long, "{page}: the click took {took:?}");
+        assert!(
+            has_text(&out.observation, effect),
+            "{page}: {effect:?} not shown"
+        );
+    }
+    // Back to the long poll: its endpoint is known now, the page settles at once.
+    let t = std::time::Instant::now();
+    goto(&mut env, "/longpoll");
+    assert!(t.elapsed() < long, "{:?}", t.elapsed());
+}
