@@ -6,7 +6,7 @@ use std::time::Instant;
 use chromiumoxide::cdp::browser_protocol::network::ClearBrowserCookiesParams;
 use chromiumoxide::cdp::browser_protocol::page::ResetNavigationHistoryParams;
 use chromiumoxide::cdp::browser_protocol::storage::ClearDataForOriginParams;
-use wayfarer_core::config::{CoverageMode, LoginStep};
+use wayfarer_core::config::LoginStep;
 use wayfarer_core::{Event, EventKind, Outcome};
 
 use crate::actions::Nav;
@@ -19,15 +19,14 @@ impl Inner {
         let cdp = self.lim.cdp;
         // Whatever ran since the last step counts before the page goes away.
         self.take_coverage().await?;
+        let l = self
+            .launched
+            .as_ref()
+            .ok_or_else(|| BrowserError::Dead("no browser".into()))?;
         if self.opts.config.isolate {
-            let l = self
-                .launched
-                .as_ref()
-                .ok_or_else(|| BrowserError::Dead("no browser".into()))?;
             if let Some(s) = self.session.take() {
                 s.close(&l.browser, cdp).await;
             }
-            self.open_session().await?;
         } else {
             let page = self.page()?;
             // Leave first, so the app's unload handlers cannot write after the clear. A
@@ -39,8 +38,17 @@ impl Inner {
             if !matches!(&left, Ok(serde_json::Value::String(u)) if u == "about:blank") {
                 self.actor(&page).navigate("about:blank").await?;
             }
-            // The clears and the coverage restart are independent browser-side commands:
-            // sent together, awaited once.
+            // A fresh page every episode: a renderer that served a long episode with the
+            // profiler and the debugger attached kept every document's functions alive,
+            // and a 1000-step run slowed to a quarter of its speed.
+            if let Some(s) = self.session.take() {
+                s.close(&l.browser, cdp).await;
+            }
+        }
+        self.open_session().await?;
+        if !self.opts.config.isolate {
+            // The clears are independent commands: sent together, awaited once.
+            let page = self.page()?;
             let owned = self.launched.as_ref().is_some_and(|l| l.owned);
             let cookies = async {
                 if owned {
@@ -53,17 +61,7 @@ impl Inner {
                     .origins()
                     .map(|o| call(&page, ClearDataForOriginParams::new(o.clone(), "all"), cdp)),
             );
-            // Nothing of the application runs now (the last take is merged): release the
-            // counters the profiler kept for every document of the last episode.
-            let coverage = async {
-                match (&self.session, self.opts.config.coverage) {
-                    (Some(s), CoverageMode::Lazy | CoverageMode::EveryStep) => {
-                        s.restart_coverage(cdp).await
-                    }
-                    _ => Ok(()),
-                }
-            };
-            futures::future::try_join3(cookies, storage, coverage).await?;
+            futures::future::try_join(cookies, storage).await?;
         }
         {
             let mut s = self.shared.lock();

@@ -140,19 +140,6 @@ impl Session {
         Ok(())
     }
 
-    /// Start precise coverage again: the profiler keeps the counters of every function it
-    /// ever saw alive (dropped documents included) until coverage is stopped, so a reset
-    /// that left the application restarts it after the last take.
-    pub async fn restart_coverage(&self, cdp: Duration) -> Result<(), BrowserError> {
-        call(
-            &self.page,
-            profiler::StopPreciseCoverageParams::default(),
-            cdp,
-        )
-        .await?;
-        start_coverage(&self.page, cdp).await
-    }
-
     /// Close the page (and its context); errors are only logged, the page may be gone.
     pub async fn close(self, browser: &Browser, cdp: Duration) {
         self.task.abort();
