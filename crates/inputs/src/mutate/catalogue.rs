@@ -67,6 +67,24 @@ pub enum Applies {
     TextTime,
 }
 
+impl Applies {
+    /// The row tests what the field itself declares (its type, a constraint attribute,
+    /// the format its words show) rather than what any text field takes: those are
+    /// tried first, since a server's own check of the same rule is where it most often
+    /// differs from the browser's.
+    pub fn specific(self) -> bool {
+        !matches!(self, Applies::Every | Applies::FreeText)
+    }
+}
+
+impl Row {
+    /// The value breaks no HTML constraint (`classic`): a browser submits it whatever the
+    /// form's own validation, so only the application can refuse it.
+    pub fn passes_html(&self) -> bool {
+        self.breaks == "classic"
+    }
+}
+
 /// How a row's value is made.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Make {

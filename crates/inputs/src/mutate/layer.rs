@@ -22,7 +22,9 @@ const NOTE_CHARS: usize = 30;
 /// - Single typing ([`InputGenerator::text_for`]) into a field of an accepted form: a
 ///   boundary value with probability 1/2.
 /// - A (field, row) pair is drawn with the seeded rng among those not yet tried for the
-///   form; when all were tried, a new round starts.
+///   form: a field uniformly, then its rows for what the field declares before the
+///   generic ones, values HTML accepts before those it flags; when all were tried, a
+///   new round starts.
 /// - A form that already holds a boundary value gets only valid values elsewhere.
 ///
 /// The whole state is cloned by `fork`, so state inference's trials see the same policy.
@@ -128,9 +130,27 @@ impl Mutate {
             }
             (0..cands.len()).collect()
         };
-        if pool.is_empty() {
+        // A field first, so one with many rows does not crowd out the others; then its
+        // rows for what it declares (type, constraints, format) before the generic ones,
+        // and among those, values HTML accepts (which reach the server whatever the
+        // browser checks) before values the browser's own validation may stop.
+        let mut fields_left: Vec<usize> = pool.iter().map(|&i| cands[i].index).collect();
+        fields_left.sort_unstable();
+        fields_left.dedup();
+        if fields_left.is_empty() {
             return None;
         }
+        let field = fields_left[rng.gen_range(0..fields_left.len())];
+        let of_field: Vec<usize> = pool
+            .into_iter()
+            .filter(|&i| cands[i].index == field)
+            .collect();
+        let tier = |i: usize| {
+            let row = cands[i].row;
+            2 * u8::from(!row.applies.specific()) + u8::from(!row.passes_html())
+        };
+        let first = of_field.iter().map(|&i| tier(i)).min().unwrap_or(0);
+        let pool: Vec<usize> = of_field.into_iter().filter(|&i| tier(i) == first).collect();
         let c = cands.swap_remove(pool[rng.gen_range(0..pool.len())]);
         memory.tried.insert(pair(&c));
         Some(c)

@@ -403,3 +403,55 @@ proptest! {
         prop_assert!(m.note().is_some());
     }
 }
+
+#[test]
+fn attacks_spread_over_fields_and_try_what_a_field_declares_first() {
+    let p = signup();
+    let fs: Vec<Element> = fields(&p).into_iter().cloned().collect();
+    let mut m = mutate();
+    let mut r = rng(21);
+    let mut hits: Vec<(usize, &'static Row)> = Vec::new();
+    for _ in 0..60 {
+        submit(&mut m, &p, &mut r, true);
+        let valid = valid_fill(&m, &p, &r);
+        let got = submit(&mut m, &p, &mut r, false);
+        let i = (0..got.len())
+            .find(|&i| Some(&got[i]) != valid[i].as_ref())
+            .expect("an attack changes one field");
+        let (row, _) = catalogue::boundary_values(&fs[i], valid[i].as_deref().unwrap())
+            .into_iter()
+            .find(|(_, v)| *v == got[i])
+            .unwrap();
+        hits.push((i, row));
+    }
+    // A field at a time: the name's many generic rows do not crowd out the others.
+    for i in 0..fs.len() {
+        let n = hits.iter().filter(|(f, _)| *f == i).count();
+        assert!(n >= 10, "field {} attacked {n} times of 60", fs[i].locator);
+    }
+    // The e-mail field gets its e-mail rows before the rows any text field gets.
+    let email: Vec<&Row> = hits
+        .iter()
+        .filter(|(f, _)| fs[*f].locator == "#email")
+        .map(|(_, r)| *r)
+        .collect();
+    let specific = catalogue::boundary_values(&fs[1], "ada@example.org")
+        .iter()
+        .filter(|(r, _)| r.applies.specific())
+        .count();
+    assert!(specific >= 5 && email.len() > specific, "{specific} {email:?}");
+    assert!(
+        email[..specific].iter().all(|r| r.applies.specific()),
+        "{:?}",
+        email.iter().map(|r| r.id).collect::<Vec<_>>()
+    );
+    assert!(!email[specific].applies.specific());
+    // Of those, first the ones HTML lets through (`a@b`): only the server can refuse them.
+    let accepted = catalogue::boundary_values(&fs[1], "ada@example.org")
+        .iter()
+        .filter(|(r, _)| r.applies.specific() && r.passes_html())
+        .count();
+    assert!(accepted >= 2 && accepted < specific);
+    assert!(email[..accepted].iter().all(|r| r.passes_html()));
+    assert!(email[accepted..specific].iter().all(|r| !r.passes_html()));
+}
