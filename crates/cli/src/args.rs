@@ -111,10 +111,10 @@ pub struct TraceArgs {
 
 #[derive(Debug, Args, Clone)]
 pub struct RunArgs {
-    /// Exploration strategy: random (default), bfs, dfs, webexplor.
+    /// Exploration strategy: random, bfs, dfs, webexplor (default).
     #[arg(long, short = 's')]
     pub strategy: Option<String>,
-    /// Budget: actions (300), wall time (90s, 2m) or both (300,2m). Default 300 (demo: 1000).
+    /// Budget: actions (300), wall time (90s, 2m) or both (300,2m). Default 300 (demo: 2m).
     #[arg(long, short = 'b')]
     pub budget: Option<String>,
     /// Seed for every random choice. Default 1.

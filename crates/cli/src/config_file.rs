@@ -193,4 +193,30 @@ quiet_ms = 150
             assert!(e.contains(names), "{text}: {e}");
         }
     }
+
+    /// The README's configuration example is what users copy: it must parse, and where
+    /// it states a default it must state the real one.
+    #[test]
+    fn the_readme_example_parses_and_states_the_defaults() {
+        let readme = include_str!("../../../README.md");
+        let section = &readme[readme.find("## The configuration file").unwrap()..];
+        let start = section.find("```toml\n").unwrap() + "```toml\n".len();
+        let text = &section[start..start + section[start..].find("```").unwrap()];
+        let c = parse(text, |k| Some(format!("<{k}>"))).unwrap();
+        let d = Config::default();
+        assert_eq!(c.browser, d.browser, "[browser] of the README");
+        assert_eq!(c.strategy.webexplor, d.strategy.webexplor);
+        assert_eq!(c.strategy.crawl, d.strategy.crawl);
+        assert_eq!(c.abstraction, d.abstraction);
+        assert_eq!(
+            c.strategy.name.as_deref(),
+            Some(wayfarer_strategies::DEFAULT)
+        );
+        assert_eq!(
+            c.strategy.inputs.as_deref(),
+            Some(wayfarer_strategies::default_inputs(
+                wayfarer_strategies::DEFAULT
+            ))
+        );
+    }
 }

@@ -92,7 +92,7 @@ fn explore_url(
         .strategy
         .clone()
         .or(config.strategy.name.clone())
-        .unwrap_or_else(|| "random".into());
+        .unwrap_or_else(|| wayfarer_strategies::DEFAULT.into());
     let seed = args.seed.or(config.strategy.seed).unwrap_or(1);
     let wayfarer_strategies::Setup {
         mut agent,
@@ -243,7 +243,7 @@ fn baseline_actions(
 }
 
 /// The demo's budget when neither a flag nor the config gives one.
-const DEMO_BUDGET: &str = "1000";
+const DEMO_BUDGET: &str = "2m";
 
 /// Serve a bundled application on 127.0.0.1 and explore it.
 pub fn demo(app: &str, fixed: bool, args: &RunArgs) -> Result<i32> {
@@ -278,8 +278,8 @@ pub fn demo(app: &str, fixed: bool, args: &RunArgs) -> Result<i32> {
             selector: None,
             text: Some("Log out".into()),
         });
-        // Random needs a few hundred actions per seeded bug on these apps; the demo's
-        // default gives it room to show one (about three minutes).
+        // Two minutes of the default strategy find several seeded bugs of every app, and
+        // a first look should end while the user is still watching.
         c.budget
             .budget
             .get_or_insert_with(|| DEMO_BUDGET.to_string());

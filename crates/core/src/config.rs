@@ -292,8 +292,9 @@ pub struct BrowserConfig {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum CoverageMode {
-    /// Before a document is replaced (a paused navigation request), before a reset, at
-    /// the end of the run, and every `coverage_interval_ms` for the live counters.
+    /// Before an action that may replace the document (a link, a submit button, back;
+    /// learned per run), before a reset, at the end of the run, and every
+    /// `coverage_interval_ms` for the live counters.
     #[default]
     Lazy,
     /// After every action and before every scan (the reference the lazy mode is checked

@@ -35,6 +35,12 @@ pub use webexplor::WebExplorAgent;
 /// The strategies this build offers.
 pub const NAMES: &[&str] = &["random", "bfs", "dfs", "webexplor"];
 
+/// The strategy `explore` and `demo` use when neither a flag nor the configuration names
+/// one: webexplor, whose curiosity reward keeps it moving to pages it has not seen and whose
+/// automaton takes it back to them, so it reaches the deep forms where bugs hide; the bench
+/// of issue 13 (README, "Which strategy") measured it against random.
+pub const DEFAULT: &str = "webexplor";
+
 /// A `--strategy` name that is not one of `NAMES`.
 #[derive(Debug, thiserror::Error)]
 #[error("unknown strategy {0:?}; available: {names}", names = NAMES.join(", "))]
