@@ -425,9 +425,9 @@ fn attacks_spread_over_fields_and_try_what_a_field_declares_first() {
         hits.push((i, row));
     }
     // A field at a time: the name's many generic rows do not crowd out the others.
-    for i in 0..fs.len() {
-        let n = hits.iter().filter(|(f, _)| *f == i).count();
-        assert!(n >= 10, "field {} attacked {n} times of 60", fs[i].locator);
+    for (i, f) in fs.iter().enumerate() {
+        let n = hits.iter().filter(|(at, _)| *at == i).count();
+        assert!(n >= 10, "field {} attacked {n} times of 60", f.locator);
     }
     // The e-mail field gets its e-mail rows before the rows any text field gets.
     let email: Vec<&Row> = hits
@@ -439,7 +439,10 @@ fn attacks_spread_over_fields_and_try_what_a_field_declares_first() {
         .iter()
         .filter(|(r, _)| r.applies.specific())
         .count();
-    assert!(specific >= 5 && email.len() > specific, "{specific} {email:?}");
+    assert!(
+        specific >= 5 && email.len() > specific,
+        "{specific} {email:?}"
+    );
     assert!(
         email[..specific].iter().all(|r| r.applies.specific()),
         "{:?}",
