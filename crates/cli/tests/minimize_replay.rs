@@ -1,9 +1,10 @@
-//! `minimize` and `replay` on a trace random exploration really found: the trace shrinks
-//! to what the seeded bug needs, and the result reproduces every time.
+//! `minimize` and `replay` on a trace a strategy really found for a deep seeded bug: the
+//! trace shrinks to the bug's true length, and the result reproduces every time.
 //!
-//! The fixture is the trace of `wayfarer demo --app expense --seed 2 --budget 1500`
-//! (random, random inputs), which first raised the bug at step 882 after 32 actions from
-//! its reset; re-recording it takes that run, so the file is kept here.
+//! The fixture is the trace of splitter-future-settle (8 actions from a fresh session)
+//! that `wayfarer bench --apps splitter --strategies webexplor --budget 500 --seeds 3`
+//! (webexplor, heuristic+mutate inputs) recorded in seed 3: 24 actions from its reset,
+//! with detours through other groups and transactions and fields typed twice.
 
 use std::process::Command;
 
@@ -11,7 +12,7 @@ use wayfarer_testapps::{seeded_bugs, App, ServeOptions, Server};
 
 const FIXTURE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/tests/fixtures/expense-long-description.trace.json"
+    "/tests/fixtures/splitter-future-settle.trace.json"
 );
 
 fn wayfarer() -> Command {
@@ -19,18 +20,18 @@ fn wayfarer() -> Command {
 }
 
 #[test]
-fn a_random_trace_shrinks_to_the_actions_the_bug_needs_and_replays_5_of_5() {
-    let bug = seeded_bugs(App::Expense)
+fn a_deep_trace_shrinks_to_the_bugs_true_length_and_replays_5_of_5() {
+    let bug = seeded_bugs(App::Splitter)
         .iter()
-        .find(|b| b.id == "expense-long-description")
+        .find(|b| b.id == "splitter-future-settle")
         .unwrap();
-    // Fill demo credentials, Log in, open an expense form, type 201+ characters.
-    assert_eq!(bug.min_actions, 4);
+    // A group, Add transaction, amount, a future date, description, payer, Save, Settle up.
+    assert_eq!(bug.min_actions, 8);
     let original: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(FIXTURE).unwrap()).unwrap();
-    assert_eq!(original["steps"].as_array().unwrap().len(), 32);
+    assert_eq!(original["steps"].as_array().unwrap().len(), 24);
 
-    let server = Server::start(App::Expense, ServeOptions::default()).unwrap();
+    let server = Server::start(App::Splitter, ServeOptions::default()).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let min_path = dir.path().join("min.json");
     let out = wayfarer()
@@ -48,8 +49,9 @@ fn a_random_trace_shrinks_to_the_actions_the_bug_needs_and_replays_5_of_5() {
     let min: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&min_path).unwrap()).unwrap();
     let kept = min["steps"].as_array().unwrap().len();
-    assert!(
-        kept <= bug.min_actions as usize,
+    // No fewer can raise it from a fresh session, and ddmin leaves no action it can drop.
+    assert_eq!(
+        kept, bug.min_actions as usize,
         "{kept} actions kept, the bug needs {}:\n{stdout}",
         bug.min_actions
     );
@@ -75,7 +77,7 @@ fn a_random_trace_shrinks_to_the_actions_the_bug_needs_and_replays_5_of_5() {
     // Against the same application with its bugs switched off, it is gone: exit 0.
     server.shutdown();
     let fixed = Server::start(
-        App::Expense,
+        App::Splitter,
         ServeOptions {
             bugs: false,
             ..Default::default()
