@@ -153,13 +153,7 @@ pub(crate) async fn wait_stable(
     let start = Instant::now();
     let poll = poll_expression();
     let max_age = lim.stable.max(lim.load);
-    let bound_for = |doc_pending: bool| {
-        if doc_pending {
-            lim.stable.max(lim.load)
-        } else {
-            lim.stable
-        }
-    };
+    let bound_for = |doc_pending: bool| if doc_pending { max_age } else { lim.stable };
     loop {
         close_popups(browser, shared, lim.cdp).await;
         // Requests and loads count while they were younger than `max_age` when this wait

@@ -416,17 +416,15 @@ const SHARED_JS: &str = r#"function handler() {
 function unused() { return 42; }
 "#;
 
+/// A page of the shared script with a button that runs its handler and a link to `/two`.
+const HANDLER_PAGE: &str = r#"<!doctype html><body><script src="/shared.js"></script>
+<button id="b" onclick="handler()">run</button><p id="out">-</p>
+<a id="next" href="/two">two</a></body>"#;
+
 #[test]
 fn coverage_grows_with_handlers_and_counts_shared_scripts_once() {
     let srv = TestServer::start(vec![
-        (
-            "/",
-            html(
-                r#"<!doctype html><body><script src="/shared.js"></script>
-            <button id="b" onclick="handler()">run</button><p id="out">-</p>
-            <a id="next" href="/two">two</a></body>"#,
-            ),
-        ),
+        ("/", html(HANDLER_PAGE)),
         (
             "/two",
             html(r#"<!doctype html><body><script src="/shared.js"></script><p>two</p></body>"#),
@@ -462,14 +460,7 @@ fn coverage_grows_with_handlers_and_counts_shared_scripts_once() {
 #[test]
 fn lazy_coverage_keeps_what_a_page_ran_before_a_link_leaves_it() {
     let srv = TestServer::start(vec![
-        (
-            "/",
-            html(
-                r#"<!doctype html><body><script src="/shared.js"></script>
-            <button id="b" onclick="handler()">run</button><p id="out">-</p>
-            <a id="next" href="/two">two</a></body>"#,
-            ),
-        ),
+        ("/", html(HANDLER_PAGE)),
         ("/two", html(r#"<!doctype html><body><p>two</p></body>"#)),
         ("/shared.js", js(SHARED_JS)),
     ]);

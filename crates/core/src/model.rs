@@ -84,7 +84,33 @@ fn yes() -> bool {
     true
 }
 
+/// Longest value the scan reports (it truncates longer ones), in characters.
+pub const SCAN_MAX_VALUE: usize = 300;
+
+/// What the scan reports for a filled password field (scan.js keeps typed passwords out).
+pub const PASSWORD_MASK: &str = "********";
+
 impl Element {
+    /// What a scan reports as this field's value after `typed` was entered: cut at its
+    /// `maxlength` (typing stops there), masked for a password, truncated as the scan
+    /// truncates.
+    pub fn shown_after_typing(&self, typed: &str) -> String {
+        let mut v: String = match self
+            .attr("maxlength")
+            .and_then(|m| m.trim().parse::<usize>().ok())
+        {
+            Some(max) if self.tag != "select" => typed.chars().take(max).collect(),
+            _ => typed.to_string(),
+        };
+        if self.input_type.as_deref() == Some("password") && !v.is_empty() {
+            return PASSWORD_MASK.into();
+        }
+        if v.chars().count() > SCAN_MAX_VALUE {
+            v = v.chars().take(SCAN_MAX_VALUE).collect();
+        }
+        v
+    }
+
     pub fn attr(&self, name: &str) -> Option<&str> {
         self.attrs.get(name).map(String::as_str)
     }

@@ -10,12 +10,6 @@ use std::collections::HashMap;
 use crate::model::{Action, ActionKind, Element, Observation};
 use crate::state::normalize_url;
 
-/// Longest value the scan reports (it truncates longer ones), in characters.
-const MAX_VALUE: usize = 300;
-
-/// What the scan reports for a filled password field (scan.js keeps typed passwords out).
-const PASSWORD_MASK: &str = "********";
-
 /// `guess` with the field values of `before` and the edit `action` made, when `action`
 /// edits a field and the guess is the same address; `None` when nothing is carried.
 pub(crate) fn carry_fields(
@@ -54,7 +48,7 @@ pub(crate) fn carry_fields(
         tick(&mut out.elements, i);
     } else {
         let e = &mut out.elements[i];
-        let shown = as_scanned(e, action.value.as_deref().unwrap_or(""));
+        let shown = e.shown_after_typing(action.value.as_deref().unwrap_or(""));
         e.attrs.insert("value".into(), shown);
     }
     Some(out)
@@ -86,26 +80,6 @@ fn tick(elements: &mut [Element], i: usize) {
 /// The fields whose value the scan reads from the live element.
 fn is_field(e: &Element) -> bool {
     matches!(e.tag.as_str(), "input" | "textarea" | "select")
-}
-
-/// What a scan would report as the value of `e` after `typed` was entered: cut at the
-/// field's `maxlength` (typing stops there), masked for passwords, truncated as the scan
-/// truncates.
-fn as_scanned(e: &Element, typed: &str) -> String {
-    let mut v: String = match e
-        .attr("maxlength")
-        .and_then(|m| m.trim().parse::<usize>().ok())
-    {
-        Some(max) if e.tag != "select" => typed.chars().take(max).collect(),
-        _ => typed.to_string(),
-    };
-    if e.input_type.as_deref() == Some("password") && !v.is_empty() {
-        return PASSWORD_MASK.into();
-    }
-    if v.chars().count() > MAX_VALUE {
-        v = v.chars().take(MAX_VALUE).collect();
-    }
-    v
 }
 
 #[cfg(test)]
@@ -193,7 +167,7 @@ mod tests {
         );
         let long = "é".repeat(400);
         let got = value(&out(t("#long", &long)), "#long").unwrap();
-        assert_eq!(got.chars().count(), MAX_VALUE);
+        assert_eq!(got.chars().count(), crate::model::SCAN_MAX_VALUE);
     }
 
     #[test]

@@ -7,12 +7,6 @@ use wayfarer_core::model::{Element, Event, EventKind, Observation};
 /// same form.
 const ID: &str = ":id";
 
-/// Longest value the scan reports (it truncates longer ones), in characters.
-const SCAN_MAX_VALUE: usize = 300;
-
-/// What the scan reports for a filled password field.
-const PASSWORD_MASK: &str = "********";
-
 /// A form across visits: the page's path with record ids replaced, and the form's
 /// locator (`None` for fields outside any `<form>`, as div-made forms have).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -82,29 +76,10 @@ pub enum Submission {
     Failed,
 }
 
-/// The value the scan shows for `typed` entered in `e`: cut at `maxlength` (typing stops
-/// there), masked for a password, truncated as the scan truncates.
-pub fn shown(e: &Element, typed: &str) -> String {
-    let mut v: String = match e
-        .attr("maxlength")
-        .and_then(|m| m.trim().parse::<usize>().ok())
-    {
-        Some(max) if e.tag != "select" => typed.chars().take(max).collect(),
-        _ => typed.to_string(),
-    };
-    if e.input_type.as_deref() == Some("password") && !v.is_empty() {
-        return PASSWORD_MASK.into();
-    }
-    if v.chars().count() > SCAN_MAX_VALUE {
-        v = v.chars().take(SCAN_MAX_VALUE).collect();
-    }
-    v
-}
-
 /// Whether `page` shows `typed` in the field at `locator`.
 pub fn shows(page: &Observation, locator: &str, typed: &str) -> bool {
     page.element(locator)
-        .is_some_and(|e| e.attr("value") == Some(shown(e, typed).as_str()))
+        .is_some_and(|e| e.attr("value") == Some(e.shown_after_typing(typed).as_str()))
 }
 
 /// The verdict on a click that submitted a form holding `filled` (locator, value typed):

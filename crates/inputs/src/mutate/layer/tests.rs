@@ -4,7 +4,6 @@ use wayfarer_core::model::EventKind;
 
 use super::*;
 use crate::mutate::catalogue;
-use crate::mutate::judge::shown;
 use crate::HeuristicInput;
 
 const FORM_URL: &str = "http://app.test/owners/3/edit";
@@ -79,7 +78,7 @@ fn valid_fill(m: &Mutate, page: &Observation, rng: &ChaCha8Rng) -> Vec<Option<St
 fn typed(page: &Observation, loc: &str, value: &str) -> Observation {
     let mut out = page.clone();
     let e = out.elements.iter_mut().find(|e| e.locator == loc).unwrap();
-    let v = shown(e, value);
+    let v = e.shown_after_typing(value);
     e.attrs.insert("value".into(), v);
     out
 }
@@ -114,6 +113,17 @@ fn submit(m: &mut Mutate, page: &Observation, r: &mut ChaCha8Rng, accept: bool) 
     };
     m.learn(&cur, &Action::on(ActionKind::Click, "#go"), &after, &[]);
     values
+}
+
+/// Single typing into the accepted signup form's name until a boundary value comes.
+fn boundary_name(m: &mut Mutate, p: &Observation, r: &mut ChaCha8Rng) -> String {
+    let name = fields(p)[0].clone();
+    loop {
+        let v = m.text_for(&name, p, r);
+        if m.note().is_some() {
+            return v;
+        }
+    }
 }
 
 fn differing(a: &[String], b: &[Option<String>]) -> usize {
@@ -237,13 +247,7 @@ fn a_form_holding_a_boundary_value_gets_valid_values_elsewhere() {
     let mut m = mutate();
     let mut r = rng(11);
     submit(&mut m, &p, &mut r, true);
-    let name = fields(&p)[0].clone();
-    let v = loop {
-        let v = m.text_for(&name, &p, &mut r);
-        if m.note().is_some() {
-            break v;
-        }
-    };
+    let v = boundary_name(&mut m, &p, &mut r);
     let holding = typed(&p, "#name", &v);
     m.learn(
         &p,
@@ -274,13 +278,7 @@ fn what_the_page_no_longer_shows_is_forgotten() {
     let mut m = mutate();
     let mut r = rng(12);
     submit(&mut m, &p, &mut r, true);
-    let name = fields(&p)[0].clone();
-    let v = loop {
-        let v = m.text_for(&name, &p, &mut r);
-        if m.note().is_some() {
-            break v;
-        }
-    };
+    let v = boundary_name(&mut m, &p, &mut r);
     let holding = typed(&p, "#name", &v);
     let type_it = Action::on(ActionKind::Type, "#name").with_value(&v);
     m.learn(&p, &type_it, &holding, &[]);
