@@ -196,8 +196,8 @@ impl CrawlAgent {
             }
             RouteNext::Broken(msg, blame) => {
                 self.route = None;
-                if let Some((s, a)) = blame {
-                    self.memory.blame(s, a);
+                if let Some(b) = blame {
+                    self.memory.blame(b);
                 }
                 if replay {
                     self.broken += 1;

@@ -8,7 +8,7 @@ use std::collections::{HashMap, HashSet};
 use wayfarer_core::{Action, ActionKind, StateId, Transition};
 
 use crate::dfa::{Dfa, Edge};
-use crate::route::{Route, RouteStep};
+use crate::route::{Blame, Route, RouteStep};
 
 /// The identity of an action within a state: what it does and to what, not the value.
 pub fn key(a: &Action) -> Action {
@@ -34,10 +34,20 @@ pub struct Memory {
     performed: HashMap<(StateId, Action, StateId), Vec<Action>>,
     /// Values set in the current state since the page arrived there.
     set_here: Vec<Action>,
-    /// (state, action key) whose recorded transitions a replay found broken; replays
-    /// avoid them until they are seen to work again.
-    stale: HashSet<(StateId, Action)>,
+    /// Recorded transitions a replay found broken; replays avoid them until they are
+    /// seen to work again. Per target: where an action's outcome depends on data the
+    /// page does not show (a dashboard with or without expenses), seeing it lead
+    /// elsewhere must not clear the blame, or replays retry the same broken path.
+    stale: HashSet<Blame>,
+    /// States replays expected and did not find, and how often since the page last
+    /// arrived in them. After [`MISSES`], replays stop aiming through them: their look
+    /// depends on data a reset does not bring back (the dashboard of an account that has
+    /// expenses), and every path into them would break in turn.
+    missed: HashMap<StateId, u32>,
 }
+
+/// Replays that may miss a state before replays avoid it.
+const MISSES: u32 = 2;
 
 impl Memory {
     /// Record a transition; returns its count after this visit, or None for a step
@@ -48,7 +58,16 @@ impl Memory {
         }
         let k = key(t.action);
         let n = self.dfa.observe(t.state, &k, t.next_state);
-        self.stale.remove(&(t.state, k.clone()));
+        if t.next_state != t.state {
+            self.missed.remove(&t.next_state);
+        }
+        for to in [Some(t.next_state), None] {
+            self.stale.remove(&Blame {
+                state: t.state,
+                action: k.clone(),
+                to,
+            });
+        }
         if t.next_state == t.state && sets_value(t.action) {
             // A field typed again keeps only its latest value.
             self.set_here.retain(|a| a.target != t.action.target);
@@ -75,19 +94,32 @@ impl Memory {
     /// Edges a replay may use: no `back` (its effect depends on the history), no loops
     /// (they never shorten a path), none found broken since last seen working.
     pub fn replayable(&self, e: &Edge<Action>) -> bool {
+        let blamed = |to| {
+            self.stale.contains(&Blame {
+                state: e.from,
+                action: e.action.clone(),
+                to,
+            })
+        };
         e.action.kind != ActionKind::Back
             && e.from != e.to
-            && !self.stale.contains(&(e.from, e.action.clone()))
+            && !blamed(Some(e.to))
+            && !blamed(None)
+            && self.missed.get(&e.to).is_none_or(|&n| n < MISSES)
     }
 
-    /// A replay broke at this (state, action): keep replays off it.
-    pub fn blame(&mut self, state: StateId, action: Action) {
-        self.stale.insert((state, action));
+    /// A replay broke at this transition: keep replays off it.
+    pub fn blame(&mut self, b: Blame) {
+        if let Some(to) = b.to {
+            *self.missed.entry(to).or_default() += 1;
+        }
+        self.stale.insert(b);
     }
 
     /// Let replays use every recorded transition again.
     pub fn forgive(&mut self) {
         self.stale.clear();
+        self.missed.clear();
     }
 
     /// How many (state, action) pairs replays avoid now.
@@ -155,6 +187,68 @@ mod tests {
             new_state: false,
             failed,
         }
+    }
+
+    #[test]
+    fn a_blamed_transition_stays_blamed_until_it_leads_where_it_was_recorded_to() {
+        let obs = Observation::default();
+        let mut m = Memory::default();
+        let act = |s: &str| Action::on(ActionKind::Click, s);
+        let (a, b, c, d) = (act("#a"), act("#b"), act("#c"), act("#d"));
+        m.observe(&t(0, &a, 1, &obs, false));
+        m.observe(&t(1, &b, 2, &obs, false));
+        m.observe(&t(0, &c, 3, &obs, false));
+        m.observe(&t(3, &d, 1, &obs, false));
+        let path = |m: &Memory| -> Vec<Action> {
+            let r = m.route(StateId(0), StateId(2), None, "s2".into()).unwrap();
+            r.steps().iter().map(|s| s.action.clone()).collect()
+        };
+        assert_eq!(path(&m), vec![a.clone(), b.clone()]);
+        // A replay found `a` leading to s4 instead of s1 (the data behind the page
+        // changed); taking `a` again and landing in s4 does not make the recorded
+        // transition work again.
+        m.blame(Blame {
+            state: StateId(0),
+            action: a.clone(),
+            to: Some(StateId(1)),
+        });
+        m.observe(&t(0, &a, 4, &obs, false));
+        assert_eq!(path(&m), vec![c.clone(), d.clone(), b.clone()]);
+        assert_eq!(m.stale(), 1);
+        m.observe(&t(0, &a, 1, &obs, false));
+        assert_eq!(path(&m), vec![a.clone(), b.clone()]);
+        // An action no longer offered is blamed whatever it led to, until taken again.
+        m.blame(Blame {
+            state: StateId(1),
+            action: b.clone(),
+            to: None,
+        });
+        assert!(m.route(StateId(0), StateId(2), None, "s2".into()).is_none());
+        m.observe(&t(1, &b, 2, &obs, false));
+        assert_eq!(m.stale(), 0);
+        // A state replays keep missing, whichever way they come: after two misses no
+        // route aims through it, until the page arrives there again.
+        let e = act("#e");
+        m.observe(&t(0, &e, 2, &obs, false));
+        m.blame(Blame {
+            state: StateId(1),
+            action: b.clone(),
+            to: Some(StateId(2)),
+        });
+        assert_eq!(path(&m), vec![e.clone()]);
+        m.blame(Blame {
+            state: StateId(0),
+            action: e.clone(),
+            to: Some(StateId(2)),
+        });
+        assert!(m.route(StateId(0), StateId(2), None, "s2".into()).is_none());
+        // Arriving there again lifts the misses; `e` itself stays blamed until it
+        // leads there again.
+        m.observe(&t(1, &b, 2, &obs, false));
+        assert_eq!(path(&m), vec![a.clone(), b.clone()]);
+        m.observe(&t(0, &e, 2, &obs, false));
+        assert_eq!(path(&m), vec![e.clone()]);
+        assert_eq!(m.stale(), 0);
     }
 
     #[test]

@@ -45,14 +45,23 @@ pub struct Route {
     arrive: Option<StateId>,
 }
 
+/// A recorded transition a replay found broken: in `state`, the action (its key) no
+/// longer leads to `to`, or, with `to` None, is not offered at all.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Blame {
+    pub state: StateId,
+    pub action: Action,
+    pub to: Option<StateId>,
+}
+
 /// What to do next on a route.
 #[derive(Debug, PartialEq)]
 pub enum RouteNext {
     /// Take this action; the string is the rationale.
     Act(Action, String),
-    /// The route no longer matches the application: why, and the recorded step to
-    /// blame (a state and an action key), when one is.
-    Broken(String, Option<(StateId, Action)>),
+    /// The route no longer matches the application: why, and the recorded transition
+    /// to blame, when one is.
+    Broken(String, Option<Blame>),
     Done,
 }
 
@@ -76,10 +85,14 @@ impl Route {
         }
     }
 
-    /// The step taken last, as a (state, action key) to keep replays off.
-    fn blame_last(&self) -> Option<(StateId, Action)> {
+    /// The step taken last, which led elsewhere than `to`, to keep replays off.
+    fn blame_last(&self, to: StateId) -> Option<Blame> {
         let prev = &self.steps[self.next.checked_sub(1)?];
-        prev.expect.map(|s| (s, key(&prev.action)))
+        prev.expect.map(|state| Blame {
+            state,
+            action: key(&prev.action),
+            to: Some(to),
+        })
     }
 
     #[cfg(test)]
@@ -98,7 +111,7 @@ impl Route {
             return match self.arrive.filter(|t| *t != view.state()) {
                 Some(t) => RouteNext::Broken(
                     format!("it ended in {} instead of {t}", view.state()),
-                    self.blame_last(),
+                    self.blame_last(t),
                 ),
                 None => RouteNext::Done,
             };
@@ -106,7 +119,7 @@ impl Route {
         let (at, of) = (self.next + 1, self.steps.len());
         if let Some(expect) = step.expect.filter(|e| *e != view.state()) {
             // The step before led elsewhere than it did when it was recorded.
-            let blame = self.blame_last();
+            let blame = self.blame_last(expect);
             return RouteNext::Broken(
                 format!(
                     "step {at}/{of} expected {expect} but the page is in {}",
@@ -122,7 +135,12 @@ impl Route {
                 k.describe(),
                 view.state()
             );
-            return RouteNext::Broken(why, Some((view.state(), k)));
+            let blame = Blame {
+                state: view.state(),
+                action: k,
+                to: None,
+            };
+            return RouteNext::Broken(why, Some(blame));
         }
         self.next += 1;
         RouteNext::Act(step.action.clone(), format!("{} ({at}/{of})", self.label))
@@ -168,7 +186,8 @@ mod tests {
         );
         assert!(matches!(
             r.next(&view(&obs, &s2, &offered)),
-            RouteNext::Broken(m, Some((StateId(0), _))) if m.contains("expected s1")
+            RouteNext::Broken(m, Some(Blame { state: StateId(0), to: Some(StateId(1)), .. }))
+                if m.contains("expected s1")
         ));
         assert_eq!(
             r.next(&view(&obs, &s1, &offered)),
@@ -176,7 +195,8 @@ mod tests {
         );
         assert!(matches!(
             r.next(&view(&obs, &s2, &offered)),
-            RouteNext::Broken(m, Some((StateId(2), _))) if m.contains("not offered")
+            RouteNext::Broken(m, Some(Blame { state: StateId(2), to: None, .. }))
+                if m.contains("not offered")
         ));
         let with_c = [c.clone()];
         assert_eq!(

@@ -228,8 +228,8 @@ impl Agent for WebExplorAgent {
                 }
                 RouteNext::Broken(msg, blame) => {
                     self.route = None;
-                    if let Some((s, a)) = blame {
-                        self.memory.blame(s, a);
+                    if let Some(b) = blame {
+                        self.memory.blame(b);
                     }
                     if replay {
                         self.record_broken(msg);
