@@ -5,10 +5,11 @@
 //! and the classic boundaries of software testing (lengths, Unicode, markup and quotes,
 //! edge dates and numbers). None is taken from a particular application's bugs.
 //!
-//! Each row says which fields it applies to ([`Applies`]), how its value is made
-//! ([`Make`]: a literal, or a rule over the field's attributes and its valid value),
-//! which constraint it breaks and why it is worth a try. Values are made without
-//! randomness: which row is tried is the layer's (seeded) choice, not the value.
+//! Each row says which family of boundary it belongs to ([`Family`]: lengths, Unicode,
+//! markup and quotes, e-mails ...), which fields it applies to ([`Applies`]), how its
+//! value is made ([`Make`]: a literal, or a rule over the field's attributes and its
+//! valid value), which constraint it breaks and why it is worth a try. Values are made
+//! without randomness: which row is tried is the layer's (seeded) choice, not the value.
 
 use regex::RegexBuilder;
 use wayfarer_core::model::Element;
@@ -22,6 +23,7 @@ use crate::{numeric, temporal, Kind};
 pub struct Row {
     /// Stable name of the row (`email-no-dot`), for notes and tests.
     pub id: &'static str,
+    pub family: Family,
     pub applies: Applies,
     pub make: Make,
     /// The HTML validity state the value violates (`tooLong`, `typeMismatch`, ...), or
@@ -29,6 +31,29 @@ pub struct Row {
     pub breaks: &'static str,
     /// Why it is worth a try, in a few words (it ends up in the step's rationale).
     pub why: &'static str,
+}
+
+/// The kind of boundary a row tries: the layer draws a family before a row, so a family
+/// the table lists many variants of (six ways to quote) does not crowd out one it lists
+/// few of (two lengths).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Family {
+    /// Nothing, or only blanks.
+    Missing,
+    /// Lengths: one past maxlength, one short of minlength, the lengths columns break at.
+    Length,
+    /// One character off the field's pattern.
+    Pattern,
+    /// Characters that are more than one unit or one direction.
+    Unicode,
+    /// Markup, quotes and escapes.
+    Markup,
+    Email,
+    Url,
+    Phone,
+    Number,
+    Date,
+    Time,
 }
 
 /// Which fields a row applies to.
@@ -126,6 +151,7 @@ pub enum Make {
 /// Shorthand for the table: a row with a literal value.
 const fn lit(
     id: &'static str,
+    family: Family,
     applies: Applies,
     value: &'static str,
     breaks: &'static str,
@@ -133,6 +159,7 @@ const fn lit(
 ) -> Row {
     Row {
         id,
+        family,
         applies,
         make: Make::Literal(value),
         breaks,
@@ -143,6 +170,7 @@ const fn lit(
 /// Shorthand for the table: a row whose value follows a rule.
 const fn rule(
     id: &'static str,
+    family: Family,
     applies: Applies,
     make: Make,
     breaks: &'static str,
@@ -150,6 +178,7 @@ const fn rule(
 ) -> Row {
     Row {
         id,
+        family,
         applies,
         make,
         breaks,
@@ -168,6 +197,7 @@ const fn date(
 ) -> Row {
     Row {
         id,
+        family: Family::Date,
         applies: Applies::TextDate,
         make: Make::Date { y, m, d },
         breaks: "classic",
@@ -176,69 +206,70 @@ const fn date(
 }
 
 use Applies as A;
+use Family as F;
 use Make as M;
 
 /// Every boundary value the `mutate` layer knows, grouped by what it breaks.
 #[rustfmt::skip]
 pub const CATALOGUE: &[Row] = &[
     // valueMissing
-    lit("empty", A::Every, "", "valueMissing", "empty: a required field left blank"),
-    lit("blank", A::FreeText, "   ", "valueMissing", "only spaces: blank to a person, not to `required`"),
+    lit("empty", F::Missing, A::Every, "", "valueMissing", "empty: a required field left blank"),
+    lit("blank", F::Missing, A::FreeText, "   ", "valueMissing", "only spaces: blank to a person, not to `required`"),
     // tooLong, tooShort, and the lengths columns and buffers break at
-    rule("maxlength+1", A::MaxLength, M::MaxLengthPlusOne, "tooLong", "one character past maxlength"),
-    rule("minlength-1", A::MinLength, M::MinLengthMinusOne, "tooShort", "one character short of minlength"),
-    rule("long-256", A::FreeText, M::Length(256), "classic", "256 characters: one past the common 255-character column"),
-    rule("long-10000", A::FreeText, M::Length(10_000), "classic", "10,000 characters: past any buffer or column meant for a field"),
+    rule("maxlength+1", F::Length, A::MaxLength, M::MaxLengthPlusOne, "tooLong", "one character past maxlength"),
+    rule("minlength-1", F::Length, A::MinLength, M::MinLengthMinusOne, "tooShort", "one character short of minlength"),
+    rule("long-256", F::Length, A::FreeText, M::Length(256), "classic", "256 characters: one past the common 255-character column"),
+    rule("long-10000", F::Length, A::FreeText, M::Length(10_000), "classic", "10,000 characters: past any buffer or column meant for a field"),
     // patternMismatch
-    rule("pattern-off", A::Pattern, M::PatternBroken, "patternMismatch", "one character off the field's pattern"),
+    rule("pattern-off", F::Pattern, A::Pattern, M::PatternBroken, "patternMismatch", "one character off the field's pattern"),
     // Unicode
-    lit("combining", A::FreeText, "Zoe\u{308} Cafe\u{301}", "classic", "combining marks: more code points than letters"),
-    lit("astral", A::FreeText, "\u{1d518}\u{1d52b}\u{1d526} \u{2070e}", "classic", "characters outside the BMP: two UTF-16 units each"),
-    lit("emoji", A::FreeText, "\u{1f44d}\u{1f3fd} \u{1f468}\u{200d}\u{1f469}\u{200d}\u{1f467}", "classic", "emoji with a skin tone and a ZWJ family: one glyph, many code points"),
-    lit("rtl", A::FreeText, "\u{645}\u{631}\u{62d}\u{628}\u{627} \u{628}\u{627}\u{644}\u{639}\u{627}\u{644}\u{645}", "classic", "right-to-left script"),
-    lit("bidi-override", A::FreeText, "\u{202e}fdp.exe", "classic", "a right-to-left override: shown reversed"),
+    lit("combining", F::Unicode, A::FreeText, "Zoe\u{308} Cafe\u{301}", "classic", "combining marks: more code points than letters"),
+    lit("astral", F::Unicode, A::FreeText, "\u{1d518}\u{1d52b}\u{1d526} \u{2070e}", "classic", "characters outside the BMP: two UTF-16 units each"),
+    lit("emoji", F::Unicode, A::FreeText, "\u{1f44d}\u{1f3fd} \u{1f468}\u{200d}\u{1f469}\u{200d}\u{1f467}", "classic", "emoji with a skin tone and a ZWJ family: one glyph, many code points"),
+    lit("rtl", F::Unicode, A::FreeText, "\u{645}\u{631}\u{62d}\u{628}\u{627} \u{628}\u{627}\u{644}\u{639}\u{627}\u{644}\u{645}", "classic", "right-to-left script"),
+    lit("bidi-override", F::Unicode, A::FreeText, "\u{202e}fdp.exe", "classic", "a right-to-left override: shown reversed"),
     // Markup and quotes
-    lit("markup", A::FreeText, "<b>bold</b>", "classic", "markup: shows bold where it is not escaped"),
-    lit("script", A::FreeText, "<script>alert(1)</script>", "classic", "a script tag: runs where it is not escaped"),
-    lit("double-quote", A::FreeText, "Say \"hi\"", "classic", "a double quote: ends an attribute or a JSON string"),
-    lit("single-quote", A::FreeText, "O'Brien", "classic", "an apostrophe: ends a SQL or JavaScript string"),
-    lit("ampersand", A::FreeText, "Tom & Jerry", "classic", "an ampersand: starts an entity or a query parameter"),
-    lit("backslash", A::FreeText, "C:\\new\\table", "classic", "backslashes: read as escapes (\\n, \\t) when unescaped"),
+    lit("markup", F::Markup, A::FreeText, "<b>bold</b>", "classic", "markup: shows bold where it is not escaped"),
+    lit("script", F::Markup, A::FreeText, "<script>alert(1)</script>", "classic", "a script tag: runs where it is not escaped"),
+    lit("double-quote", F::Markup, A::FreeText, "Say \"hi\"", "classic", "a double quote: ends an attribute or a JSON string"),
+    lit("single-quote", F::Markup, A::FreeText, "O'Brien", "classic", "an apostrophe: ends a SQL or JavaScript string"),
+    lit("ampersand", F::Markup, A::FreeText, "Tom & Jerry", "classic", "an ampersand: starts an entity or a query parameter"),
+    lit("backslash", F::Markup, A::FreeText, "C:\\new\\table", "classic", "backslashes: read as escapes (\\n, \\t) when unescaped"),
     // E-mails HTML's own grammar accepts, though no mail reaches them
-    lit("email-no-dot", A::Email, "a@b", "classic", "no dot in the domain: valid HTML, no real address"),
-    lit("email-dotless-domain", A::Email, "user@localhost", "classic", "a dotless domain: valid HTML, undeliverable"),
-    rule("email-long-local", A::Email, M::LocalPart(65), "classic", "a 65-character local part: valid HTML, past RFC 5321's 64"),
+    lit("email-no-dot", F::Email, A::Email, "a@b", "classic", "no dot in the domain: valid HTML, no real address"),
+    lit("email-dotless-domain", F::Email, A::Email, "user@localhost", "classic", "a dotless domain: valid HTML, undeliverable"),
+    rule("email-long-local", F::Email, A::Email, M::LocalPart(65), "classic", "a 65-character local part: valid HTML, past RFC 5321's 64"),
     // E-mails malformed but plausible (typeMismatch)
-    lit("email-no-domain", A::Email, "user@", "typeMismatch", "nothing after the @"),
-    lit("email-no-local", A::Email, "@example.com", "typeMismatch", "nothing before the @"),
-    lit("email-double-at", A::Email, "user@@example.com", "typeMismatch", "two @ signs"),
-    lit("email-double-dot", A::Email, "user@example..com", "typeMismatch", "an empty domain label"),
-    lit("email-space", A::Email, "us er@example.com", "typeMismatch", "a space inside"),
+    lit("email-no-domain", F::Email, A::Email, "user@", "typeMismatch", "nothing after the @"),
+    lit("email-no-local", F::Email, A::Email, "@example.com", "typeMismatch", "nothing before the @"),
+    lit("email-double-at", F::Email, A::Email, "user@@example.com", "typeMismatch", "two @ signs"),
+    lit("email-double-dot", F::Email, A::Email, "user@example..com", "typeMismatch", "an empty domain label"),
+    lit("email-space", F::Email, A::Email, "us er@example.com", "typeMismatch", "a space inside"),
     // URLs
-    lit("url-no-scheme", A::Url, "www.example.com", "typeMismatch", "no scheme"),
-    lit("url-scheme-only", A::Url, "http://", "typeMismatch", "a scheme and nothing else"),
-    lit("url-javascript", A::Url, "javascript:alert(1)", "classic", "a javascript: URL: valid, runs when used as a link"),
-    rule("url-long", A::Url, M::LongUrl(2100), "classic", "2,100 characters: past the classic 2,083-character URL limit"),
+    lit("url-no-scheme", F::Url, A::Url, "www.example.com", "typeMismatch", "no scheme"),
+    lit("url-scheme-only", F::Url, A::Url, "http://", "typeMismatch", "a scheme and nothing else"),
+    lit("url-javascript", F::Url, A::Url, "javascript:alert(1)", "classic", "a javascript: URL: valid, runs when used as a link"),
+    rule("url-long", F::Url, A::Url, M::LongUrl(2100), "classic", "2,100 characters: past the classic 2,083-character URL limit"),
     // Phone numbers
-    lit("phone-short", A::Phone, "12", "classic", "two digits: too short for any number"),
-    lit("phone-long", A::Phone, "+1234567890123456", "classic", "16 digits: past E.164's 15"),
-    lit("phone-letters", A::Phone, "555-ABCD", "classic", "letters in a phone number"),
-    lit("phone-plus", A::Phone, "+", "classic", "a lone plus sign"),
+    lit("phone-short", F::Phone, A::Phone, "12", "classic", "two digits: too short for any number"),
+    lit("phone-long", F::Phone, A::Phone, "+1234567890123456", "classic", "16 digits: past E.164's 15"),
+    lit("phone-letters", F::Phone, A::Phone, "555-ABCD", "classic", "letters in a phone number"),
+    lit("phone-plus", F::Phone, A::Phone, "+", "classic", "a lone plus sign"),
     // Numbers
-    lit("number-negative", A::Number, "-1", "rangeUnderflow", "a negative number"),
-    lit("number-zero", A::Number, "0", "classic", "zero: divides, empties, and is falsy"),
-    rule("number-below-min", A::Number, M::BelowMin, "rangeUnderflow", "one step below min"),
-    rule("number-above-max", A::Number, M::AboveMax, "rangeOverflow", "one step above max"),
-    lit("number-huge", A::Number, "99999999999999999999", "classic", "20 digits: past any 64-bit integer"),
-    rule("number-off-step", A::Number, M::OffStep, "stepMismatch", "half a step off the grid: a fraction where whole steps are expected"),
-    lit("number-exponent", A::Number, "1e3", "classic", "exponent form: a valid number few parsers expect"),
-    lit("number-letters", A::TextNumber, "12abc", "classic", "digits, then letters: what badInput catches in a number input"),
+    lit("number-negative", F::Number, A::Number, "-1", "rangeUnderflow", "a negative number"),
+    lit("number-zero", F::Number, A::Number, "0", "classic", "zero: divides, empties, and is falsy"),
+    rule("number-below-min", F::Number, A::Number, M::BelowMin, "rangeUnderflow", "one step below min"),
+    rule("number-above-max", F::Number, A::Number, M::AboveMax, "rangeOverflow", "one step above max"),
+    lit("number-huge", F::Number, A::Number, "99999999999999999999", "classic", "20 digits: past any 64-bit integer"),
+    rule("number-off-step", F::Number, A::Number, M::OffStep, "stepMismatch", "half a step off the grid: a fraction where whole steps are expected"),
+    lit("number-exponent", F::Number, A::Number, "1e3", "classic", "exponent form: a valid number few parsers expect"),
+    lit("number-letters", F::Number, A::TextNumber, "12abc", "classic", "digits, then letters: what badInput catches in a number input"),
     // Native date inputs: only valid ISO dates can be entered there
-    rule("date-before-min", A::NativeDate, M::DayBeforeMin, "rangeUnderflow", "the day before min"),
-    rule("date-after-max", A::NativeDate, M::DayAfterMax, "rangeOverflow", "the day after max"),
-    lit("date-first", A::NativeDate, "0001-01-01", "classic", "the first valid date"),
-    lit("date-last", A::NativeDate, "9999-12-31", "classic", "the last four-digit date"),
-    lit("date-leap", A::NativeDate, "2024-02-29", "classic", "a leap day"),
+    rule("date-before-min", F::Date, A::NativeDate, M::DayBeforeMin, "rangeUnderflow", "the day before min"),
+    rule("date-after-max", F::Date, A::NativeDate, M::DayAfterMax, "rangeOverflow", "the day after max"),
+    lit("date-first", F::Date, A::NativeDate, "0001-01-01", "classic", "the first valid date"),
+    lit("date-last", F::Date, A::NativeDate, "9999-12-31", "classic", "the last four-digit date"),
+    lit("date-leap", F::Date, A::NativeDate, "2024-02-29", "classic", "a leap day"),
     // Text date fields, in the format the field shows
     date("text-date-leap", "2024", "02", "29", "the leap day of a leap year"),
     date("text-date-feb29", "2023", "02", "29", "29 February of a non-leap year"),
@@ -249,9 +280,9 @@ pub const CATALOGUE: &[Row] = &[
     date("text-date-far-future", "9999", "12", "31", "31 December 9999"),
     date("text-date-far-past", "1900", "01", "01", "1 January 1900: the floor of many date types"),
     // Times
-    lit("time-24", A::TextTime, "24:00", "classic", "24:00: the end of a day, not a time of one"),
-    lit("time-last-second", A::Time, "23:59:59", "stepMismatch", "the last second of a day: off the default one-minute step"),
-    lit("time-midnight", A::Time, "00:00", "classic", "midnight: zero"),
+    lit("time-24", F::Time, A::TextTime, "24:00", "classic", "24:00: the end of a day, not a time of one"),
+    lit("time-last-second", F::Time, A::Time, "23:59:59", "stepMismatch", "the last second of a day: off the default one-minute step"),
+    lit("time-midnight", F::Time, A::Time, "00:00", "classic", "midnight: zero"),
 ];
 
 /// What the catalogue needs to know about a field, read once.

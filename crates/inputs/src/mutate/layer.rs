@@ -8,7 +8,7 @@ use rand_chacha::ChaCha8Rng;
 use wayfarer_core::input::InputGenerator;
 use wayfarer_core::model::{Action, ActionKind, Element, Event, Observation};
 
-use super::catalogue::{boundary_values, Row};
+use super::catalogue::{boundary_values, Family, Row};
 use super::judge::{judge_submission, shows, FormKey, Submission};
 
 /// Longest piece of a value a note quotes.
@@ -23,8 +23,8 @@ const NOTE_CHARS: usize = 30;
 ///   boundary value with probability 1/2.
 /// - A (field, row) pair is drawn with the seeded rng among those not yet tried for the
 ///   form: a field uniformly, then its rows for what the field declares before the
-///   generic ones, values HTML accepts before those it flags; when all were tried, a
-///   new round starts.
+///   generic ones, values HTML accepts before those it flags, then a [`Family`]
+///   uniformly and one of its rows; when all were tried, a new round starts.
 /// - A form that already holds a boundary value gets only valid values elsewhere.
 ///
 /// The whole state is cloned by `fork`, so state inference's trials see the same policy.
@@ -151,6 +151,16 @@ impl Mutate {
         };
         let first = of_field.iter().map(|&i| tier(i)).min().unwrap_or(0);
         let pool: Vec<usize> = of_field.into_iter().filter(|&i| tier(i) == first).collect();
+        // Then a family of boundary, so the table's many quotes do not crowd out its
+        // two lengths; then one of the family's rows.
+        let mut families: Vec<Family> = pool.iter().map(|&i| cands[i].row.family).collect();
+        families.sort_unstable();
+        families.dedup();
+        let family = families[rng.gen_range(0..families.len())];
+        let pool: Vec<usize> = pool
+            .into_iter()
+            .filter(|&i| cands[i].row.family == family)
+            .collect();
         let c = cands.swap_remove(pool[rng.gen_range(0..pool.len())]);
         memory.tried.insert(pair(&c));
         Some(c)

@@ -15,6 +15,6 @@ pub mod catalogue;
 pub mod judge;
 mod layer;
 
-pub use catalogue::{boundary_values, Applies, Make, Row, CATALOGUE};
+pub use catalogue::{boundary_values, Applies, Family, Make, Row, CATALOGUE};
 pub use judge::{judge_submission, FormKey, Submission};
 pub use layer::Mutate;

@@ -215,6 +215,54 @@ fn every_pair_is_tried_before_any_repeats_and_seeds_attack_differently() {
 }
 
 #[test]
+fn a_family_of_boundaries_is_drawn_before_a_row_so_many_variants_do_not_crowd_out_few() {
+    // A plain text field: its first tier (values HTML accepts, not specific to it) has
+    // 2 lengths, 5 Unicode rows and 6 markup and quote rows.
+    let p = page(vec![field("#city", "text", &[("name", "city")])]);
+    let f = fields(&p)[0].clone();
+    let first_tier: Vec<&Row> = catalogue::boundary_values(&f, "Paris")
+        .into_iter()
+        .map(|(row, _)| row)
+        .filter(|row| !row.applies.specific() && row.passes_html())
+        .collect();
+    let count = |fam: Family| first_tier.iter().filter(|r| r.family == fam).count();
+    assert_eq!(
+        (
+            count(Family::Length),
+            count(Family::Unicode),
+            count(Family::Markup)
+        ),
+        (2, 5, 6)
+    );
+    let mut first_attack = BTreeMap::<Family, u32>::new();
+    for seed in 0..300 {
+        let mut m = mutate();
+        let mut r = rng(seed);
+        submit(&mut m, &p, &mut r, true);
+        let valid = valid_fill(&m, &p, &r)[0].clone().unwrap();
+        let got = submit(&mut m, &p, &mut r, false)[0].clone();
+        let (row, _) = catalogue::boundary_values(&f, &valid)
+            .into_iter()
+            .find(|(_, v)| *v == got)
+            .unwrap_or_else(|| panic!("seed {seed}: {got:?} is no boundary value"));
+        assert!(
+            first_tier.iter().any(|r| r.id == row.id),
+            "seed {seed}: {} is not of the first tier",
+            row.id
+        );
+        *first_attack.entry(row.family).or_default() += 1;
+    }
+    // Each family about a third of the time (by rows, lengths would get 2 in 13).
+    for fam in [Family::Length, Family::Unicode, Family::Markup] {
+        let n = first_attack.get(&fam).copied().unwrap_or(0);
+        assert!(
+            (70..=130).contains(&n),
+            "{fam:?}: {n} of 300 ({first_attack:?})"
+        );
+    }
+}
+
+#[test]
 fn single_typing_mutates_half_the_time_and_only_in_accepted_forms() {
     let p = signup();
     let name = fields(&p)[0].clone();
