@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use rand::Rng;
+use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use wayfarer_core::input::InputGenerator;
 use wayfarer_core::model::{Action, ActionKind, Element, Event, Observation};
@@ -13,6 +13,10 @@ use super::judge::{judge_submission, shows, FormKey, Submission};
 
 /// Longest piece of a value a note quotes.
 const NOTE_CHARS: usize = 30;
+
+/// The stream of the run's seed that the layer's own draws come from ("mutate" in ASCII);
+/// the run's shared stream is 0.
+const STREAM: u64 = 0x6d75_7461_7465;
 
 /// Boundary values on top of `inner` (see the module docs for the policy).
 ///
@@ -26,6 +30,10 @@ const NOTE_CHARS: usize = 30;
 ///   generic ones, values HTML accepts before those it flags, then a [`Family`]
 ///   uniformly and one of its rows; when all were tried, a new round starts.
 /// - A form that already holds a boundary value gets only valid values elsewhere.
+/// - The layer's own draws (the coin, the pair) come from a stream of its own of the
+///   run's seed: the rng it is handed advances exactly as it would without the layer, so
+///   turning the layer on, or changing its catalogue, changes what is typed and never
+///   reshuffles where the strategy goes.
 ///
 /// The whole state is cloned by `fork`, so state inference's trials see the same policy.
 #[derive(Clone)]
@@ -40,6 +48,8 @@ pub struct Mutate {
     /// typing step tells a boundary value from a valid one by them.
     handed: BTreeMap<String, String>,
     note: Option<String>,
+    /// The layer's own rng, derived from the first rng it is handed (see [`STREAM`]).
+    own: Option<ChaCha8Rng>,
 }
 
 /// What the layer knows about one form.
@@ -82,6 +92,46 @@ impl Mutate {
             typed: Vec::new(),
             handed: BTreeMap::new(),
             note: None,
+            own: None,
+        }
+    }
+
+    /// The layer's own rng: the seed of the `shared` one, on another stream. Reading the
+    /// seed draws nothing from `shared`.
+    fn own_rng(&mut self, shared: &ChaCha8Rng) -> ChaCha8Rng {
+        self.own.take().unwrap_or_else(|| {
+            let mut own = ChaCha8Rng::from_seed(shared.get_seed());
+            own.set_stream(STREAM);
+            own
+        })
+    }
+
+    /// Single typing into a field of the accepted form `key`: a boundary value instead of
+    /// `valid` with probability 1/2.
+    fn attack_one(
+        &mut self,
+        e: &Element,
+        key: &FormKey,
+        valid: String,
+        rng: &mut ChaCha8Rng,
+    ) -> String {
+        if !rng.gen_bool(0.5) {
+            return valid;
+        }
+        let cands = boundary_values(e, &valid)
+            .into_iter()
+            .map(|(row, value)| Candidate {
+                index: 0,
+                row,
+                value,
+            })
+            .collect();
+        match self.draw(key, &[e], cands, false, rng) {
+            Some(c) => {
+                self.hand_out(e, &c);
+                c.value
+            }
+            None => valid,
         }
     }
 
@@ -250,29 +300,13 @@ impl InputGenerator for Mutate {
         self.handed.clear();
         let valid = self.inner.text_for(e, page, rng);
         let key = FormKey::of_element(page, e);
-        // The coin is tossed only for accepted forms: elsewhere the inner generator's
-        // draws stay exactly what they would be without the layer.
-        if !self.accepted(&key)
-            || self.holds_boundary(page, &key, Some(e.locator.as_str()))
-            || !rng.gen_bool(0.5)
-        {
+        if !self.accepted(&key) || self.holds_boundary(page, &key, Some(e.locator.as_str())) {
             return valid;
         }
-        let cands = boundary_values(e, &valid)
-            .into_iter()
-            .map(|(row, value)| Candidate {
-                index: 0,
-                row,
-                value,
-            })
-            .collect();
-        match self.draw(&key, &[e], cands, false, rng) {
-            Some(c) => {
-                self.hand_out(e, &c);
-                c.value
-            }
-            None => valid,
-        }
+        let mut own = self.own_rng(rng);
+        let value = self.attack_one(e, &key, valid, &mut own);
+        self.own = Some(own);
+        value
     }
 
     fn option_for(
@@ -316,10 +350,12 @@ impl InputGenerator for Mutate {
                     .map(move |(row, value)| Candidate { index, row, value })
             })
             .collect();
-        if let Some(c) = self.draw(&key, fields, cands, true, rng) {
+        let mut own = self.own_rng(rng);
+        if let Some(c) = self.draw(&key, fields, cands, true, &mut own) {
             self.hand_out(fields[c.index], &c);
             values[c.index] = Some(c.value);
         }
+        self.own = Some(own);
         values
     }
 

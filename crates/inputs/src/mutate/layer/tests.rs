@@ -321,6 +321,27 @@ fn a_form_holding_a_boundary_value_gets_valid_values_elsewhere() {
 }
 
 #[test]
+fn the_layer_draws_from_its_own_stream_so_the_strategy_s_rng_moves_as_without_it() {
+    // The rng a strategy hands in must advance exactly as the inner generator alone
+    // advances it, attacks or not: a catalogue change must not reshuffle exploration.
+    let p = signup();
+    let name = fields(&p)[0].clone();
+    let mut m = mutate();
+    let mut alone = HeuristicInput::new();
+    let (mut r, mut r_alone) = (rng(5), rng(5));
+    let mut attacks = 0;
+    for i in 0..30 {
+        let valid = alone.fill_form(&p, &fields(&p), &mut r_alone);
+        attacks += differing(&submit(&mut m, &p, &mut r, i % 4 != 3), &valid);
+        assert!(r == r_alone, "fill {i}: the handed rng moved differently");
+        let v_alone = alone.text_for(&name, &p, &mut r_alone);
+        attacks += usize::from(m.text_for(&name, &p, &mut r) != v_alone);
+        assert!(r == r_alone, "typing {i}: the handed rng moved differently");
+    }
+    assert!(attacks > 5, "the layer attacked only {attacks} times");
+}
+
+#[test]
 fn what_the_page_no_longer_shows_is_forgotten() {
     let p = signup();
     let mut m = mutate();
