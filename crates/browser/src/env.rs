@@ -427,31 +427,67 @@ impl Inner {
         })
     }
 
-    /// Take coverage before acting on `control` when the action may leave the document
-    /// (see `leave.rs`); whether it did.
-    async fn take_before(&self, control: Control) -> Result<bool, BrowserError> {
-        let take = match self.coverage_mode() {
+    /// Whether to take coverage with an action on `control`, because it may leave the
+    /// document (see `leave.rs`).
+    fn take_with(&self, control: Control) -> bool {
+        match self.coverage_mode() {
             CoverageMode::Off => false,
             CoverageMode::EveryStep => true,
             CoverageMode::Lazy => {
-                let ran = match (self.last_action, self.shared.lock().cov_taken) {
-                    (Some(a), Some(t)) => a > t,
-                    (_, None) => true,
-                    (None, Some(_)) => false,
-                };
-                ran && self.leave.take_before(control)
+                // A take with the action also keeps what the action itself runs; one before
+                // back is worth it only when something ran since the last.
+                let ran = control != Control::History
+                    || match (self.last_action, self.shared.lock().cov_taken) {
+                        (Some(a), Some(t)) => a > t,
+                        (_, None) => true,
+                        (None, Some(_)) => false,
+                    };
+                ran && self.leave.take_for(control)
             }
-        };
-        if take {
-            self.take_coverage().await?;
         }
-        Ok(take)
+    }
+
+    /// Run `act` with the coverage take `take` asks for: the act's time, then the take's.
+    ///
+    /// A navigation the page starts (a link, a form, a script) reaches the browser only
+    /// after the renderer has run the click, so a take sent right behind the action's
+    /// input events is already in the renderer and runs there after the handlers, in the
+    /// old document: it keeps what the click and submit handlers ran, which a take before
+    /// misses and a take after the reply is held for (Chrome holds renderer commands while
+    /// a navigation is pending, then answers from the new document). Back and address
+    /// navigations start in the browser itself, so they are taken for before.
+    async fn act_with_take(
+        &self,
+        control: Control,
+        take: bool,
+        act: impl std::future::Future<Output = Result<(), BrowserError>>,
+    ) -> Result<(Duration, Duration), BrowserError> {
+        let t = Instant::now();
+        if !take {
+            act.await?;
+            return Ok((t.elapsed(), Duration::ZERO));
+        }
+        if control == Control::History {
+            self.take_coverage().await?;
+            let tc = t.elapsed();
+            act.await?;
+            return Ok((t.elapsed().saturating_sub(tc), tc));
+        }
+        // `join!` polls `act` first, so its commands are sent before the take's.
+        let acted = async {
+            let r = act.await;
+            (r, Instant::now())
+        };
+        let ((r, acted_at), taken) = futures::join!(acted, self.take_coverage());
+        r?;
+        taken?;
+        let act = acted_at.duration_since(t);
+        Ok((act, t.elapsed().saturating_sub(act)))
     }
 
     /// Perform the action and wait for stability: the time each took.
     async fn act_and_wait(&mut self, action: &Action) -> Result<Acted, BrowserError> {
         let page = self.page()?;
-        let t = Instant::now();
         let documents = self.shared.lock().documents;
         let actor = self.actor(&page);
         let clicks = match action.kind {
@@ -459,32 +495,29 @@ impl Inner {
             ActionKind::DoubleClick => 2,
             _ => 0,
         };
-        let tc;
-        let (control, taken) = if clicks > 0 {
+        let t = Instant::now();
+        let (control, taken, (act, coverage)) = if clicks > 0 {
             let loc = action.target.as_deref().ok_or_else(|| {
                 BrowserError::Step(format!("{} needs a target", action.kind.as_str()))
             })?;
             let aim = actor.aim(loc).await?;
-            let t0 = Instant::now();
-            let taken = self.take_before(aim.control).await?;
-            tc = t0.elapsed();
-            actor.press(aim, clicks).await?;
-            (aim.control, taken)
+            let aimed = t.elapsed();
+            let take = self.take_with(aim.control);
+            let (act, coverage) = self
+                .act_with_take(aim.control, take, actor.press(aim, clicks))
+                .await?;
+            (aim.control, take, (aimed + act, coverage))
         } else {
             let control = match action.kind {
                 ActionKind::Submit => Control::Submit,
                 ActionKind::Back | ActionKind::Navigate => Control::History,
                 _ => Control::Script,
             };
-            let t0 = Instant::now();
-            let taken = self.take_before(control).await?;
-            tc = t0.elapsed();
-            actor.act(action).await?;
-            (control, taken)
+            let take = self.take_with(control);
+            let times = self.act_with_take(control, take, actor.act(action)).await?;
+            (control, take, times)
         };
         self.last_action = Some(Instant::now());
-        let coverage = tc;
-        let act = t.elapsed().saturating_sub(coverage);
         let wait = self.wait(Instant::now()).await;
         let left = self.shared.lock().documents > documents;
         self.leave.record(control, left, taken);

@@ -1,7 +1,8 @@
-//! When to take JS coverage before an action. Precise coverage counts accumulate in the
+//! When to take JS coverage with an action. Precise coverage counts accumulate in the
 //! page until a take, but a document that is replaced takes its counts with it, and
-//! Chrome holds every command to the renderer while a navigation is pending: the only
-//! moment to take is before the action that leaves. Which actions leave is learned per
+//! Chrome holds every command to the renderer while a navigation is pending: the moment
+//! to take is with the action that leaves (the take sent right behind its input events,
+//! see `BrowserEnv::act_with_take`). Which actions leave is learned per
 //! run: links and form buttons usually do in a multi-page application and never do in a
 //! single-page one, and a button whose script assigns `location` might.
 
@@ -36,7 +37,7 @@ pub(crate) struct LeaveStats {
     /// leave start as if one action left; script-driven controls start as if nineteen
     /// stayed, so one departure among them is enough to turn the takes on.
     seen: [(u32, u32); 4],
-    /// Departures that happened without a take before them (coverage lost since the
+    /// Departures that happened without a take with them (coverage lost since the
     /// last take).
     pub missed: u32,
 }
@@ -51,13 +52,13 @@ impl Default for LeaveStats {
 }
 
 impl LeaveStats {
-    /// Take before acting on `c` when at least one action in twenty of its kind left.
-    pub fn take_before(&self, c: Control) -> bool {
+    /// Take with an action on `c` when at least one action in twenty of its kind left.
+    pub fn take_for(&self, c: Control) -> bool {
         let (actions, left) = self.seen[c.index()];
         left * 20 >= actions
     }
 
-    /// Learn what an action on `c` did; `taken`: coverage was taken before it.
+    /// Learn what an action on `c` did; `taken`: coverage was taken with it.
     pub fn record(&mut self, c: Control, left: bool, taken: bool) {
         let s = &mut self.seen[c.index()];
         s.0 = s.0.saturating_add(1);
@@ -76,26 +77,26 @@ mod tests {
     #[test]
     fn links_stop_being_taken_for_in_a_single_page_app() {
         let mut s = LeaveStats::default();
-        assert!(s.take_before(Control::Link));
+        assert!(s.take_for(Control::Link));
         for _ in 0..19 {
             s.record(Control::Link, false, true);
         }
         // 1 of 20 left (the prior): still taking.
-        assert!(s.take_before(Control::Link));
+        assert!(s.take_for(Control::Link));
         s.record(Control::Link, false, true);
-        assert!(!s.take_before(Control::Link), "1 of 21 left");
+        assert!(!s.take_for(Control::Link), "1 of 21 left");
         // One real departure turns it back on.
         s.record(Control::Link, true, false);
-        assert!(s.take_before(Control::Link));
+        assert!(s.take_for(Control::Link));
         assert_eq!(s.missed, 1);
     }
 
     #[test]
     fn script_controls_are_taken_for_once_one_leaves() {
         let mut s = LeaveStats::default();
-        assert!(!s.take_before(Control::Script));
+        assert!(!s.take_for(Control::Script));
         s.record(Control::Script, true, false);
-        assert!(s.take_before(Control::Script));
-        assert!(s.take_before(Control::Submit) && s.take_before(Control::History));
+        assert!(s.take_for(Control::Script));
+        assert!(s.take_for(Control::Submit) && s.take_for(Control::History));
     }
 }

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use common::server::{html, js, Reply, TestServer};
 use common::*;
-use wayfarer_core::config::{DenyRule, LoginStep};
+use wayfarer_core::config::{CoverageMode, DenyRule, LoginStep};
 use wayfarer_core::{Action, ActionKind, EnvError, Environment, EventKind};
 
 const FORM_PAGE: &str = r#"<!doctype html><html><head><title>Form</title></head><body>
@@ -479,6 +479,51 @@ fn lazy_coverage_keeps_what_a_page_ran_before_a_link_leaves_it() {
         after.covered_bytes > first.covered_bytes,
         "the handler's run was lost with its page: {first:?} -> {after:?}"
     );
+}
+
+const LEAVING_JS: &str = r#"function onLeave(kind) {
+  let n = 0;
+  for (let i = 0; i < 5; i++) {
+    n += i;
+  }
+  sessionStorage.setItem('left', kind + n);
+}
+"#;
+
+/// A link and a form whose handlers run only in the click that leaves the page.
+const LEAVING_PAGE: &str = r#"<!doctype html><body><script src="/leaving.js"></script>
+<a id="link" href="/two" onclick="onLeave('link')">two</a>
+<form id="f" action="/two" onsubmit="onLeave('form')"><button id="send">send</button></form>
+</body>"#;
+
+/// What a link's click handler or a form's submit handler runs on the way out is counted:
+/// a take before the click would miss it, one after the click's reply is held until the
+/// next page answers it.
+#[test]
+fn coverage_keeps_what_the_handlers_of_the_click_that_leaves_run() {
+    let srv = TestServer::start(vec![
+        ("/", html(LEAVING_PAGE)),
+        ("/two", html("<!doctype html><body><p>two</p></body>")),
+        ("/leaving.js", js(LEAVING_JS)),
+    ]);
+    for mode in [CoverageMode::Lazy, CoverageMode::EveryStep] {
+        for control in ["#link", "#send"] {
+            let mut o = options(&srv.url("/"));
+            o.config.coverage = mode;
+            o.config.coverage_interval_ms = 3_600_000;
+            let mut env = launch(o);
+            env.reset().unwrap();
+            let before = env.coverage().unwrap();
+            let out = env.step(&Action::on(ActionKind::Click, control)).unwrap();
+            assert!(out.observation.url.contains("/two"), "{mode:?} {control}");
+            env.flush();
+            let after = env.coverage().unwrap();
+            assert!(
+                after.functions_covered > before.functions_covered,
+                "{mode:?} {control}: the handler's run was lost: {before:?} -> {after:?}"
+            );
+        }
+    }
 }
 
 const LOGIN: &str = r#"<!doctype html><body><input id="user">

@@ -1,7 +1,7 @@
-//! Lazy JS coverage (taken before a page may go, not after every step) measures what the
-//! every-step take measures: same seed, same actions, same bytes covered within a point,
-//! on a multi-page application (expense: most clicks load another document) and on a
-//! single-page one with a 2 MB script (hazards' /bigscript).
+//! Lazy JS coverage (taken with an action that may leave the page, not after every step)
+//! measures what the every-step take measures: same seed, same actions, same bytes covered
+//! within a point, on a multi-page application (expense: most clicks load another
+//! document) and on a single-page one with a 2 MB script (hazards' /bigscript).
 
 mod common;
 
