@@ -2,9 +2,9 @@
 //! page until a take, but a document that is replaced takes its counts with it, and
 //! Chrome holds every command to the renderer while a navigation is pending: the moment
 //! to take is with the action that leaves (the take sent right behind its input events,
-//! see `BrowserEnv::act_with_take`). Which actions leave is learned per
-//! run: links and form buttons usually do in a multi-page application and never do in a
-//! single-page one, and a button whose script assigns `location` might.
+//! see `act_with_take` in `env.rs`). Which actions leave is learned per run: links and
+//! form buttons usually do in a multi-page application and never do in a single-page
+//! one, and a button whose script assigns `location` might.
 
 /// What an action acts on, as far as leaving the document goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -42,7 +42,8 @@ fn replayed(url: &str, steps: &[StepRecord]) -> (u64, u64) {
             env.reset().expect("reset");
             episode = Some(s.episode);
         }
-        // An action the page does not offer this time fails here as it may have there.
+        // A failed action is passed over, as the explore did; core's `replay` would end
+        // the episode there.
         let _ = env.step(&s.action);
     }
     env.flush();
