@@ -427,62 +427,43 @@ impl Inner {
         })
     }
 
-    /// Whether to take coverage with an action on `control`, because it may leave the
-    /// document (see `leave.rs`).
+    /// Whether to take coverage before an action on `control`. Only back and address
+    /// navigations, which the browser starts itself: a document the page itself leaves
+    /// (a link, a form, a script) pauses in the install script's `navigate` listener and
+    /// is taken there, after every handler of the action (see `events.rs`).
     fn take_with(&self, control: Control) -> bool {
+        if control != Control::History {
+            return false;
+        }
         match self.coverage_mode() {
             CoverageMode::Off => false,
             CoverageMode::EveryStep => true,
             CoverageMode::Lazy => {
-                // A take with the action also keeps what the action itself runs; one before
-                // back is worth it only when something ran since the last.
-                let ran = control != Control::History
-                    || match (self.last_action, self.shared.lock().cov_taken) {
-                        (Some(a), Some(t)) => a > t,
-                        (_, None) => true,
-                        (None, Some(_)) => false,
-                    };
+                // Worth it only when something ran since the last take.
+                let ran = match (self.last_action, self.shared.lock().cov_taken) {
+                    (Some(a), Some(t)) => a > t,
+                    (_, None) => true,
+                    (None, Some(_)) => false,
+                };
                 ran && self.leave.take_for(control)
             }
         }
     }
 
-    /// Run `act` with the coverage take `take` asks for: the act's time, then the take's.
-    ///
-    /// A navigation the page starts (a link, a form, a script) reaches the browser only
-    /// after the renderer has run the click, so a take sent right behind the action's
-    /// input events is already in the renderer and runs there after the handlers, in the
-    /// old document: it keeps what the click and submit handlers ran, which a take before
-    /// misses and a take after the reply is held for (Chrome holds renderer commands while
-    /// a navigation is pending, then answers from the new document). Back and address
-    /// navigations start in the browser itself, so they are taken for before.
+    /// Run `act`, with a coverage take before it when `take`: the act's time, then the
+    /// take's.
     async fn act_with_take(
         &self,
-        control: Control,
         take: bool,
         act: impl std::future::Future<Output = Result<(), BrowserError>>,
     ) -> Result<(Duration, Duration), BrowserError> {
         let t = Instant::now();
-        if !take {
-            act.await?;
-            return Ok((t.elapsed(), Duration::ZERO));
-        }
-        if control == Control::History {
+        if take {
             self.take_coverage().await?;
-            let tc = t.elapsed();
-            act.await?;
-            return Ok((t.elapsed().saturating_sub(tc), tc));
         }
-        // `join!` polls `act` first, so its commands are sent before the take's.
-        let acted = async {
-            let r = act.await;
-            (r, Instant::now())
-        };
-        let ((r, acted_at), taken) = futures::join!(acted, self.take_coverage());
-        r?;
-        taken?;
-        let act = acted_at.duration_since(t);
-        Ok((act, t.elapsed().saturating_sub(act)))
+        let tc = t.elapsed();
+        act.await?;
+        Ok((t.elapsed().saturating_sub(tc), tc))
     }
 
     /// Perform the action and wait for stability: the time each took.
@@ -503,9 +484,7 @@ impl Inner {
             let aim = actor.aim(loc).await?;
             let aimed = t.elapsed();
             let take = self.take_with(aim.control);
-            let (act, coverage) = self
-                .act_with_take(aim.control, take, actor.press(aim, clicks))
-                .await?;
+            let (act, coverage) = self.act_with_take(take, actor.press(aim, clicks)).await?;
             (aim.control, take, (aimed + act, coverage))
         } else {
             let control = match action.kind {
@@ -514,13 +493,16 @@ impl Inner {
                 _ => Control::Script,
             };
             let take = self.take_with(control);
-            let times = self.act_with_take(control, take, actor.act(action)).await?;
+            let times = self.act_with_take(take, actor.act(action)).await?;
             (control, take, times)
         };
         self.last_action = Some(Instant::now());
         let wait = self.wait(Instant::now()).await;
         let left = self.shared.lock().documents > documents;
-        self.leave.record(control, left, taken);
+        // A page that left by itself was taken for when it paused on the way out.
+        let covered =
+            taken || (control != Control::History && self.coverage_mode() != CoverageMode::Off);
+        self.leave.record(control, left, covered);
         Ok(Acted {
             act,
             wait,

@@ -22,7 +22,7 @@ use chromiumoxide::cdp::browser_protocol::page::{
     HandleJavaScriptDialogParams,
 };
 use chromiumoxide::cdp::browser_protocol::target::{EventTargetCreated, TargetId};
-use chromiumoxide::cdp::js_protocol::debugger::EventScriptParsed;
+use chromiumoxide::cdp::js_protocol::debugger::{EventPaused, EventScriptParsed, ResumeParams};
 use chromiumoxide::cdp::js_protocol::runtime::{
     ConsoleApiCalledType, EventConsoleApiCalled, EventExceptionThrown, RemoteObject, StackTrace,
 };
@@ -240,6 +240,9 @@ enum Ev {
     Paused(Arc<EventRequestPaused>),
     Script(Arc<EventScriptParsed>),
     FrameLoading(String, bool),
+    /// The debugger paused: at the install script's take before leaving, or at the page's
+    /// own `debugger;` statement.
+    DebuggerPaused(Arc<EventPaused>),
 }
 
 type EvStream = Pin<Box<dyn Stream<Item = Ev> + Send>>;
@@ -273,6 +276,7 @@ pub(crate) async fn subscribe(
         listen!(page, EventJavascriptDialogOpening, Ev::Dialog),
         listen!(page, EventRequestPaused, Ev::Paused),
         listen!(page, EventScriptParsed, Ev::Script),
+        listen!(page, EventPaused, Ev::DebuggerPaused),
         listen!(page, EventFrameStartedLoading, |e| Ev::FrameLoading(
             e.frame_id.inner().clone(),
             true
@@ -512,6 +516,25 @@ fn handle_inner(ev: Ev, page: &Page, shared: &SharedRef, scope: &Scope, cdp: Dur
                 EventKind::PageCrash,
                 "the page's renderer crashed",
             ));
+        }
+        Ev::DebuggerPaused(e) => {
+            let ours = e
+                .call_frames
+                .first()
+                .is_some_and(|f| f.function_name == crate::stability::TAKE_ON_LEAVE);
+            let (page, shared) = (page.clone(), shared.clone());
+            tokio::spawn(async move {
+                // The page is about to leave its document, after every handler of what
+                // made it leave: what those ran is in this take and would be lost after.
+                if ours {
+                    if let Err(err) = crate::coverage::take(&page, &shared, cdp).await {
+                        tracing::debug!(%err, "coverage take before leaving failed");
+                    }
+                }
+                if let Err(err) = call(&page, ResumeParams::default(), cdp).await {
+                    tracing::debug!(%err, "debugger not resumed");
+                }
+            });
         }
         Ev::Dialog(e) => {
             shared.push(Event::new(

@@ -1,10 +1,12 @@
-//! When to take JS coverage with an action. Precise coverage counts accumulate in the
+//! When to take JS coverage before an action. Precise coverage counts accumulate in the
 //! page until a take, but a document that is replaced takes its counts with it, and
-//! Chrome holds every command to the renderer while a navigation is pending: the moment
-//! to take is with the action that leaves (the take sent right behind its input events,
-//! see `act_with_take` in `env.rs`). Which actions leave is learned per run: links and
-//! form buttons usually do in a multi-page application and never do in a single-page
-//! one, and a button whose script assigns `location` might.
+//! Chrome holds every command to the renderer while a navigation is pending. A document
+//! the page leaves itself (a link, a form, a script assigning `location`) is taken at the
+//! moment it leaves: the install script pauses in its `navigate` listener, after every
+//! handler of the action, and the session's debugger takes coverage there (`events.rs`).
+//! Back and address navigations start in the browser, without that event, so they are
+//! taken for before; whether they leave is learned per run (a single-page app's back
+//! stays in its document).
 
 /// What an action acts on, as far as leaving the document goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -23,7 +23,7 @@ use tokio::task::JoinHandle;
 use crate::cdp::{call, call_browser, BrowserError};
 use crate::events::{subscribe, SharedRef};
 use crate::scope::Scope;
-use crate::stability::STABILITY_INSTALL;
+use crate::stability::stability_install;
 
 async fn start_coverage(page: &Page, cdp: Duration) -> Result<(), BrowserError> {
     let cov = profiler::StartPreciseCoverageParams::builder()
@@ -99,8 +99,9 @@ impl Session {
                 .max_scripts_cache_size(0.0)
                 .build();
             call(p, dbg, cdp).await?;
-            // Never stop on `debugger;` statements.
-            call(p, debugger::SetSkipAllPausesParams::new(true), cdp).await?;
+            // Pauses stay on for the install script's take before leaving; the event task
+            // resumes every other (a `debugger;` statement of the page) at once.
+            call(p, debugger::SetSkipAllPausesParams::new(false), cdp).await?;
             call(p, profiler::EnableParams::default(), cdp).await?;
             start_coverage(p, cdp).await?;
         }
@@ -117,7 +118,7 @@ impl Session {
         .await?;
         call(
             p,
-            AddScriptToEvaluateOnNewDocumentParams::new(STABILITY_INSTALL),
+            AddScriptToEvaluateOnNewDocumentParams::new(stability_install(coverage)),
             cdp,
         )
         .await?;

@@ -1,6 +1,9 @@
-//! The stability wait: no pending same-origin request and no DOM mutation for `quiet`,
-//! bounded; polled cheaply (a MutationObserver timestamp in the page, network state from
-//! the event task), sleeping only until the earliest moment the page could be stable.
+//! The stability wait: no pending same-origin request, no work the page has scheduled
+//! (short timers, animation frames, a queued `hashchange`, a request not yet reported) and
+//! no DOM mutation for `quiet`, bounded; polled cheaply (state kept by a script in the
+//! page, network state from the event task), sleeping only until the earliest moment the
+//! page could be stable. Known work is waited for as such, so the window itself only has
+//! to cover what cannot be seen (a worker's answer, a message channel).
 
 use std::time::{Duration, Instant};
 
@@ -13,41 +16,186 @@ use crate::cdp::{call, call_browser, eval};
 use crate::events::SharedRef;
 
 /// Installed on every new document (and lazily by the poll): the time of the last sign of
-/// activity the page itself can see, and whether a navigation is about to replace it.
+/// activity the page itself can see, whether a navigation is about to replace it, and the
+/// work it has scheduled that will change it soon.
 /// A request the page starts (fetch, XHR) is activity at once: the browser reports it a
 /// few milliseconds later, and the wait must not end in between. The Navigation API's
 /// `navigate` event fires synchronously when a link, a form or a script starts loading
 /// another document, long before the browser's request event arrives.
-pub(crate) const STABILITY_INSTALL: &str = r#"(() => {
+/// Scheduled work is what a quiet window would otherwise have to outlast: a short timer
+/// (`setTimeout` up to `SHORT_TIMER_MS`), an animation frame, a fragment or history
+/// navigation whose `hashchange`/`popstate` is queued. A chain of timers or frames that
+/// re-arm themselves (an animation, a polling loop) stops counting after a few links.
+const STABILITY_INSTALL: &str = r#"(() => {
   const K = Symbol.for("wayfarer.stability");
   if (window[K]) return window[K];
   const now = () => performance.now();
-  const s = { t: now(), leaving: 0 };
+  const s = { t: now(), leaving: 0, work: new Map(), gen: 0 };
   const touch = () => { s.t = now(); };
   try {
     new MutationObserver(touch)
       .observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
   } catch (e) { /* no document yet */ }
+  let key = 0;
+  // Work due at `due`, `gen` links down a chain of scheduled callbacks, forgotten `ttl` ms
+  // after it was due; 0 when not counted.
+  const track = (gen, due, ttl) => {
+    if (gen > __GEN_CAP__) return 0;
+    s.work.set(++key, [due, due + ttl]);
+    return key;
+  };
+  const done = (k) => { if (k) s.work.delete(k); };
   try {
+    // The browser reports a request some milliseconds after the page starts it; until it
+    // settles (or the browser has surely seen it) it is the page's work.
     const f = window.fetch;
-    if (typeof f === "function") window.fetch = function () { touch(); return f.apply(this, arguments); };
+    if (typeof f === "function") window.fetch = function () {
+      touch();
+      const p = f.apply(this, arguments);
+      const k = track(s.gen, now(), __REQUEST_MS__);
+      const end = () => { done(k); touch(); };
+      try { p.then(end, end); } catch (e) { done(k); }
+      return p;
+    };
     const send = XMLHttpRequest.prototype.send;
-    XMLHttpRequest.prototype.send = function () { touch(); return send.apply(this, arguments); };
+    XMLHttpRequest.prototype.send = function () {
+      touch();
+      const k = track(s.gen, now(), __REQUEST_MS__);
+      const end = () => { done(k); touch(); };
+      this.addEventListener("loadend", end);
+      try { return send.apply(this, arguments); } catch (e) { done(k); throw e; }
+    };
+  } catch (e) { /* a locked-down page */ }
+  // Runs a scheduled callback as link `gen`: what it schedules is link `gen + 1`.
+  const run = (fn, self, args, gen) => {
+    const outer = s.gen;
+    s.gen = gen;
+    try { return fn.apply(self, args); } finally { s.gen = outer; touch(); }
+  };
+  try {
+    const setT = window.setTimeout, clearT = window.clearTimeout;
+    const timers = new Map();
+    window.setTimeout = function (fn, delay) {
+      const d = Number(delay) || 0;
+      if (typeof fn !== "function" || d > __SHORT_MS__) return setT.apply(this, arguments);
+      const gen = s.gen + 1, args = Array.prototype.slice.call(arguments, 2);
+      const k = track(gen, now() + d, __STALE_MS__);
+      const id = setT.call(this, function () {
+        timers.delete(id);
+        done(k);
+        return run(fn, this, args, gen);
+      }, d);
+      if (k) timers.set(id, k);
+      return id;
+    };
+    window.clearTimeout = function (id) {
+      done(timers.get(id));
+      timers.delete(id);
+      return clearT.apply(this, arguments);
+    };
+    const raf = window.requestAnimationFrame, caf = window.cancelAnimationFrame;
+    const frames = new Map();
+    window.requestAnimationFrame = function (fn) {
+      if (typeof fn !== "function") return raf.apply(this, arguments);
+      const gen = s.gen + 1, k = track(gen, now(), __STALE_MS__);
+      const id = raf.call(this, function (ts) {
+        frames.delete(id);
+        done(k);
+        return run(fn, this, [ts], gen);
+      });
+      if (k) frames.set(id, k);
+      return id;
+    };
+    window.cancelAnimationFrame = function (id) {
+      done(frames.get(id));
+      frames.delete(id);
+      return caf.apply(this, arguments);
+    };
   } catch (e) { /* a locked-down page */ }
   try {
+    // A fragment or same-document history navigation has happened; the event the page
+    // routes on is queued (`hashchange` comes a task after `popstate`, Chrome: ~1 frame).
+    const queued = { hashchange: 0, popstate: 0 };
+    // Paused here (the session's debugger takes JS coverage, then resumes), the page has
+    // run every handler of what makes it leave and has not left yet.
+    function __TAKE_NAME__() { debugger; }
     navigation.addEventListener("navigate", (e) => {
       touch();
-      if (!e.destination.sameDocument && !e.downloadRequest) s.leaving = now();
+      if (!e.destination.sameDocument) {
+        if (e.downloadRequest) return;
+        s.leaving = now();
+        if (__TAKE_ON_LEAVE__ && window === window.top) __TAKE_NAME__();
+        return;
+      }
+      const type = e.hashChange ? "hashchange" : e.navigationType === "traverse" ? "popstate" : "";
+      if (type) {
+        done(queued[type]);
+        queued[type] = track(1, now(), __STALE_MS__);
+      }
     });
+    const arrived = (e) => { done(queued[e.type]); queued[e.type] = 0; touch(); };
+    addEventListener("hashchange", arrived, true);
+    addEventListener("popstate", arrived, true);
     const settled = () => { s.leaving = 0; touch(); };
     navigation.addEventListener("navigatesuccess", settled);
     navigation.addEventListener("navigateerror", settled);
     // Back in a document restored from the back/forward cache: it left once, not now.
     addEventListener("pageshow", settled);
   } catch (e) { /* no Navigation API */ }
+  s.pending = () => {
+    const n = now();
+    let count = 0, soonest = Infinity;
+    for (const [k, [due, until]] of s.work) {
+      // Never run (a frame of a hidden page, a timer of a frozen one), or a request the
+      // browser reports by now: no longer the page's own to wait for.
+      if (n > until) { s.work.delete(k); continue; }
+      count++;
+      soonest = Math.min(soonest, Math.max(0, due - n));
+    }
+    return [count, count ? soonest : 0];
+  };
   Object.defineProperty(window, K, { value: s });
   return s;
 })()"#;
+
+/// The name of the install script's function that pauses the page before it leaves its
+/// document, so that the debugger's pause is known for ours.
+pub(crate) const TAKE_ON_LEAVE: &str = "__wayfarerTakeOnLeave";
+
+/// The script installed on every new document, with its bounds filled in; with
+/// `take_on_leave`, the top document pauses in the debugger before it leaves (see
+/// `events.rs`: the pause is answered with a JS coverage take).
+pub(crate) fn stability_install(take_on_leave: bool) -> String {
+    STABILITY_INSTALL
+        .replace("__TAKE_NAME__", TAKE_ON_LEAVE)
+        .replace(
+            "__TAKE_ON_LEAVE__",
+            if take_on_leave { "true" } else { "false" },
+        )
+        .replace("__GEN_CAP__", &CHAIN_CAP.to_string())
+        .replace("__SHORT_MS__", &SHORT_TIMER_MS.to_string())
+        .replace("__STALE_MS__", &STALE_WORK_MS.to_string())
+        .replace("__REQUEST_MS__", &REQUEST_WORK_MS.to_string())
+}
+
+/// A timer this short is the page's work in progress; a longer one is a debounce, a
+/// timeout or a poll, which the wait does not outlast.
+const SHORT_TIMER_MS: u32 = 50;
+
+/// How many links of a chain of timers or frames count (an animation or a polling loop
+/// re-arms itself forever).
+const CHAIN_CAP: u32 = 3;
+
+/// Scheduled work overdue by this much is not going to run soon (a background frame).
+const STALE_WORK_MS: u32 = 200;
+
+/// A request the page started is its own work this long; by then the browser reports it
+/// (a same-origin request then holds the wait from the network side, until it ends).
+const REQUEST_WORK_MS: u32 = 100;
+
+/// Scheduled work holds the wait for at most this long after the action; past it the
+/// quiet window alone decides (a page that keeps scheduling short work without end).
+const WORK_CAP: Duration = Duration::from_millis(300);
 
 /// How often a page that is busy (loading, parsing, a request in flight) is looked at
 /// again; network changes wake the wait sooner.
@@ -60,10 +208,19 @@ const QUIET_PER_RTT: u32 = 4;
 /// it was cancelled (a 204, a handler that prevented it) and the page is what it is.
 const LEAVING_CAP: Duration = Duration::from_millis(1000);
 
-fn poll_expression() -> String {
-    format!(
-        "(() => {{ const s = {STABILITY_INSTALL}; const n = performance.now(); return [n - s.t, document.readyState, s.leaving ? n - s.leaving : -1]; }})()"
-    )
+/// One look at the page: short, so the renderer does not parse the install script on
+/// every poll; `null` where the state is missing (a document older than the session's
+/// install script, such as the first about:blank).
+const POLL: &str = "(() => { const s = window[Symbol.for(\"wayfarer.stability\")]; if (!s) return null; \
+const n = performance.now(); return [n - s.t, document.readyState, s.leaving ? n - s.leaving : -1, s.pending()]; })()";
+
+/// Milliseconds from the page (never negative, never NaN) as a duration.
+fn ms_f64(ms: f64) -> Duration {
+    Duration::from_secs_f64(if ms.is_finite() {
+        ms.max(0.0) / 1000.0
+    } else {
+        0.0
+    })
 }
 
 /// Bounds of one wait.
@@ -104,6 +261,9 @@ struct Look {
     dom: Option<(Duration, bool)>,
     /// The page announced a navigation to another document this long ago.
     leaving: Option<Duration>,
+    /// Work the page has scheduled (short timers, frames, queued history events): how
+    /// many, and how soon the first is due.
+    work: (usize, Duration),
 }
 
 impl Look {
@@ -134,6 +294,11 @@ impl Look {
         {
             need = need.max(poll);
         }
+        // Scheduled work will change the page: wait until it is due (and then for the
+        // quiet window after it), for a bounded time after the action.
+        if self.work.0 > 0 && self.since_action < WORK_CAP {
+            need = need.max(self.work.1.max(Duration::from_millis(2)));
+        }
         // A document that has answered but not yet committed looks quiet from both sides.
         if need.is_zero() && self.loading {
             return (poll, true);
@@ -151,7 +316,7 @@ pub(crate) async fn wait_stable(
     lim: WaitLimits,
 ) -> Option<Event> {
     let start = Instant::now();
-    let poll = poll_expression();
+    let mut installed = false;
     let max_age = lim.stable.max(lim.load);
     let bound_for = |doc_pending: bool| if doc_pending { max_age } else { lim.stable };
     loop {
@@ -162,13 +327,14 @@ pub(crate) async fn wait_stable(
         let doc_before = shared.lock().net.pending(lim.long, horizon).1;
         let left = (start + bound_for(doc_before)).saturating_duration_since(Instant::now());
         let asked = Instant::now();
-        let answer = eval(
-            page,
-            poll.as_str(),
-            left.clamp(Duration::from_millis(50), lim.cdp),
-        )
-        .await;
+        let bound = left.clamp(Duration::from_millis(50), lim.cdp);
+        let answer = eval(page, POLL, bound).await;
         let answered = asked.elapsed();
+        if !installed && matches!(answer, Ok(serde_json::Value::Null)) {
+            installed = true;
+            let _ = eval(page, stability_install(false), bound).await;
+            continue;
+        }
         // The network as it is after the answer: Chrome holds commands while a navigation
         // is pending, so the answer may come long after the request the action started.
         let (pending, doc_pending, sample, net_quiet, crashed, loading, rtt) = {
@@ -197,10 +363,13 @@ pub(crate) async fn wait_stable(
         let deadline = start + bound_for(doc_pending);
         let dom = answer.ok().and_then(|v| {
             let a = v.as_array()?;
+            let work = a.get(3).and_then(|w| w.as_array());
+            let num = |i: usize| work.and_then(|w| w.get(i)?.as_f64()).unwrap_or(0.0);
             Some((
                 a.first()?.as_f64()?,
                 a.get(1)?.as_str()?.to_string(),
                 a.get(2).and_then(|x| x.as_f64()).unwrap_or(-1.0),
+                (num(0) as usize, ms_f64(num(1))),
             ))
         });
         let look = Look {
@@ -208,20 +377,17 @@ pub(crate) async fn wait_stable(
             pending,
             net_quiet,
             loading,
-            dom: dom.as_ref().map(|(ms, ready, _)| {
-                (
-                    Duration::from_secs_f64(ms.max(0.0) / 1000.0),
-                    ready == "loading",
-                )
-            }),
-            leaving: dom
+            dom: dom
                 .as_ref()
-                .and_then(|d| (d.2 >= 0.0).then(|| Duration::from_secs_f64(d.2 / 1000.0))),
+                .map(|(ms, ready, _, _)| (ms_f64(*ms), ready == "loading")),
+            leaving: dom.as_ref().and_then(|d| (d.2 >= 0.0).then(|| ms_f64(d.2))),
+            work: dom.as_ref().map_or((0, Duration::ZERO), |d| d.3),
         };
         // The page is only seen as fast as it answers: under load, the quiet window
         // stretches with the renderer's answer time.
         let quiet = lim.quiet.max(rtt * QUIET_PER_RTT);
         let (need, quiet_but_loading) = look.need(quiet);
+        tracing::trace!(waited = ?start.elapsed(), ?answered, ?rtt, ?look, ?need, "poll");
         if need.is_zero() {
             return None;
         }
@@ -283,6 +449,7 @@ mod tests {
             loading: false,
             dom: Some((Duration::from_secs(2), false)),
             leaving: None,
+            work: (0, Duration::ZERO),
         }
     }
 
@@ -364,6 +531,29 @@ mod tests {
             ..settled()
         };
         assert_eq!(stale.need(QUIET), (Duration::ZERO, false));
+    }
+
+    #[test]
+    fn scheduled_work_holds_the_wait_until_due_for_a_bounded_time() {
+        let ms = Duration::from_millis;
+        // A timer due in 30 ms: wait for it, however quiet the page looks now.
+        let timer = Look {
+            work: (1, ms(30)),
+            ..settled()
+        };
+        assert_eq!(timer.need(QUIET), (ms(30), false));
+        // Due now (a queued hashchange, an overdue timer): look again shortly.
+        let due = Look {
+            work: (2, Duration::ZERO),
+            ..settled()
+        };
+        assert_eq!(due.need(QUIET), (ms(2), false));
+        // A page that keeps scheduling short work: past the cap the quiet window decides.
+        let endless = Look {
+            since_action: WORK_CAP,
+            ..timer
+        };
+        assert_eq!(endless.need(QUIET), (Duration::ZERO, false));
     }
 
     /// Regression: the next document had answered and the old one was quiet, so the wait

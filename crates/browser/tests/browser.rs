@@ -305,6 +305,65 @@ fn hazards_are_bounded_mutation_dialogs_popups_never_answering_server() {
     assert!(out.observation.element("#alert").is_some());
 }
 
+/// Each control changes the page only after work it schedules: a short timer, two
+/// animation frames, a route drawn on `hashchange` (which Chrome queues a task after the
+/// click). A clock re-arms its own timer forever.
+const SCHEDULED: &str = r##"<!doctype html><body>
+<button id="timer" onclick="setTimeout(() => { out.textContent = 'timer done'; }, 40)">Timer</button>
+<button id="frames" onclick="requestAnimationFrame(() => requestAnimationFrame(() => { out.textContent = 'frames done'; }))">Frames</button>
+<a id="hash" href="#/next">Next</a>
+<p id="out">nothing yet</p>
+<p id="clock"></p>
+<script>
+  const out = document.getElementById('out');
+  addEventListener('hashchange', () => setTimeout(() => { out.textContent = 'routed ' + location.hash; }, 30));
+  (function tick() { document.getElementById('clock').textContent = Date.now(); setTimeout(tick, 20); })();
+</script></body>"##;
+
+/// The wait outlasts work the page has scheduled, not a guessed window: with a 5 ms quiet
+/// window each change is still seen, and a timer that re-arms itself forever (the clock)
+/// neither hangs the wait nor holds it past its bound.
+#[test]
+fn scheduled_work_holds_the_wait_and_a_self_arming_timer_does_not() {
+    let srv = TestServer::start(vec![("/", html(SCHEDULED))]);
+    let mut o = options(&srv.url("/"));
+    o.config.quiet_ms = 5;
+    let mut env = launch(o);
+    let out = env.reset().unwrap();
+    assert!(
+        events_of(&out.events, EventKind::Hang).is_empty(),
+        "{:?}",
+        out.events
+    );
+    for (button, effect) in [
+        ("#timer", "timer done"),
+        ("#frames", "frames done"),
+        ("#hash", "routed #/next"),
+    ] {
+        let out = env.step(&Action::on(ActionKind::Click, button)).unwrap();
+        assert!(
+            events_of(&out.events, EventKind::Hang).is_empty(),
+            "{button}: {:?}",
+            out.events
+        );
+        assert!(
+            has_text(&out.observation, effect),
+            "{button}: {effect:?} not seen in {:?}",
+            out.observation
+                .elements
+                .iter()
+                .map(|e| &e.text)
+                .collect::<Vec<_>>()
+        );
+        // Bounded by the work cap (300 ms) and the window, far under the 1.5 s bound.
+        assert!(
+            out.timings.wait < Duration::from_millis(1000),
+            "{button}: {:?}",
+            out.timings
+        );
+    }
+}
+
 #[test]
 fn external_navigation_is_blocked_and_recorded() {
     let other = TestServer::start(vec![("/", html("<p>other origin</p>"))]);
@@ -523,6 +582,29 @@ fn coverage_keeps_what_the_handlers_of_the_click_that_leaves_run() {
                 "{mode:?} {control}: the handler's run was lost: {before:?} -> {after:?}"
             );
         }
+    }
+}
+
+/// A page's own `debugger;` statement: the session keeps pauses on (for the take before
+/// leaving) and must resume this one at once.
+const DEBUGGER_PAGE: &str = r#"<!doctype html><body>
+<button id="dbg" onclick="debugger; this.textContent = 'went on'">pause</button></body>"#;
+
+#[test]
+fn a_debugger_statement_of_the_page_does_not_stop_it() {
+    let srv = TestServer::start(vec![("/", html(DEBUGGER_PAGE))]);
+    for mode in [CoverageMode::Lazy, CoverageMode::Off] {
+        let mut o = options(&srv.url("/"));
+        o.config.coverage = mode;
+        let mut env = launch(o);
+        env.reset().unwrap();
+        let out = env.step(&Action::on(ActionKind::Click, "#dbg")).unwrap();
+        assert!(
+            events_of(&out.events, EventKind::Hang).is_empty(),
+            "{mode:?}: {:?}",
+            out.events
+        );
+        assert!(has_text(&out.observation, "went on"), "{mode:?}");
     }
 }
 
