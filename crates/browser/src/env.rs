@@ -353,10 +353,12 @@ impl Inner {
         }
     }
 
-    pub(crate) async fn wait(&self, since: Instant) -> Duration {
+    /// Wait for stability after an action that began at `started`.
+    pub(crate) async fn wait(&self, started: Instant) -> Duration {
         let t = Instant::now();
         if let (Some(l), Ok(page)) = (self.launched.as_ref(), self.page()) {
-            if let Some(hang) = wait_stable(&l.browser, &page, &self.shared, since, self.lim).await
+            if let Some(hang) =
+                wait_stable(&l.browser, &page, &self.shared, t, started, self.lim).await
             {
                 self.shared.push(hang);
             }
@@ -469,7 +471,11 @@ impl Inner {
     /// Perform the action and wait for stability: the time each took.
     async fn act_and_wait(&mut self, action: &Action) -> Result<Acted, BrowserError> {
         let page = self.page()?;
-        let documents = self.shared.lock().documents;
+        let documents = {
+            let mut s = self.shared.lock();
+            s.cov_paused = Duration::ZERO;
+            s.documents
+        };
         let actor = self.actor(&page);
         let clicks = match action.kind {
             ActionKind::Click | ActionKind::Check => 1,
@@ -497,7 +503,16 @@ impl Inner {
             (control, take, times)
         };
         self.last_action = Some(Instant::now());
-        let wait = self.wait(Instant::now()).await;
+        let mut wait = self.wait(t).await;
+        // A take in the page's pause before leaving is coverage time, not the action's or
+        // the wait's (it falls inside the click's reply, or inside the wait when a script
+        // leaves later).
+        let paused = std::mem::take(&mut self.shared.lock().cov_paused);
+        let (mut act, mut coverage) = (act, coverage);
+        let from_act = paused.min(act);
+        act -= from_act;
+        wait = wait.saturating_sub(paused - from_act);
+        coverage += paused;
         let left = self.shared.lock().documents > documents;
         // A page that left by itself was taken for when it paused on the way out.
         let covered =

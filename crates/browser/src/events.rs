@@ -184,6 +184,9 @@ pub(crate) struct Shared {
     pub cov: CoverageAcc,
     /// When coverage was last taken.
     pub cov_taken: Option<Instant>,
+    /// Time spent on takes while the page paused to leave, not yet counted in a step's
+    /// coverage time (the pause falls inside the action or the wait).
+    pub cov_paused: Duration,
     /// Main-frame document requests seen (a step that left its document).
     pub documents: u64,
     /// How long the page takes to answer a stability poll (a moving average): a slow
@@ -527,9 +530,11 @@ fn handle_inner(ev: Ev, page: &Page, shared: &SharedRef, scope: &Scope, cdp: Dur
                 // The page is about to leave its document, after every handler of what
                 // made it leave: what those ran is in this take and would be lost after.
                 if ours {
+                    let t = Instant::now();
                     if let Err(err) = crate::coverage::take(&page, &shared, cdp).await {
                         tracing::debug!(%err, "coverage take before leaving failed");
                     }
+                    shared.lock().cov_paused += t.elapsed();
                 }
                 if let Err(err) = call(&page, ResumeParams::default(), cdp).await {
                     tracing::debug!(%err, "debugger not resumed");

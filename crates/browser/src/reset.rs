@@ -31,8 +31,10 @@ impl Inner {
             let page = self.page()?;
             // Leave first, so the app's unload handlers cannot write after the clear. A
             // page-initiated about:blank keeps the renderer (faster than Page.navigate).
-            let leave =
-                "try { sessionStorage.clear() } catch (e) {} location.replace('about:blank'); 1";
+            // Coverage was just taken: the page need not pause for a take on the way out.
+            let leave = "try { sessionStorage.clear() } catch (e) {} \
+                const s = window[Symbol.for('wayfarer.stability')]; if (s) s.quietLeave = true; \
+                location.replace('about:blank'); 1";
             let _ = eval(&page, leave, cdp).await;
             let left = eval(&page, "location.href", cdp).await;
             if !matches!(&left, Ok(serde_json::Value::String(u)) if u == "about:blank") {
@@ -121,16 +123,18 @@ impl Inner {
         };
         if let Some(sel) = &step.fill {
             let actor = self.actor(&page);
+            let started = Instant::now();
             actor
                 .type_text(sel, step.value.as_deref().unwrap_or(""))
                 .await
                 .map_err(not_found)?;
-            self.wait(Instant::now()).await;
+            self.wait(started).await;
         }
         if let Some(sel) = &step.click {
             let actor = self.actor(&page);
+            let started = Instant::now();
             actor.click(sel, 1).await.map_err(not_found)?;
-            self.wait(Instant::now()).await;
+            self.wait(started).await;
         }
         Ok(())
     }

@@ -124,7 +124,7 @@ const STABILITY_INSTALL: &str = r#"(() => {
       if (!e.destination.sameDocument) {
         if (e.downloadRequest) return;
         s.leaving = now();
-        if (__TAKE_ON_LEAVE__ && window === window.top) __TAKE_NAME__();
+        if (__TAKE_ON_LEAVE__ && !s.quietLeave && window === window.top) __TAKE_NAME__();
         return;
       }
       const type = e.hashChange ? "hashchange" : e.navigationType === "traverse" ? "popstate" : "";
@@ -249,7 +249,12 @@ pub(crate) async fn close_popups(browser: &Browser, shared: &SharedRef, cdp: Dur
 /// One poll's view of the page.
 #[derive(Clone, Copy, Debug)]
 struct Look {
+    /// Since the wait began (the action's reply).
     since_action: Duration,
+    /// Since the action began: a navigation announced after this is the action's, even
+    /// when it was announced before the reply (a click's own handlers, a pause to take
+    /// coverage on the way out).
+    since_start: Duration,
     /// Same-origin requests in flight.
     pending: usize,
     /// Time since the last network change.
@@ -290,7 +295,7 @@ impl Look {
         // announced before the action was cancelled, or left a cached document).
         if self
             .leaving
-            .is_some_and(|age| age < LEAVING_CAP && age <= self.since_action)
+            .is_some_and(|age| age < LEAVING_CAP && age <= self.since_start)
         {
             need = need.max(poll);
         }
@@ -313,6 +318,7 @@ pub(crate) async fn wait_stable(
     page: &Page,
     shared: &SharedRef,
     since: Instant,
+    started: Instant,
     lim: WaitLimits,
 ) -> Option<Event> {
     let start = Instant::now();
@@ -374,6 +380,7 @@ pub(crate) async fn wait_stable(
         });
         let look = Look {
             since_action: since.elapsed(),
+            since_start: started.elapsed(),
             pending,
             net_quiet,
             loading,
@@ -444,6 +451,7 @@ mod tests {
     fn settled() -> Look {
         Look {
             since_action: Duration::from_millis(70),
+            since_start: Duration::from_millis(75),
             pending: 0,
             net_quiet: Duration::from_millis(60),
             loading: false,
@@ -524,6 +532,15 @@ mod tests {
         };
         assert_eq!(before.need(QUIET), (Duration::ZERO, false));
         assert_eq!(look.need(QUIET), (ms(POLL_MS), false));
+        // Regression: announced by the action's own handlers before its reply (the page
+        // paused there for a coverage take), so before the wait began: still the action's.
+        let during = Look {
+            since_action: ms(60),
+            since_start: ms(90),
+            leaving: Some(ms(80)),
+            ..settled()
+        };
+        assert_eq!(during.need(QUIET), (ms(POLL_MS), false));
         // Cancelled long ago (a 204, a prevented navigation): no longer waited for.
         let stale = Look {
             since_action: LEAVING_CAP * 2,

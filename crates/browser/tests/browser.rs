@@ -585,6 +585,48 @@ fn coverage_keeps_what_the_handlers_of_the_click_that_leaves_run() {
     }
 }
 
+/// A link and a form that leave for a page whose script fills it in.
+const LEAVE_FAST: &str = r#"<!doctype html><body>
+<a id="link" href="/there" onclick="sessionStorage.setItem('how', 'link')">there</a>
+<form action="/there" method="post" onsubmit="sessionStorage.setItem('how', 'form')">
+<button id="send">send</button></form></body>"#;
+
+/// Regression: the page announces its navigation in the action's own handlers (and pauses
+/// there for a coverage take), before the action's reply; the wait counted only an
+/// announcement made after the reply, so with a short quiet window it could end before the
+/// browser reported the request, and the scan saw the old page (expense, step 75 of a
+/// 500-step run: "Log in" scanned on /login, and the next back landed on an error page).
+#[test]
+fn a_page_that_leaves_is_scanned_where_it_went_even_with_a_tiny_window() {
+    let srv = TestServer::start(vec![
+        ("/", html(LEAVE_FAST)),
+        (
+            "/there",
+            html("<!doctype html><body><p id=\"t\">?</p><script>t.textContent = 'arrived by ' + sessionStorage.getItem('how');</script></body>"),
+        ),
+    ]);
+    let mut o = options(&srv.url("/"));
+    o.config.quiet_ms = 1;
+    let mut env = launch(o);
+    for round in 0..6 {
+        for (control, how) in [("#link", "link"), ("#send", "form")] {
+            env.reset().unwrap();
+            let out = env.step(&Action::on(ActionKind::Click, control)).unwrap();
+            assert!(
+                out.observation.url.contains("/there")
+                    && has_text(&out.observation, &format!("arrived by {how}")),
+                "round {round}, {control}: scanned {} {:?}",
+                out.observation.url,
+                out.observation
+                    .elements
+                    .iter()
+                    .map(|e| &e.text)
+                    .collect::<Vec<_>>()
+            );
+        }
+    }
+}
+
 /// A page's own `debugger;` statement: the session keeps pauses on (for the take before
 /// leaving) and must resume this one at once.
 const DEBUGGER_PAGE: &str = r#"<!doctype html><body>
