@@ -509,9 +509,13 @@ impl Inner {
         // leaves later).
         let paused = std::mem::take(&mut self.shared.lock().cov_paused);
         let (mut act, mut coverage) = (act, coverage);
-        let from_act = paused.min(act);
-        act -= from_act;
-        wait = wait.saturating_sub(paused - from_act);
+        // A pause longer than the action cannot have been inside it (a form's submission
+        // runs in a task after the click's reply).
+        if paused < act {
+            act -= paused;
+        } else {
+            wait = wait.saturating_sub(paused);
+        }
         coverage += paused;
         let left = self.shared.lock().documents > documents;
         // A page that left by itself was taken for when it paused on the way out.

@@ -66,11 +66,12 @@ const STABILITY_INSTALL: &str = r#"(() => {
       try { return send.apply(this, arguments); } catch (e) { done(k); throw e; }
     };
   } catch (e) { /* a locked-down page */ }
-  // Runs a scheduled callback as link `gen`: what it schedules is link `gen + 1`.
-  const run = (fn, self, args, gen) => {
+  // Runs a scheduled callback as link `gen`: what it schedules is link `gen + 1`. Only
+  // counted work marks activity: a no-op polling loop past the cap must not.
+  const run = (fn, self, args, gen, k) => {
     const outer = s.gen;
     s.gen = gen;
-    try { return fn.apply(self, args); } finally { s.gen = outer; touch(); }
+    try { return fn.apply(self, args); } finally { s.gen = outer; if (k) touch(); }
   };
   try {
     const setT = window.setTimeout, clearT = window.clearTimeout;
@@ -83,7 +84,7 @@ const STABILITY_INSTALL: &str = r#"(() => {
       const id = setT.call(this, function () {
         timers.delete(id);
         done(k);
-        return run(fn, this, args, gen);
+        return run(fn, this, args, gen, k);
       }, d);
       if (k) timers.set(id, k);
       return id;
@@ -101,7 +102,7 @@ const STABILITY_INSTALL: &str = r#"(() => {
       const id = raf.call(this, function (ts) {
         frames.delete(id);
         done(k);
-        return run(fn, this, [ts], gen);
+        return run(fn, this, [ts], gen, k);
       });
       if (k) frames.set(id, k);
       return id;
