@@ -189,9 +189,9 @@ pub(crate) struct Shared {
     pub cov_paused: Duration,
     /// Main-frame document requests seen (a step that left its document).
     pub documents: u64,
-    /// How long the page takes to answer a stability poll (a moving average): a slow
-    /// renderer stretches the quiet window.
-    pub poll_rtt: Duration,
+    /// How long the page takes to answer a stability poll: a slow renderer stretches
+    /// the quiet window.
+    pub poll_rtt: crate::stability::AnswerTimes,
 }
 
 /// Events kept between two outcomes; a page flooding the console loses the excess.

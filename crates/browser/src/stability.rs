@@ -205,6 +205,33 @@ const POLL_MS: u64 = 10;
 /// The quiet window is at least this many answer times of the page.
 const QUIET_PER_RTT: u32 = 4;
 
+/// The page's answer time is the median of this many recent idle answers.
+const ANSWER_SAMPLES: usize = 9;
+
+/// How long an idle page takes to answer a poll. The median of recent answers, not a
+/// mean: the first answers after a load include the new document's layout (15-25 ms on 2
+/// cores where an idle answer takes 1-3), which would stretch the next quiet windows.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct AnswerTimes {
+    recent: std::collections::VecDeque<Duration>,
+}
+
+impl AnswerTimes {
+    pub fn record(&mut self, answered: Duration) {
+        if self.recent.len() == ANSWER_SAMPLES {
+            self.recent.pop_front();
+        }
+        self.recent.push_back(answered);
+    }
+
+    /// The typical answer time (zero before the first).
+    pub fn typical(&self) -> Duration {
+        let mut v: Vec<Duration> = self.recent.iter().copied().collect();
+        v.sort_unstable();
+        v.get(v.len() / 2).copied().unwrap_or_default()
+    }
+}
+
 /// How long a navigation the page announced may take to show up as a request: past this,
 /// it was cancelled (a 204, a handler that prevented it) and the page is what it is.
 const LEAVING_CAP: Duration = Duration::from_millis(1000);
@@ -351,8 +378,7 @@ pub(crate) async fn wait_stable(
             let loading = s.net.loading(horizon);
             // Only an idle page's answer measures the renderer.
             if answer.is_ok() && n == 0 && !loading {
-                // A moving average over about eight polls.
-                s.poll_rtt = (s.poll_rtt * 7 + answered) / 8;
+                s.poll_rtt.record(answered);
             }
             (
                 n,
@@ -361,7 +387,7 @@ pub(crate) async fn wait_stable(
                 s.net.last_change.elapsed(),
                 s.crashed,
                 loading,
-                s.poll_rtt,
+                s.poll_rtt.typical(),
             )
         };
         if crashed {
@@ -460,6 +486,22 @@ mod tests {
             leaving: None,
             work: (0, Duration::ZERO),
         }
+    }
+
+    #[test]
+    fn a_slow_answer_after_a_load_does_not_stretch_the_window_but_a_slow_renderer_does() {
+        let mut t = AnswerTimes::default();
+        assert_eq!(t.typical(), Duration::ZERO);
+        for ms in [2, 1, 3, 2, 2, 24, 16, 2, 1] {
+            t.record(Duration::from_millis(ms));
+        }
+        assert_eq!(t.typical(), Duration::from_millis(2));
+        // A machine under load answers slowly every time: the window follows within a
+        // few polls, and only the recent answers count.
+        for _ in 0..5 {
+            t.record(Duration::from_millis(12));
+        }
+        assert_eq!(t.typical(), Duration::from_millis(12));
     }
 
     #[test]
