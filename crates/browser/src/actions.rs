@@ -18,6 +18,7 @@ use crate::cdp::{call, eval, BrowserError};
 use crate::events::SharedRef;
 use crate::leave::Control;
 use crate::scope::Scope;
+use crate::stability::InputMark;
 
 /// Resolves `A >>> B >>> C` (shadow hosts and same-origin frames) to an element or null.
 pub(crate) const FIND_JS: &str = r#"const __wfFind = (loc) => {
@@ -58,7 +59,10 @@ for (let w = el.ownerDocument.defaultView; w && w.frameElement; w = w.frameEleme
   x += fr.left + fe.clientLeft + parseFloat(cs.paddingLeft || "0");
   y += fr.top + fe.clientTop + parseFloat(cs.paddingTop || "0");
 }
-return [x, y, r.width, r.height, leave];"#;
+// The releases the top document has counted (see the stability script); a click in a
+// frame is counted there, where the wait does not look.
+const st = el.ownerDocument === document ? window[Symbol.for("wayfarer.stability")] : null;
+return [x, y, r.width, r.height, leave, st ? [st.id, st.ups] : null];"#;
 
 /// Focus and select the current content; date-like inputs get the value set natively.
 const PREPARE_TYPE_JS: &str = r#"const el = __wfFind(loc);
@@ -134,6 +138,8 @@ pub(crate) struct Aim {
     pub x: f64,
     pub y: f64,
     pub control: Control,
+    /// The document's release count before the click (see `InputMark`).
+    pub input: Option<InputMark>,
 }
 
 /// How a navigation ended.
@@ -222,6 +228,12 @@ impl Actor<'_> {
                 Some("submit") => Control::Submit,
                 _ => Control::Script,
             },
+            input: a.get(5).and_then(|m| m.as_array()).and_then(|m| {
+                Some(InputMark {
+                    doc: m.first()?.as_f64()?,
+                    ups: m.get(1)?.as_u64()?,
+                })
+            }),
         })
     }
 

@@ -20,7 +20,7 @@ use crate::options::BrowserOptions;
 use crate::scan::{scan, scan_script, ScanScript};
 use crate::scope::Scope;
 use crate::session::Session;
-use crate::stability::{wait_stable, WaitLimits};
+use crate::stability::{wait_stable, InputMark, WaitLimits};
 use wayfarer_core::config::CoverageMode;
 
 /// The async side; `BrowserEnv` blocks on its methods.
@@ -355,11 +355,15 @@ impl Inner {
 
     /// Wait for stability after an action that began at `started`.
     pub(crate) async fn wait(&self, started: Instant) -> Duration {
+        self.wait_for(started, None).await
+    }
+
+    /// `wait`, also until the page has handled the clicks that `input` expects.
+    pub(crate) async fn wait_for(&self, started: Instant, input: Option<InputMark>) -> Duration {
         let t = Instant::now();
         if let (Some(l), Ok(page)) = (self.launched.as_ref(), self.page()) {
-            if let Some(hang) =
-                wait_stable(&l.browser, &page, &self.shared, t, started, self.lim).await
-            {
+            let hang = wait_stable(&l.browser, &page, &self.shared, t, started, self.lim, input);
+            if let Some(hang) = hang.await {
                 self.shared.push(hang);
             }
         }
@@ -483,12 +487,17 @@ impl Inner {
             _ => 0,
         };
         let t = Instant::now();
+        let mut input = None;
         let (control, taken, (act, coverage)) = if clicks > 0 {
             let loc = action.target.as_deref().ok_or_else(|| {
                 BrowserError::Step(format!("{} needs a target", action.kind.as_str()))
             })?;
             let aim = actor.aim(loc).await?;
             let aimed = t.elapsed();
+            input = aim.input.map(|m| InputMark {
+                ups: m.ups + clicks as u64,
+                ..m
+            });
             let take = self.take_with(aim.control);
             let (act, coverage) = self.act_with_take(take, actor.press(aim, clicks)).await?;
             (aim.control, take, (aimed + act, coverage))
@@ -503,7 +512,7 @@ impl Inner {
             (control, take, times)
         };
         self.last_action = Some(Instant::now());
-        let mut wait = self.wait(t).await;
+        let mut wait = self.wait_for(t, input).await;
         // A take in the page's pause before leaving is coverage time, not the action's or
         // the wait's (it falls inside the click's reply, or inside the wait when a script
         // leaves later).

@@ -30,8 +30,21 @@ const STABILITY_INSTALL: &str = r#"(() => {
   const K = Symbol.for("wayfarer.stability");
   if (window[K]) return window[K];
   const now = () => performance.now();
-  const s = { t: now(), leaving: 0, work: new Map(), gen: 0 };
+  const s = { t: now(), leaving: 0, work: new Map(), gen: 0, ups: 0, id: Math.random() };
   const touch = () => { s.t = now(); };
+  // Chrome acknowledges a dispatched click before the page has handled it (input waits
+  // for the next frame): the wait counts the releases the document has seen. Pointer
+  // events fire even where a page cancels the mouse events.
+  try { addEventListener("pointerup", () => { s.ups++; touch(); }, true); } catch (e) { /* none */ }
+  // A form's submission navigates in a task queued after its submit event (a link's click
+  // navigates at once): until then, an unprevented submit into this window is leaving.
+  try {
+    addEventListener("submit", (e) => {
+      const f = e.target, t = (e.submitter && e.submitter.getAttribute("formtarget")) || (f && f.target) || "";
+      const m = ((e.submitter && e.submitter.getAttribute("formmethod")) || (f && f.method) || "").toLowerCase();
+      if (m !== "dialog" && (t === "" || t === "_self")) { s.submitted = e; s.submittedAt = now(); touch(); }
+    }, true);
+  } catch (e) { /* none */ }
   try {
     new MutationObserver(touch)
       .observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
@@ -125,6 +138,7 @@ const STABILITY_INSTALL: &str = r#"(() => {
       if (!e.destination.sameDocument) {
         if (e.downloadRequest) return;
         s.leaving = now();
+        s.submitted = null;
         if (__TAKE_ON_LEAVE__ && !s.quietLeave && window === window.top) __TAKE_NAME__();
         return;
       }
@@ -137,12 +151,18 @@ const STABILITY_INSTALL: &str = r#"(() => {
     const arrived = (e) => { done(queued[e.type]); queued[e.type] = 0; touch(); };
     addEventListener("hashchange", arrived, true);
     addEventListener("popstate", arrived, true);
-    const settled = () => { s.leaving = 0; touch(); };
+    const settled = () => { s.leaving = 0; s.submitted = null; touch(); };
     navigation.addEventListener("navigatesuccess", settled);
     navigation.addEventListener("navigateerror", settled);
     // Back in a document restored from the back/forward cache: it left once, not now.
     addEventListener("pageshow", settled);
   } catch (e) { /* no Navigation API */ }
+  // Since when the page has been leaving (or is about to, by a submission not prevented).
+  s.leavingSince = () => {
+    if (s.leaving) return s.leaving;
+    if (s.submitted && !s.submitted.defaultPrevented) return s.submittedAt;
+    return 0;
+  };
   s.pending = () => {
     const n = now();
     let count = 0, soonest = Infinity;
@@ -232,6 +252,18 @@ impl AnswerTimes {
     }
 }
 
+/// How long a dispatched click may take to reach the page's handlers: past this it went
+/// where the page cannot count it (a cross-origin frame).
+const INPUT_CAP: Duration = Duration::from_millis(300);
+
+/// The releases a document must have seen once the action's clicks arrived: the
+/// document's identity and its count (`POINT_JS` reads them before the click).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct InputMark {
+    pub doc: f64,
+    pub ups: u64,
+}
+
 /// How long a navigation the page announced may take to show up as a request: past this,
 /// it was cancelled (a 204, a handler that prevented it) and the page is what it is.
 const LEAVING_CAP: Duration = Duration::from_millis(1000);
@@ -240,7 +272,7 @@ const LEAVING_CAP: Duration = Duration::from_millis(1000);
 /// every poll; `null` where the state is missing (a document older than the session's
 /// install script, such as the first about:blank).
 const POLL: &str = "(() => { const s = window[Symbol.for(\"wayfarer.stability\")]; if (!s) return null; \
-const n = performance.now(); return [n - s.t, document.readyState, s.leaving ? n - s.leaving : -1, s.pending()]; })()";
+const n = performance.now(); const l = s.leavingSince(); return [n - s.t, document.readyState, l ? n - l : -1, s.pending(), [s.id, s.ups]]; })()";
 
 /// Milliseconds from the page (never negative, never NaN) as a duration.
 fn ms_f64(ms: f64) -> Duration {
@@ -297,6 +329,8 @@ struct Look {
     /// Work the page has scheduled (short timers, frames, queued history events): how
     /// many, and how soon the first is due.
     work: (usize, Duration),
+    /// The action's clicks have not reached the page yet.
+    input_due: bool,
 }
 
 impl Look {
@@ -327,6 +361,9 @@ impl Look {
         {
             need = need.max(poll);
         }
+        if self.input_due && self.since_action < INPUT_CAP {
+            need = need.max(Duration::from_millis(2));
+        }
         // Scheduled work will change the page: wait until it is due (and then for the
         // quiet window after it), for a bounded time after the action.
         if self.work.0 > 0 && self.since_action < WORK_CAP {
@@ -348,6 +385,7 @@ pub(crate) async fn wait_stable(
     since: Instant,
     started: Instant,
     lim: WaitLimits,
+    input: Option<InputMark>,
 ) -> Option<Event> {
     let start = Instant::now();
     let mut installed = false;
@@ -398,11 +436,18 @@ pub(crate) async fn wait_stable(
             let a = v.as_array()?;
             let work = a.get(3).and_then(|w| w.as_array());
             let num = |i: usize| work.and_then(|w| w.get(i)?.as_f64()).unwrap_or(0.0);
+            let mark = a.get(4).and_then(|m| m.as_array()).and_then(|m| {
+                Some(InputMark {
+                    doc: m.first()?.as_f64()?,
+                    ups: m.get(1)?.as_u64()?,
+                })
+            });
             Some((
                 a.first()?.as_f64()?,
                 a.get(1)?.as_str()?.to_string(),
                 a.get(2).and_then(|x| x.as_f64()).unwrap_or(-1.0),
                 (num(0) as usize, ms_f64(num(1))),
+                mark,
             ))
         });
         let look = Look {
@@ -413,9 +458,15 @@ pub(crate) async fn wait_stable(
             loading,
             dom: dom
                 .as_ref()
-                .map(|(ms, ready, _, _)| (ms_f64(*ms), ready == "loading")),
+                .map(|(ms, ready, _, _, _)| (ms_f64(*ms), ready == "loading")),
             leaving: dom.as_ref().and_then(|d| (d.2 >= 0.0).then(|| ms_f64(d.2))),
             work: dom.as_ref().map_or((0, Duration::ZERO), |d| d.3),
+            // Seen when the document counted the releases, or is another document (the
+            // click made it leave); unknown when the page does not answer.
+            input_due: match (input, dom.as_ref().and_then(|d| d.4)) {
+                (Some(want), Some(now)) => now.doc == want.doc && now.ups < want.ups,
+                _ => false,
+            },
         };
         // The page is only seen as fast as it answers: under load, the quiet window
         // stretches with the renderer's answer time.
@@ -485,7 +536,22 @@ mod tests {
             dom: Some((Duration::from_secs(2), false)),
             leaving: None,
             work: (0, Duration::ZERO),
+            input_due: false,
         }
+    }
+
+    #[test]
+    fn a_click_the_page_has_not_handled_yet_holds_the_wait_for_a_bounded_time() {
+        let due = Look {
+            input_due: true,
+            ..settled()
+        };
+        assert!(due.need(QUIET).0 > Duration::ZERO);
+        let lost = Look {
+            since_action: INPUT_CAP,
+            ..due
+        };
+        assert_eq!(lost.need(QUIET).0, Duration::ZERO);
     }
 
     #[test]
