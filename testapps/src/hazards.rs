@@ -10,6 +10,8 @@ use axum::Router;
 
 use crate::common::{self, esc, fill, js_json};
 
+mod throttle;
+
 const LAYOUT: &str = include_str!("../assets/hazards/layout.html");
 const INDEX: &str = include_str!("../assets/hazards/index.html");
 const MUTATING: &str = include_str!("../assets/hazards/mutating.html");
@@ -18,6 +20,8 @@ const THROWS: &str = include_str!("../assets/hazards/throws.html");
 const EXTERNAL: &str = include_str!("../assets/hazards/external.html");
 const FRAMES: &str = include_str!("../assets/hazards/frames.html");
 const INNER: &str = include_str!("../assets/hazards/inner.html");
+const NAMING: &str = include_str!("../assets/hazards/naming.html");
+const NAMING_INNER: &str = include_str!("../assets/hazards/naming-inner.html");
 
 /// The markup probes the `/xss` page shows as text.
 pub const XSS_PROBES: [&str; 2] = [
@@ -75,6 +79,15 @@ pub(crate) fn router() -> Router {
             get(|| async { common::html(INNER.to_string()) }),
         )
         .route("/xss", get(xss))
+        .route(
+            "/naming",
+            get(|| async { page("Naming traps", "naming", NAMING) }),
+        )
+        .route(
+            "/naming/inner",
+            get(|| async { common::html(NAMING_INNER.to_string()) }),
+        )
+        .merge(throttle::router())
         .route(
             "/worker",
             get(|| async { page("A Web Worker", "worker", WORKER) }),
