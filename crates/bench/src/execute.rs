@@ -169,6 +169,7 @@ pub(crate) fn strategy_row(plan: &Plan, target: &Target, s: &RunSummary, c: &Col
         wait_ms: Some(t.wait),
         step_ms: Some(t.step),
         coverage_ms: Some(t.coverage),
+        name_ms: Some(t.name),
         step_mean_ms: Some(s.time_split.step),
         other_share: Some(s.time_split.other_share()),
         resets_s: Some(s.resets_s),

@@ -14,9 +14,10 @@ use chromiumoxide::cdp::browser_protocol::page::{
 use chromiumoxide::Page;
 use wayfarer_core::{Action, ActionKind, Event, EventKind};
 
-use crate::cdp::{call, eval, BrowserError};
+use crate::cdp::{call, eval, eval_deep, BrowserError};
 use crate::events::SharedRef;
 use crate::leave::Control;
+use crate::name::{Identified, ROLE_JS};
 use crate::scope::Scope;
 use crate::stability::InputMark;
 
@@ -62,7 +63,12 @@ for (let w = el.ownerDocument.defaultView; w && w.frameElement; w = w.frameEleme
 // The releases the top document has counted (see the stability script); a click in a
 // frame is counted there, where the wait does not look.
 const st = el.ownerDocument === document ? window[Symbol.for("wayfarer.stability")] : null;
-return [x, y, r.width, r.height, leave, st ? [st.id, st.ups] : null];"#;
+return [x, y, r.width, r.height, leave, el, el.ownerDocument, __wfRole(el), st ? [st.id, st.ups] : null];"#;
+
+/// The element, its document and its role, for the accessibility tree (`name.rs`).
+const IDENTIFY_JS: &str = r#"const el = __wfFind(loc);
+if (!el) return null;
+return [el, el.ownerDocument, __wfRole(el)];"#;
 
 /// Focus and select the current content; date-like inputs get the value set natively.
 const PREPARE_TYPE_JS: &str = r#"const el = __wfFind(loc);
@@ -120,7 +126,7 @@ return "ok";"#;
 fn script(body: &str, loc: &str, value: Option<&str>) -> String {
     let loc = serde_json::to_string(loc).unwrap_or_else(|_| "\"\"".into());
     let value = serde_json::to_string(&value).unwrap_or_else(|_| "null".into());
-    format!("((loc, value) => {{ {FIND_JS}\n{body} }})({loc}, {value})")
+    format!("((loc, value) => {{ {FIND_JS}\n{ROLE_JS}\n{body} }})({loc}, {value})")
 }
 
 /// What acting needs from the session.
@@ -215,12 +221,21 @@ impl Actor<'_> {
 
     /// Scroll the element into view and return its centre, or `NotFound`.
     pub async fn aim(&self, loc: &str) -> Result<Aim, BrowserError> {
-        let v = self.run(POINT_JS, loc, None).await?;
+        self.aim_identified(loc).await.map(|(aim, _)| aim)
+    }
+
+    /// `aim`, and the element as the accessibility tree knows it.
+    pub async fn aim_identified(
+        &self,
+        loc: &str,
+    ) -> Result<(Aim, Option<Identified>), BrowserError> {
+        let v = eval_deep(self.page, script(POINT_JS, loc, None), self.cdp).await?;
         let a = v
             .as_array()
             .ok_or_else(|| BrowserError::NotFound(loc.to_string()))?;
+        let id = Identified::from_items(a, 5);
         let num = |i: usize| a.get(i).and_then(|x| x.as_f64()).unwrap_or(0.0);
-        Ok(Aim {
+        let aim = Aim {
             x: num(0),
             y: num(1),
             control: match a.get(4).and_then(|x| x.as_str()) {
@@ -228,13 +243,20 @@ impl Actor<'_> {
                 Some("submit") => Control::Submit,
                 _ => Control::Script,
             },
-            input: a.get(5).and_then(|m| m.as_array()).and_then(|m| {
+            input: a.get(8).and_then(|m| m.as_array()).and_then(|m| {
                 Some(InputMark {
                     doc: m.first()?.as_f64()?,
                     ups: m.get(1)?.as_u64()?,
                 })
             }),
-        })
+        };
+        Ok((aim, id))
+    }
+
+    /// The element `loc` finds, as the accessibility tree knows it (`None`: not found).
+    pub async fn identify(&self, loc: &str) -> Result<Option<Identified>, BrowserError> {
+        let v = eval_deep(self.page, script(IDENTIFY_JS, loc, None), self.cdp).await?;
+        Ok(v.as_array().and_then(|a| Identified::from_items(a, 0)))
     }
 
     fn mouse_params(

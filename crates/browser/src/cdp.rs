@@ -68,6 +68,24 @@ pub(crate) async fn call_browser<T: Command>(
     }
 }
 
+/// Run `Runtime.evaluate`; an exception the expression threw is an error.
+async fn evaluate(
+    page: &Page,
+    params: chromiumoxide::cdp::js_protocol::runtime::EvaluateParams,
+    limit: Duration,
+) -> Result<chromiumoxide::cdp::js_protocol::runtime::RemoteObject, BrowserError> {
+    let ret = call(page, params, limit).await?;
+    if let Some(ex) = ret.exception_details {
+        let msg = ex
+            .exception
+            .as_ref()
+            .and_then(|e| e.description.clone())
+            .unwrap_or(ex.text);
+        return Err(BrowserError::Protocol("Runtime.evaluate".into(), msg));
+    }
+    Ok(ret.result)
+}
+
 /// Evaluate `expression` in the page's main world and return its JSON value.
 pub(crate) async fn eval(
     page: &Page,
@@ -81,14 +99,38 @@ pub(crate) async fn eval(
         .await_promise(false)
         .build()
         .map_err(|e| BrowserError::Step(e.to_string()))?;
-    let ret = call(page, params, limit).await?;
-    if let Some(ex) = ret.exception_details {
-        let msg = ex
-            .exception
-            .as_ref()
-            .and_then(|e| e.description.clone())
-            .unwrap_or(ex.text);
-        return Err(BrowserError::Protocol("Runtime.evaluate".into(), msg));
-    }
-    Ok(ret.result.value.unwrap_or(serde_json::Value::Null))
+    let result = evaluate(page, params, limit).await?;
+    Ok(result.value.unwrap_or(serde_json::Value::Null))
+}
+
+/// Evaluate `expression` with deep serialization, so DOM nodes in the result come back
+/// as `{"backendNodeId": N}` (see `name::plain`); other values as `eval` returns them.
+/// The result's handle lives until its document goes (every reset leaves it).
+pub(crate) async fn eval_deep(
+    page: &Page,
+    expression: impl Into<String>,
+    limit: Duration,
+) -> Result<serde_json::Value, BrowserError> {
+    use chromiumoxide::cdp::js_protocol::runtime::{
+        EvaluateParams, SerializationOptions, SerializationOptionsSerialization,
+    };
+    let serialization = SerializationOptions::builder()
+        .serialization(SerializationOptionsSerialization::Deep)
+        .max_depth(3)
+        .additional_parameters(
+            serde_json::json!({ "maxNodeDepth": 0, "includeShadowTree": "none" }),
+        )
+        .build()
+        .map_err(BrowserError::Step)?;
+    let params = EvaluateParams::builder()
+        .expression(expression)
+        .await_promise(false)
+        .serialization_options(serialization)
+        .build()
+        .map_err(|e| BrowserError::Step(e.to_string()))?;
+    let result = evaluate(page, params, limit).await?;
+    Ok(match result.deep_serialized_value {
+        Some(d) => crate::name::plain(&serde_json::to_value(d).unwrap_or_default()),
+        None => result.value.unwrap_or(serde_json::Value::Null),
+    })
 }

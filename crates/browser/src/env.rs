@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use wayfarer_core::{
     Action, ActionKind, Coverage, EnvError, EnvTimings, Environment, Event, EventKind, Outcome,
-    Performed, Probe,
+    Performed, Probe, TreeName,
 };
 
 use crate::actions::Actor;
@@ -16,6 +16,7 @@ use crate::coverage;
 use crate::events::SharedRef;
 use crate::launch::{launch, Launched};
 use crate::leave::{Control, LeaveStats};
+use crate::name::{tree_name, Identified};
 use crate::options::BrowserOptions;
 use crate::scan::{scan, scan_script, ScanScript};
 use crate::scope::Scope;
@@ -37,6 +38,8 @@ pub(crate) struct Inner {
     pub leave: LeaveStats,
     /// When the last action was performed.
     pub last_action: Option<Instant>,
+    /// How the accessibility tree named the last action's target.
+    pub named: Option<TreeName>,
 }
 
 /// What performing an action took.
@@ -45,6 +48,8 @@ struct Acted {
     wait: Duration,
     /// Coverage taken before the action (it may have left the document).
     coverage: Duration,
+    /// Reading the target's name from the accessibility tree.
+    name: Duration,
 }
 
 /// Headless Chromium as a `wayfarer_core::Environment`.
@@ -87,6 +92,7 @@ impl BrowserEnv {
             first_reset_done: false,
             leave: LeaveStats::default(),
             last_action: None,
+            named: None,
             opts,
         };
         rt.block_on(inner.start())
@@ -395,6 +401,7 @@ impl Inner {
                 wait,
                 scan: t.elapsed(),
                 coverage,
+                name: Duration::ZERO,
             },
             restarted: false,
         })
@@ -404,6 +411,7 @@ impl Inner {
         let acted = self.act_and_wait(action).await?;
         let mut out = self.observe(acted.act, acted.wait).await?;
         out.timings.coverage += acted.coverage;
+        out.timings.name = acted.name;
         tracing::debug!(action = %action.describe(), timings = ?out.timings, events = out.events.len(), "step");
         Ok(out)
     }
@@ -414,6 +422,7 @@ impl Inner {
             act,
             wait,
             coverage: before,
+            name,
         } = self.act_and_wait(action).await?;
         let tc = Instant::now();
         if self.coverage_due() {
@@ -429,6 +438,7 @@ impl Inner {
                 wait,
                 scan: Duration::ZERO,
                 coverage,
+                name,
             },
         })
     }
@@ -480,6 +490,8 @@ impl Inner {
             s.cov_paused = Duration::ZERO;
             s.documents
         };
+        // A step that fails before naming its target must not pass on the last one's.
+        self.named = None;
         let actor = self.actor(&page);
         let clicks = match action.kind {
             ActionKind::Click | ActionKind::Check => 1,
@@ -488,16 +500,19 @@ impl Inner {
         };
         let t = Instant::now();
         let mut input = None;
+        let mut named = Duration::ZERO;
+        let mut name = None;
         let (control, taken, (act, coverage)) = if clicks > 0 {
             let loc = action.target.as_deref().ok_or_else(|| {
                 BrowserError::Step(format!("{} needs a target", action.kind.as_str()))
             })?;
-            let aim = actor.aim(loc).await?;
+            let (aim, id) = actor.aim_identified(loc).await?;
             let aimed = t.elapsed();
             input = aim.input.map(|m| InputMark {
                 ups: m.ups + clicks as u64,
                 ..m
             });
+            (name, named) = read_name(&page, id, self.lim.cdp).await;
             let take = self.take_with(aim.control);
             let (act, coverage) = self.act_with_take(take, actor.press(aim, clicks)).await?;
             (aim.control, take, (aimed + act, coverage))
@@ -507,11 +522,23 @@ impl Inner {
                 ActionKind::Back | ActionKind::Navigate => Control::History,
                 _ => Control::Script,
             };
+            if let (Some(loc), Control::Script | Control::Submit) =
+                (action.target.as_deref(), control)
+            {
+                let tn = Instant::now();
+                let id = actor.identify(loc).await.unwrap_or_else(|e| {
+                    tracing::debug!(%e, "target not identified for its name");
+                    None
+                });
+                name = read_name(&page, id, self.lim.cdp).await.0;
+                named = tn.elapsed();
+            }
             let take = self.take_with(control);
             let times = self.act_with_take(take, actor.act(action)).await?;
             (control, take, times)
         };
         self.last_action = Some(Instant::now());
+        self.named = name;
         let mut wait = self.wait_for(t, input).await;
         // A take in the page's pause before leaving is coverage time, not the action's or
         // the wait's (it falls inside the click's reply, or inside the wait when a script
@@ -532,11 +559,32 @@ impl Inner {
             taken || (control != Control::History && self.coverage_mode() != CoverageMode::Off);
         self.leave.record(control, left, covered);
         Ok(Acted {
+            // Read between finding the element and the input: outside both timings.
             act,
             wait,
             coverage,
+            name: named,
         })
     }
+}
+
+/// The name of the element `id` identified, from the accessibility tree, and the time it
+/// took. A tree that cannot answer costs the name, not the step (the trace then keeps the
+/// scan's approximation).
+async fn read_name(
+    page: &chromiumoxide::Page,
+    id: Option<Identified>,
+    limit: Duration,
+) -> (Option<TreeName>, Duration) {
+    let t = Instant::now();
+    let name = match id {
+        Some(id) => tree_name(page, &id, limit).await.unwrap_or_else(|e| {
+            tracing::debug!(%e, "no name from the accessibility tree");
+            None
+        }),
+        None => None,
+    };
+    (name, t.elapsed())
 }
 
 impl Environment for BrowserEnv {
@@ -577,6 +625,10 @@ impl Environment for BrowserEnv {
 
     fn can_infer(&self) -> bool {
         true
+    }
+
+    fn target_name(&mut self) -> Option<TreeName> {
+        self.inner.named.take()
     }
 
     fn observe(&mut self) -> Result<Outcome, EnvError> {

@@ -107,6 +107,10 @@ pub struct TraceArgs {
     /// No progress lines (errors still go to stderr).
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    /// A configuration file whose `[reset]` hook puts the application's own state back
+    /// before every replay (the trace carries everything else).
+    #[arg(long, short = 'c')]
+    pub config: Option<PathBuf>,
 }
 
 #[derive(Debug, Args, Clone)]

@@ -209,6 +209,11 @@ quiet_ms = 150
         assert_eq!(c.strategy.crawl, d.strategy.crawl);
         assert_eq!(c.abstraction, d.abstraction);
         assert_eq!(
+            (c.reset.explore, c.reset.timeout_s),
+            (d.reset.explore, d.reset.timeout_s),
+            "[reset] of the README"
+        );
+        assert_eq!(
             c.strategy.name.as_deref(),
             Some(wayfarer_strategies::DEFAULT)
         );

@@ -12,7 +12,9 @@ use url::Url;
 use wayfarer_browser::{find_chrome, BrowserEnv, BrowserOptions};
 use wayfarer_core::candidates::DenyText;
 use wayfarer_core::config::DenyRule;
-use wayfarer_core::{run, Budget, Config, Environment, Observer, Oracles, RunOptions, RunSummary};
+use wayfarer_core::{
+    run, Budget, Config, Environment, Observer, Oracles, RunOptions, RunSummary, WithResetHook,
+};
 
 use wayfarer_store::{RunMeta, RunStart, StoreWriter};
 
@@ -170,7 +172,18 @@ fn explore_url(
             "wayfarer: exploring {url} with {strategy} (seed {seed}, budget {budget}{guessing}); Ctrl-C stops with a report"
         );
     }
-    let mut env = BrowserEnv::launch(BrowserOptions {
+    // The reset hook runs before every episode only when the configuration asks for it.
+    let hook = match config.reset.explore {
+        true => crate::reset_hook::ResetHook::new(&config.reset, &url)?,
+        false => None,
+    };
+    if let (Some(h), true) = (&hook, show_progress) {
+        eprintln!(
+            "wayfarer: before every episode the reset hook runs {}",
+            h.describe()
+        );
+    }
+    let browser = BrowserEnv::launch(BrowserOptions {
         start_url: url.clone(),
         config: browser_config,
         allow_origins: config.scope.allow_origins.clone(),
@@ -180,6 +193,7 @@ fn explore_url(
         chrome,
     })
     .context("cannot start the browser")?;
+    let mut env = WithResetHook::new(browser, hook.map(crate::reset_hook::ResetHook::boxed));
 
     let mut progress = ProgressLine::new();
     let result = {

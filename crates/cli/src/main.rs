@@ -11,6 +11,7 @@ mod print;
 mod progress;
 mod replay;
 mod report;
+mod reset_hook;
 mod seeded;
 mod trace_env;
 

@@ -1,12 +1,13 @@
 //! `wayfarer minimize TRACE`: delta debugging over the trace's actions, replaying each
-//! candidate from a reset and keeping it while the same failure signature appears.
+//! candidate from a reset (and the `[reset]` hook, when configured) and keeping it while
+//! the same failure signature appears; the engine is `wayfarer_core::minimize`.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
-use wayfarer_core::ddmin::{ddmin_with_loops, Verdict};
-use wayfarer_core::replay::replay;
+use wayfarer_core::ddmin::Verdict;
+use wayfarer_core::minimize::minimize;
 use wayfarer_core::trace::Trace;
 
 use crate::args::TraceArgs;
@@ -35,36 +36,22 @@ pub fn command(path: &Path, args: &TraceArgs, out: Option<&Path>) -> Result<i32>
             t.expected
         );
     }
-    let indices: Vec<usize> = (0..n).collect();
-    // The whole trace first: it must reproduce, and the pages it passes through show
-    // the detours worth cutting in one replay each.
-    let whole = replay(&mut t.env, &t.actions, &t.oracles, &t.expected, true);
-    let whole = match whole {
-        Ok(r) => r,
-        Err(e) => {
-            t.close();
-            bail!("the browser failed while replaying the trace: {e}");
+    let quiet = args.quiet;
+    let mut progress = |test: u32, len: usize, v: Verdict| {
+        if !quiet {
+            eprintln!("  test {test}: {len} actions → {}", verdict_text(v));
         }
     };
-    if !args.quiet {
-        eprintln!("  test 1: {n} actions → {}", verdict_text(whole.verdict()));
-    }
-    let mut tests = 1u32;
-    let result = ddmin_with_loops(&indices, Some(whole.verdict()), &whole.loops(), |cand| {
-        tests += 1;
-        let actions: Vec<_> = cand.iter().map(|&i| t.actions[i].clone()).collect();
-        let r = replay(&mut t.env, &actions, &t.oracles, &t.expected, true)?;
-        if !args.quiet {
-            eprintln!(
-                "  test {tests}: {} actions → {}",
-                cand.len(),
-                verdict_text(r.verdict())
-            );
-        }
-        Ok::<_, wayfarer_core::EnvError>(r.verdict())
-    });
-    let kept = match result {
-        Ok(Some(kept)) => kept,
+    let result = minimize(
+        &mut t.env,
+        &t.actions,
+        &t.oracles,
+        &t.expected,
+        &mut progress,
+    );
+    let hooked = t.env.has_hook();
+    let m = match result {
+        Ok(Some(m)) => m,
         Ok(None) => {
             let what = format!("{}: {}", t.trace.expected.kind, t.trace.expected.message);
             t.close();
@@ -76,21 +63,24 @@ pub fn command(path: &Path, args: &TraceArgs, out: Option<&Path>) -> Result<i32>
         }
         Err(e) => {
             t.close();
-            bail!("the browser failed while minimising: {e}");
+            bail!("minimising stopped: {e}");
         }
     };
-    // One more replay of the result, so a flaky failure cannot pass off a wrong answer.
-    let actions: Vec<_> = kept.iter().map(|&i| t.actions[i].clone()).collect();
-    let confirmed = replay(&mut t.env, &actions, &t.oracles, &t.expected, true)
-        .map(|r| r.reproduced())
-        .unwrap_or(false);
+    let outside_state = m.outside_state.clone().or(t.trace.outside_state.clone());
     let minimal = Trace {
         origin: format!(
-            "minimised from {} ({n} → {} actions, {tests} replays)",
+            "minimised from {} ({n} → {} actions, {} replays{})",
             path.display(),
-            kept.len()
+            m.kept.len(),
+            m.tests,
+            if hooked {
+                ", reset hook before each"
+            } else {
+                ""
+            }
         ),
-        steps: kept.iter().map(|&i| t.trace.steps[i].clone()).collect(),
+        outside_state: outside_state.clone(),
+        steps: m.kept.iter().map(|&i| t.trace.steps[i].clone()).collect(),
         ..t.trace.clone()
     };
     t.close();
@@ -99,23 +89,45 @@ pub fn command(path: &Path, args: &TraceArgs, out: Option<&Path>) -> Result<i32>
         .unwrap_or_else(|| default_out(path));
     std::fs::write(&out, minimal.to_json())
         .with_context(|| format!("cannot write {}", out.display()))?;
-    if !confirmed {
+    if !m.confirmed {
         eprintln!(
             "warning: the minimal trace did not reproduce on its confirming replay; the \
              failure may be flaky (check with `wayfarer replay --repeat 5 {}`)",
             out.display()
         );
     }
+    if let Some(why) = &m.outside_state {
+        eprintln!("warning: the failure {why}; the trace was not shrunk");
+    }
     println!(
-        "minimal trace: {} of {n} actions ({tests} replays, {:.1}s) → {}",
-        kept.len(),
+        "minimal trace: {} of {n} actions ({} replays, {:.1}s) → {}",
+        m.kept.len(),
+        m.tests,
         started.elapsed().as_secs_f64(),
         out.display()
     );
     for (k, st) in minimal.steps.iter().enumerate() {
         println!("  {}. {}", k + 1, st.describe());
     }
+    refresh_report(&out);
     Ok(0)
+}
+
+/// A minimal trace written into a run's `traces/` shows in that run's report.html, with
+/// its warning; a report that cannot be rebuilt costs a warning, not the trace.
+fn refresh_report(out: &Path) {
+    let Some(run) = out
+        .parent()
+        .filter(|d| d.file_name().is_some_and(|n| n == "traces"))
+        .and_then(Path::parent)
+        .filter(|run| run.join("run.sqlite").is_file())
+    else {
+        return;
+    };
+    match crate::report::rebuild(run) {
+        Ok((_, _, written)) => println!("report updated: {}", written.html.display()),
+        Err(e) => eprintln!("warning: the run's report was not updated: {e:#}"),
+    }
 }
 
 fn verdict_text(v: Verdict) -> String {

@@ -5,6 +5,7 @@ use std::path::Path;
 
 use anyhow::{bail, Result};
 use serde::Serialize;
+use wayfarer_core::minimize::outside_state_warning;
 use wayfarer_core::replay::{replay, Replay};
 
 use crate::args::TraceArgs;
@@ -28,6 +29,8 @@ struct ReplayJson<'a> {
     actions: usize,
     repeat: u32,
     reproduced: u32,
+    /// Set when a run raised the failure earlier than the trace recorded it.
+    outside_state: Option<String>,
     runs: Vec<RunLine>,
 }
 
@@ -68,9 +71,25 @@ pub fn command(path: &Path, args: &TraceArgs, repeat: u32, json: bool) -> Result
     }
     let mut runs = Vec::new();
     let mut error = None;
+    let mut outside_state = None;
+    let n = t.actions.len();
     for i in 1..=repeat {
         match replay(&mut t.env, &t.actions, &t.oracles, &t.expected, true) {
             Ok(r) => {
+                // The trace recorded its failure after its last action: raised sooner, it
+                // needed something the reset did not put back.
+                let early = if r.at_reset && n > 0 {
+                    Some("on the start page".to_string())
+                } else {
+                    r.hit
+                        .filter(|&h| h + 1 < n)
+                        .map(|h| format!("after action {}", h + 1))
+                };
+                if let Some(at) = early.filter(|_| outside_state.is_none()) {
+                    outside_state = Some(outside_state_warning(&format!(
+                        "run {i} raised it {at} of {n}, the trace recorded it after action {n}"
+                    )));
+                }
                 let l = line(&r, &t.expected);
                 if !quiet {
                     eprintln!("  run {i}/{repeat}: {}", describe(&l, t.actions.len()));
@@ -89,7 +108,10 @@ pub fn command(path: &Path, args: &TraceArgs, repeat: u32, json: bool) -> Result
     let actions = t.actions.len();
     t.close();
     if let Some(e) = error {
-        bail!("the browser failed during run {}: {e}", runs.len() + 1);
+        bail!("run {} stopped: {e}", runs.len() + 1);
+    }
+    if let (Some(why), false) = (&outside_state, json) {
+        eprintln!("warning: the failure {why}");
     }
     if json {
         println!(
@@ -101,6 +123,7 @@ pub fn command(path: &Path, args: &TraceArgs, repeat: u32, json: bool) -> Result
                 actions,
                 repeat,
                 reproduced: hits,
+                outside_state,
                 runs,
             })?
         );

@@ -7,10 +7,11 @@ use std::path::Path;
 use anyhow::{anyhow, Context, Result};
 use wayfarer_browser::{find_chrome, BrowserEnv, BrowserOptions};
 use wayfarer_core::trace::{unmask, Trace};
-use wayfarer_core::{Action, Oracles};
+use wayfarer_core::{Action, Oracles, WithResetHook};
 
 use crate::args::TraceArgs;
 use crate::explore::{check_reachable, parse_url};
+use crate::reset_hook::ResetHook;
 
 /// A trace ready to be replayed, with everything that must live as long as replays do.
 pub struct Target {
@@ -18,7 +19,8 @@ pub struct Target {
     pub trace: Trace,
     /// The actions to perform: moved to where the application runs now, secrets filled in.
     pub actions: Vec<Action>,
-    pub env: BrowserEnv,
+    /// The browser, behind the configured reset hook (if any).
+    pub env: WithResetHook<BrowserEnv>,
     pub oracles: Oracles,
     /// The expected signature, moved like the actions.
     pub expected: String,
@@ -44,6 +46,7 @@ pub fn read_trace(path: &Path) -> Result<Trace> {
 
 pub fn open(path: &Path, args: &TraceArgs) -> Result<Target> {
     let trace = read_trace(path)?;
+    let (config, _secrets) = crate::config_file::load(args.config.as_deref())?;
     let mut server = None;
     let start = if let Some(raw) = &args.url {
         parse_url(raw)?
@@ -107,7 +110,14 @@ pub fn open(path: &Path, args: &TraceArgs) -> Result<Target> {
     let mut origins = vec![start.origin().ascii_serialization()];
     origins.extend(moved.setup.allow_origins.iter().cloned());
     let oracles = Oracles::new(moved.setup.oracles.clone(), origins)?;
-    let env = BrowserEnv::launch(BrowserOptions {
+    let hook = ResetHook::new(&config.reset, &start)?;
+    if let (Some(h), false) = (&hook, args.quiet) {
+        eprintln!(
+            "wayfarer: before every replay the reset hook runs {}",
+            h.describe()
+        );
+    }
+    let browser = BrowserEnv::launch(BrowserOptions {
         start_url: start.clone(),
         config: moved.setup.browser.clone(),
         allow_origins: moved.setup.allow_origins.clone(),
@@ -117,6 +127,7 @@ pub fn open(path: &Path, args: &TraceArgs) -> Result<Target> {
         chrome,
     })
     .context("cannot start the browser")?;
+    let env = WithResetHook::new(browser, hook.map(ResetHook::boxed));
     Ok(Target {
         expected: moved.expected.signature.clone(),
         start_url: start.to_string(),

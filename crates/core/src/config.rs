@@ -22,6 +22,64 @@ pub struct Config {
     pub strategy: StrategyConfig,
     pub oracles: OracleConfig,
     pub browser: BrowserConfig,
+    /// Application state that outlives the browser (a database, a server-side throttle):
+    /// how to put it back before each replay.
+    pub reset: ResetConfig,
+}
+
+/// `[reset]`: a hook that puts the application's own state back (the browser's is reset
+/// anyway). `replay` and `minimize` run it before every replay when it is set;
+/// exploration runs it before every episode only with `explore = true`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ResetConfig {
+    /// A shell command (`sh -c`), e.g. "psql -f reset.sql"; it must exit with 0.
+    pub command: Option<String>,
+    /// An HTTP request, "METHOD PATH-OR-URL" (e.g. "POST /__reset"), the path relative to
+    /// the start URL; it must answer 2xx.
+    pub http: Option<String>,
+    /// Also run the hook on every reset of an exploration.
+    pub explore: bool,
+    /// Seconds the hook may take.
+    pub timeout_s: u64,
+}
+
+impl Default for ResetConfig {
+    fn default() -> Self {
+        ResetConfig {
+            command: None,
+            http: None,
+            explore: false,
+            timeout_s: 30,
+        }
+    }
+}
+
+impl ResetConfig {
+    /// Whether a hook is configured at all.
+    pub fn is_set(&self) -> bool {
+        self.command.is_some() || self.http.is_some()
+    }
+
+    /// The HTTP hook's method and target, checked: `None` when there is none.
+    pub fn http_request(&self) -> Result<Option<(String, String)>, String> {
+        let Some(spec) = self.http.as_deref() else {
+            return Ok(None);
+        };
+        let mut parts = spec.split_whitespace();
+        let (Some(method), Some(target), None) = (parts.next(), parts.next(), parts.next()) else {
+            return Err(format!(
+                "reset.http {spec:?} is not \"METHOD PATH\" (e.g. \"POST /__reset\")"
+            ));
+        };
+        let method = method.to_ascii_uppercase();
+        if !["GET", "POST", "PUT", "DELETE", "PATCH"].contains(&method.as_str()) {
+            return Err(format!(
+                "reset.http method {method:?} is not one of GET, POST, PUT, DELETE, PATCH"
+            ));
+        }
+        Ok(Some((method, target.to_string())))
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -227,10 +285,25 @@ impl Config {
                 "strategy.crawl.episode_steps must be at least 1",
             ),
         ];
-        match checks.iter().find(|(ok, _)| !ok) {
-            Some((_, msg)) => Err(msg.to_string()),
-            None => Ok(()),
+        if let Some((_, msg)) = checks.iter().find(|(ok, _)| !ok) {
+            return Err(msg.to_string());
         }
+        self.reset.http_request()?;
+        if self
+            .reset
+            .command
+            .as_deref()
+            .is_some_and(|c| c.trim().is_empty())
+        {
+            return Err("reset.command is empty".into());
+        }
+        if self.reset.timeout_s == 0 {
+            return Err("reset.timeout_s must be at least 1".into());
+        }
+        if self.reset.explore && !self.reset.is_set() {
+            return Err("reset.explore is set but there is no reset.command or reset.http".into());
+        }
+        Ok(())
     }
 }
 
@@ -325,5 +398,35 @@ impl Default for BrowserConfig {
             coverage: CoverageMode::Lazy,
             coverage_interval_ms: 1_000,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reset(http: &str) -> ResetConfig {
+        ResetConfig {
+            http: Some(http.into()),
+            ..ResetConfig::default()
+        }
+    }
+
+    #[test]
+    fn a_reset_hook_request_is_a_method_and_a_target() {
+        assert_eq!(
+            reset("post /__reset").http_request(),
+            Ok(Some(("POST".into(), "/__reset".into())))
+        );
+        assert_eq!(ResetConfig::default().http_request(), Ok(None));
+        for bad in ["/__reset", "POST", "POST /a /b", "FETCH /x"] {
+            let err = reset(bad).http_request().unwrap_err();
+            assert!(err.starts_with("reset.http"), "{bad}: {err}");
+        }
+        let mut c = Config::default();
+        c.reset.explore = true;
+        assert!(c.validate().unwrap_err().contains("reset.explore"));
+        c.reset.command = Some("true".into());
+        assert_eq!(c.validate(), Ok(()));
     }
 }

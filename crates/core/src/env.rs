@@ -20,6 +20,9 @@ pub struct EnvTimings {
     /// or not the page is scanned).
     #[serde(default)]
     pub coverage: Duration,
+    /// Reading the target's role and name from the accessibility tree (for the trace).
+    #[serde(default)]
+    pub name: Duration,
 }
 
 /// The result of `reset` or `step`.
@@ -32,6 +35,23 @@ pub struct Outcome {
     /// True when the environment had to reset itself (a restarted browser, a crashed
     /// page): the action sequence since the last reset no longer leads here.
     pub restarted: bool,
+}
+
+/// An element as the browser's accessibility tree names it: what Playwright's
+/// `getByRole` and screen readers go by.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TreeName {
+    /// The computed role ("button", "link", "textbox" ...); empty when the tree has none.
+    pub role: String,
+    /// The computed accessible name, whitespace collapsed.
+    pub name: String,
+    /// Where the name came from ("contents", "attribute", "relatedElement", "title",
+    /// "placeholder" ...), for people reading a trace.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub from: String,
+    /// Elements of the document (not hidden from the tree) with the same role and name,
+    /// this one included; 0 when not counted.
+    pub same: u32,
 }
 
 /// The result of `perform`: an action done and waited for, without a scan.
@@ -108,12 +128,19 @@ pub enum EnvError {
     /// Anything else that makes this one step fail but not the run.
     #[error("step failed: {0}")]
     Step(String),
+    /// The configured reset hook failed: the application's own state may be anything, so
+    /// nothing after it can be trusted.
+    #[error("the reset hook failed: {0}")]
+    Hook(String),
 }
 
 impl EnvError {
     /// Whether the run must stop (nothing more can be explored).
     pub fn is_fatal(&self) -> bool {
-        matches!(self, EnvError::Unreachable { .. } | EnvError::Browser(_))
+        matches!(
+            self,
+            EnvError::Unreachable { .. } | EnvError::Browser(_) | EnvError::Hook(_)
+        )
     }
 }
 
@@ -137,6 +164,12 @@ pub trait Environment {
     /// skip the scan). The default scans, which is always correct.
     fn perform(&mut self, action: &Action) -> Result<Performed, EnvError> {
         self.step(action).map(|o| Performed::Observed(Box::new(o)))
+    }
+
+    /// How the accessibility tree named the last action's target, read just before
+    /// acting; `None` where the environment has no tree or the action had no target.
+    fn target_name(&mut self) -> Option<TreeName> {
+        None
     }
 
     /// One cheap query of the live page about `locator` (see [`Probe`]).
@@ -167,4 +200,68 @@ pub trait Environment {
 
     /// Release what the environment holds (browser processes, temp dirs).
     fn close(&mut self) {}
+}
+
+/// An environment whose `reset` first runs a hook that puts the application's own state
+/// back (`[reset]` in the configuration): a database, a throttle kept by the server.
+pub struct WithResetHook<E> {
+    pub inner: E,
+    hook: Option<Box<dyn FnMut() -> Result<(), String>>>,
+    /// Resets done with the hook.
+    pub hooked: u64,
+}
+
+impl<E: Environment> WithResetHook<E> {
+    /// `hook`: `None` for a plain environment.
+    pub fn new(inner: E, hook: Option<Box<dyn FnMut() -> Result<(), String>>>) -> Self {
+        WithResetHook {
+            inner,
+            hook,
+            hooked: 0,
+        }
+    }
+
+    pub fn has_hook(&self) -> bool {
+        self.hook.is_some()
+    }
+}
+
+impl<E: Environment> Environment for WithResetHook<E> {
+    fn reset(&mut self) -> Result<Outcome, EnvError> {
+        if let Some(h) = self.hook.as_mut() {
+            h().map_err(EnvError::Hook)?;
+            self.hooked += 1;
+        }
+        self.inner.reset()
+    }
+    fn step(&mut self, action: &Action) -> Result<Outcome, EnvError> {
+        self.inner.step(action)
+    }
+    fn observe(&mut self) -> Result<Outcome, EnvError> {
+        self.inner.observe()
+    }
+    fn perform(&mut self, action: &Action) -> Result<Performed, EnvError> {
+        self.inner.perform(action)
+    }
+    fn target_name(&mut self) -> Option<TreeName> {
+        self.inner.target_name()
+    }
+    fn probe(&mut self, locator: Option<&str>) -> Result<Probe, EnvError> {
+        self.inner.probe(locator)
+    }
+    fn can_infer(&self) -> bool {
+        self.inner.can_infer()
+    }
+    fn flush(&mut self) {
+        self.inner.flush()
+    }
+    fn coverage(&mut self) -> Option<Coverage> {
+        self.inner.coverage()
+    }
+    fn screenshot(&mut self) -> Option<Vec<u8>> {
+        self.inner.screenshot()
+    }
+    fn close(&mut self) {
+        self.inner.close()
+    }
 }

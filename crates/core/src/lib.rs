@@ -12,13 +12,16 @@ pub mod infer;
 pub mod model;
 
 pub use config::Config;
-pub use env::{Coverage, EnvError, EnvTimings, Environment, Outcome, Performed, Probe};
+pub use env::{
+    Coverage, EnvError, EnvTimings, Environment, Outcome, Performed, Probe, TreeName, WithResetHook,
+};
 pub use model::{Action, ActionKind, AppProbe, Element, Event, EventKind, Observation, Rect, Size};
 pub mod agent;
 pub mod budget;
 pub mod candidates;
 pub mod ddmin;
 pub mod input;
+pub mod minimize;
 pub mod observer;
 pub mod oracle;
 pub mod record;

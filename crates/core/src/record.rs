@@ -30,13 +30,16 @@ pub struct StepTimings {
     /// The strategy learning from the step, and state inference's bookkeeping.
     #[serde(default)]
     pub learn: Duration,
+    /// Reading the target's role and name from the browser's accessibility tree.
+    #[serde(default)]
+    pub name: Duration,
     /// The whole step, wall clock; what the parts above do not account for is `other()`.
     pub total: Duration,
 }
 
 impl StepTimings {
     /// The named parts, in display order (the time split of reports and the bench).
-    pub fn parts(&self) -> [(&'static str, Duration); 9] {
+    pub fn parts(&self) -> [(&'static str, Duration); 10] {
         [
             ("scan", self.scan),
             ("analysis", self.analysis),
@@ -47,6 +50,7 @@ impl StepTimings {
             ("coverage", self.coverage),
             ("judge", self.judge),
             ("learn", self.learn),
+            ("name", self.name),
         ]
     }
 

@@ -235,7 +235,7 @@ pub fn run(
             .as_deref()
             .and_then(|t| cur.obs.element(t))
             .map(|e| e.describe());
-        let trace_step = TraceStep::new(action.clone(), &cur.obs);
+        let mut trace_step = TraceStep::new(action.clone(), &cur.obs);
 
         // State inference: the interaction's keys, and whether to try guesses.
         let keys = predictor.as_mut().map(|p| p.keys(&cur.obs, &action));
@@ -283,6 +283,11 @@ pub fn run(
             if accepted.is_some() {
                 p.stats.predicted += 1;
             }
+        }
+        // The browser read the target's role and name from its accessibility tree just
+        // before acting: what the trace, the report and exported tests name it by.
+        if let (Some(n), Some(h)) = (env.target_name(), trace_step.element.as_mut()) {
+            h.name_from_tree(&n);
         }
         if error.is_some() {
             tally.step_errors += 1;
@@ -386,6 +391,7 @@ pub fn run(
             coverage: outcome.timings.coverage,
             judge: judge_time,
             learn: learn_time,
+            name: outcome.timings.name,
             total: step_start.elapsed(),
         };
         tally.timings.push(timings);

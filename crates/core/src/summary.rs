@@ -52,6 +52,9 @@ pub struct TimingMedians {
     /// The strategy learning from the step.
     #[serde(default)]
     pub learn: f64,
+    /// Reading the target's name from the accessibility tree (for the trace).
+    #[serde(default)]
+    pub name: f64,
     pub step: f64,
     /// Spent after the step in the observers (run store, progress line): the cost of
     /// recording, outside `step`.
@@ -238,6 +241,7 @@ impl TimingMedians {
             coverage: col(|t| t.coverage),
             judge: col(|t| t.judge),
             learn: col(|t| t.learn),
+            name: col(|t| t.name),
             step: col(|t| t.total),
             observers: 0.0,
         }

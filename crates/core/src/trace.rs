@@ -41,6 +41,21 @@ pub struct ElementHint {
     /// How many visible elements of the page had the same label text (0 without label).
     #[serde(default)]
     pub same_label: u32,
+    /// Where `role`, `name` and `same_name` came from.
+    #[serde(default)]
+    pub source: NameSource,
+}
+
+/// Where an element's role and accessible name came from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum NameSource {
+    /// Chromium's accessibility tree, read just before the action: what Playwright's
+    /// `getByRole` and screen readers go by.
+    Tree,
+    /// wayfarer's approximation from the scan (tag, label, text): no tree was read.
+    #[default]
+    Guess,
 }
 
 const HINT_ATTRS: &[&str] = &[
@@ -55,6 +70,14 @@ const HINT_ATTRS: &[&str] = &[
 ];
 
 impl ElementHint {
+    /// Take the role, name and count of namesakes from the accessibility tree.
+    pub fn name_from_tree(&mut self, n: &crate::env::TreeName) {
+        self.role = (!n.role.is_empty()).then(|| n.role.clone());
+        self.name = n.name.clone();
+        self.same_name = n.same;
+        self.source = NameSource::Tree;
+    }
+
     /// Describe `el` as seen on the page `obs`.
     pub fn of(el: &Element, obs: &Observation) -> ElementHint {
         let name = el.accessible_name();
@@ -87,6 +110,7 @@ impl ElementHint {
                 .collect(),
             same_name,
             same_label,
+            source: NameSource::Guess,
         }
     }
 }
@@ -163,18 +187,24 @@ impl TraceStep {
 }
 
 impl TraceStep {
-    /// A line for people: `click link "HTTP 500"`, `type "a@b" into textbox "E-mail"`;
-    /// the CSS locator stands in when the element had no name.
-    pub fn describe(&self) -> String {
-        let a = &self.action;
-        let what = match &self.element {
+    /// The target for people: its role and accessible name (`button "Save"`), else the
+    /// CSS locator (empty without a target).
+    pub fn target_phrase(&self) -> String {
+        match &self.element {
             Some(h) if !h.name.is_empty() => format!(
                 "{} {:?}",
                 h.role.as_deref().unwrap_or(h.tag.as_str()),
                 short(&h.name, 40)
             ),
-            _ => a.target.clone().unwrap_or_default(),
-        };
+            _ => self.action.target.clone().unwrap_or_default(),
+        }
+    }
+
+    /// A line for people: `click link "HTTP 500"`, `type "a@b" into textbox "E-mail"`;
+    /// the CSS locator stands in when the element had no name.
+    pub fn describe(&self) -> String {
+        let a = &self.action;
+        let what = self.target_phrase();
         let value = a.value.as_deref().map(|v| {
             let n = v.chars().count();
             if n > 30 {
@@ -240,6 +270,10 @@ pub struct Trace {
     /// Where it came from: "explore seed 3 step 120", "minimize of ...".
     #[serde(default)]
     pub origin: String,
+    /// Set when a replay showed that the failure depends on state outside the browser
+    /// (see `minimize::outside_state_warning`): the steps alone may not raise it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outside_state: Option<String>,
     pub steps: Vec<TraceStep>,
 }
 
@@ -495,6 +529,7 @@ mod tests {
                 message: "x".into(),
             },
             origin: "test".into(),
+            outside_state: Some("depends on state outside the browser: test".into()),
             steps: vec![TraceStep {
                 action: Action::on(ActionKind::Type, "#q").with_value("${PW}"),
                 element: None,

@@ -64,13 +64,17 @@ pub fn choose(target: &str, hint: Option<&ElementHint>, test_id_attr: &str) -> L
     css
 }
 
+/// `page.locator(css)`, or for a path through shadow roots and frames the list of its
+/// selectors, which `app.find` resolves as the page is now (a frame is entered, a shadow
+/// host is not: the export cannot tell them apart).
 fn css(target: &str) -> Locator {
-    let mut parts = target.split(" >>> ");
-    let first = parts.next().unwrap_or(target);
-    let mut code = format!("page.locator({})", str_lit(first));
-    for p in parts {
-        code.push_str(&format!(".locator({})", str_lit(p)));
-    }
+    let parts: Vec<&str> = target.split(" >>> ").collect();
+    let code = if parts.len() == 1 {
+        format!("page.locator({})", str_lit(target))
+    } else {
+        let lits: Vec<String> = parts.iter().map(|p| str_lit(p)).collect();
+        format!("[{}]", lits.join(", "))
+    };
     Locator {
         kind: LocatorKind::Css,
         code,
@@ -235,10 +239,10 @@ mod tests {
     }
 
     #[test]
-    fn shadow_and_frame_paths_chain_css_locators() {
+    fn shadow_and_frame_paths_are_listed_for_app_find_to_resolve() {
         let h = hint("button", Some("button"), "Inner");
         let l = pick("#frame >>> #inner-button", &h);
-        assert_eq!(l.code, "page.locator('#frame').locator('#inner-button')");
+        assert_eq!(l.code, "['#frame', '#inner-button']");
         assert_eq!(choose("#x", None, "data-testid").code, "page.locator('#x')");
     }
 

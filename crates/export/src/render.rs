@@ -110,6 +110,14 @@ fn header(w: &mut String, trace: &Trace, cx: &SpecContext) {
     if let Some(note) = unchecked_note(&e.kind) {
         let _ = writeln!(w, "//   note:      {note}");
     }
+    if let Some(why) = &trace.outside_state {
+        let _ = writeln!(w, "//");
+        let _ = writeln!(w, "// Warning: this failure {}.", comment(why));
+        let _ = writeln!(
+            w,
+            "// The steps below may pass on a fresh application: reset its state first."
+        );
+    }
     let origin_note = if trace.origin.is_empty() {
         String::new()
     } else {

@@ -2,7 +2,7 @@
 //! the scan reported must be the ones Playwright computes, which holds only for some tags,
 //! roles and sources of the name.
 
-use wayfarer_core::trace::ElementHint;
+use wayfarer_core::trace::{ElementHint, NameSource};
 
 /// The scan cuts texts and labels at this many characters: a name that long may be cut
 /// and would not match exactly.
@@ -42,6 +42,38 @@ pub fn fits(s: &str) -> bool {
     s.chars().count() < SCAN_TEXT_MAX
 }
 
+/// Roles of Chromium's tree that Playwright's `getByRole` knows by the same name and
+/// computes the same way; others (Chromium's "generic", "image", "date" ...) are left to
+/// other locators.
+const TREE_ROLES: &[&str] = &[
+    "button",
+    "checkbox",
+    "columnheader",
+    "combobox",
+    "gridcell",
+    "heading",
+    "link",
+    "listbox",
+    "menuitem",
+    "menuitemcheckbox",
+    "menuitemradio",
+    "option",
+    "radio",
+    "row",
+    "rowheader",
+    "searchbox",
+    "slider",
+    "spinbutton",
+    "switch",
+    "tab",
+    "textbox",
+    "treeitem",
+];
+
+fn tree_role_for_playwright(role: &str) -> Option<&str> {
+    TREE_ROLES.contains(&role).then_some(role)
+}
+
 /// The role Playwright will compute for an input of this type (ARIA in HTML).
 fn input_role(input_type: Option<&str>) -> Option<&'static str> {
     Some(match input_type.unwrap_or("text") {
@@ -61,6 +93,13 @@ fn input_role(input_type: Option<&str>) -> Option<&'static str> {
 /// ones Playwright will compute, and the name is unique in the page.
 pub fn role_with_name(h: &ElementHint) -> Option<&str> {
     let role = h.role.as_deref()?;
+    if h.source == NameSource::Tree {
+        // The browser computed both and counted the namesakes; Playwright computes the
+        // same for the ARIA roles (Chromium spells a few of its own differently).
+        return (!h.name.is_empty() && h.same_name == 1)
+            .then(|| tree_role_for_playwright(role))
+            .flatten();
+    }
     if h.name.is_empty() || h.same_name != 1 || !fits(&h.name) {
         return None;
     }

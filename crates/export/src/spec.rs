@@ -84,7 +84,18 @@ pub fn spec(trace: &Trace, cx: &SpecContext) -> String {
             i + 1,
             comment(&step_comment(step, locator.as_ref()))
         ));
-        let acted = action(&mut b, step, locator, cx, &trace.setup.allow_origins);
+        let shown = Url::parse(&page).map_or(page.clone(), |u| app_url(&u, cx));
+        let acted = action(
+            &mut b,
+            Step {
+                n: i + 1,
+                step,
+                page: &shown,
+            },
+            locator,
+            cx,
+            &trace.setup.allow_origins,
+        );
         if acted && i + 1 < trace.steps.len() {
             b.line("await app.settle();");
         }
@@ -139,14 +150,25 @@ fn step_comment(step: &TraceStep, locator: Option<&Locator>) -> String {
     }
 }
 
-/// Write one step's code; false when there is nothing to do (a comment says why).
+/// One step as the spec numbers it, and the page it was recorded on (as the spec writes
+/// URLs).
+struct Step<'a> {
+    n: usize,
+    step: &'a TraceStep,
+    page: &'a str,
+}
+
+/// Write one step's code; false when there is nothing to do (a comment says why). Every
+/// step that acts on an element first finds it (`app.find`), so a page that changed
+/// fails on that step with its own message, not as the failure coming back.
 fn action(
     b: &mut Body,
-    step: &TraceStep,
+    s: Step,
     locator: Option<Locator>,
     cx: &SpecContext,
     allow: &[String],
 ) -> bool {
+    let step = s.step;
     let a = &step.action;
     let kind = a.kind;
     if kind == ActionKind::Back {
@@ -156,10 +178,17 @@ fn action(
     if kind == ActionKind::Navigate {
         return navigate(b, step, cx, allow);
     }
-    let Some(l) = locator.map(|l| l.code) else {
+    let Some(code) = locator.map(|l| l.code) else {
         b.line("// (no target recorded: wayfarer could not perform this step either)");
         return false;
     };
+    let l = format!("step{}", s.n);
+    b.line(format!(
+        "const {l} = await app.find({}, {}, {}, {code});",
+        s.n,
+        str_lit(&step.target_phrase()),
+        str_lit(s.page)
+    ));
     let line = match kind {
         ActionKind::Click => format!("await {l}.click();"),
         // wayfarer checks by clicking: it toggles, as a user's click does.

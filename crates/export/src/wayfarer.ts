@@ -80,6 +80,41 @@ export class AppWatch {
     }
   }
 
+  /** The element step `n` acts on (`what`, recorded on `url`), once it is in the page:
+   *  a page that no longer has it (or has it twice) fails here, with a message that says
+   *  the page changed, not as the failure this test guards against. A list of CSS
+   *  selectors is a path through shadow roots and frames (wayfarer's `host >>> inner`). */
+  async find(
+    n: number,
+    what: string,
+    url: string,
+    target: Locator | string[],
+    timeoutMs = 10_000,
+  ): Promise<Locator> {
+    let last: Locator | null = Array.isArray(target) ? null : target;
+    try {
+      if (Array.isArray(target)) {
+        let cur = this.page.locator(target[0]);
+        for (const inner of target.slice(1)) {
+          await cur.waitFor({ state: 'attached', timeout: timeoutMs });
+          // A frame's document is entered; Playwright's CSS already pierces open shadow roots.
+          const tag = await cur.evaluate((e) => e.localName);
+          cur = tag === 'iframe' || tag === 'frame' ? cur.contentFrame().locator(inner) : cur.locator(inner);
+          last = cur;
+        }
+        last = cur;
+      }
+      await last!.waitFor({ state: 'attached', timeout: timeoutMs });
+      return last!;
+    } catch {
+      const count = last ? await last.count().catch(() => 0) : 0;
+      const found = count > 1 ? `matches ${count} elements` : 'not found';
+      throw new Error(
+        `step ${n}: ${what} ${found} on ${url}; the page changed since the trace was recorded`,
+      );
+    }
+  }
+
   /** History back, as wayfarer goes back: never out of the application (e.g. to the
    *  blank page before the first step). */
   async back(): Promise<void> {

@@ -68,6 +68,7 @@ fn trace(expected: Expected, setup: ReplaySetup, steps: Vec<TraceStep>) -> Trace
         setup,
         expected,
         origin: "explore seed 7 step 42".into(),
+        outside_state: None,
         steps,
     }
 }

@@ -80,6 +80,7 @@ fn main() {
             coverage: 0.0,
             judge: 0.2,
             learn: 0.1,
+            name: 0.0,
             step: 358.3,
             observers: 2.7,
         },

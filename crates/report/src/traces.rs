@@ -41,6 +41,13 @@ pub fn file_name(index: usize, f: &Failure) -> String {
     }
 }
 
+/// `NAME.min.json` for `NAME.json`: where `wayfarer minimize` writes its result.
+pub fn minimised_name(file: &str) -> String {
+    let stem = file.strip_suffix(".json").unwrap_or(file);
+    let stem = stem.strip_suffix(".min").unwrap_or(stem);
+    format!("{stem}.min.json")
+}
+
 /// The trace of the `index`-th failure of the run.
 pub fn trace_of(data: &RunData, index: usize) -> Trace {
     let f = &data.failures[index].failure;
@@ -57,6 +64,7 @@ pub fn trace_of(data: &RunData, index: usize) -> Trace {
             "{} seed {} on {}: first seen at step {} (episode {})",
             data.meta.strategy, data.meta.seed, data.meta.target, f.step, f.episode
         ),
+        outside_state: None,
         steps: f.trace.clone(),
     }
 }

@@ -97,7 +97,7 @@ pub(super) fn perform(
     let t = &outcome.timings;
     let validate = started
         .elapsed()
-        .saturating_sub(decided + t.act + t.wait + t.scan + t.coverage);
+        .saturating_sub(decided + t.act + t.wait + t.scan + t.coverage + t.name);
     Ok(Done {
         outcome,
         error,
@@ -120,6 +120,7 @@ fn scan_after(
             out.timings.act = timings.act;
             out.timings.wait = timings.wait;
             out.timings.coverage += timings.coverage;
+            out.timings.name = timings.name;
             Ok((out, None))
         }
         Err(e) if e.is_fatal() => Err(e),
