@@ -27,6 +27,8 @@ pub struct Card {
     pub location: Option<String>,
     pub signature: String,
     pub repro: Vec<ReproStep>,
+    /// What `wayfarer minimize` left of the trace, when it has run on this failure.
+    pub minimal: Option<Minimal>,
     /// A `data:` URI, passed unescaped: its mime type is ours and base64 holds no
     /// markup characters (escaping would turn each `/` into six bytes).
     pub screenshot: Option<Value>,
@@ -37,6 +39,19 @@ pub struct Card {
     pub events_routine: usize,
     /// Events left out past `MAX_EVENTS`.
     pub events_more: usize,
+}
+
+/// A minimised trace found next to the failure's trace (`traces/NAME.min.json`).
+#[derive(Debug, Serialize)]
+pub struct Minimal {
+    pub file: String,
+    pub kept: usize,
+    pub of: usize,
+    pub repro: Vec<ReproStep>,
+    /// "depends on state outside the browser: ..." when minimize saw it.
+    pub outside_state: Option<String>,
+    /// Why the file could not be read, instead of the steps.
+    pub unreadable: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -87,12 +102,39 @@ fn card(data: &RunData, n: usize, sf: &StoredFailure) -> Card {
         location,
         signature: truncate(&f.signature, 400),
         repro: repro::steps(&f.trace),
+        minimal: minimal(data, n - 1, f),
         screenshot,
         screenshot_note,
         events_routine: events.len() - shown.len(),
         events_more: shown.len().saturating_sub(MAX_EVENTS),
         events: shown.into_iter().take(MAX_EVENTS).map(row).collect(),
     }
+}
+
+/// The minimised trace of the `index`-th failure, when `wayfarer minimize` wrote one
+/// next to the run's trace.
+fn minimal(data: &RunData, index: usize, f: &Failure) -> Option<Minimal> {
+    let file = crate::traces::minimised_name(&crate::traces::file_name(index, f));
+    let text = std::fs::read_to_string(data.dir.join("traces").join(&file)).ok()?;
+    let of = f.trace.len();
+    Some(match wayfarer_core::trace::Trace::parse(&text) {
+        Ok(t) => Minimal {
+            file,
+            kept: t.steps.len(),
+            of,
+            repro: repro::steps(&t.steps),
+            outside_state: t.outside_state,
+            unreadable: None,
+        },
+        Err(e) => Minimal {
+            file,
+            kept: 0,
+            of,
+            repro: Vec::new(),
+            outside_state: None,
+            unreadable: Some(truncate(&e.to_string(), 300)),
+        },
+    })
 }
 
 /// The reset that raised `f`, when a reset did: the one after its step whose findings

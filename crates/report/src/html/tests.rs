@@ -362,3 +362,36 @@ fn report_json_carries_the_strategy_state() {
     let v: serde_json::Value = serde_json::from_str(&crate::json::render(&plain, None)).unwrap();
     assert!(v.get("strategy_state").is_none());
 }
+
+#[test]
+fn a_minimised_trace_beside_the_failure_is_shown_with_its_outside_state_warning() {
+    let dir = std::env::temp_dir().join(format!("wayfarer-report-min-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("traces")).unwrap();
+    let mut data = hostile(true);
+    data.dir = dir.clone();
+    let mut min = crate::traces::trace_of(&data, 0);
+    min.steps.truncate(2);
+    min.outside_state =
+        Some("depends on state outside the browser: it came back after 1 action".into());
+    let name = crate::traces::file_name(0, &data.failures[0].failure);
+    let min_name = crate::traces::minimised_name(&name);
+    std::fs::write(dir.join("traces").join(&min_name), min.to_json()).unwrap();
+    // The second failure's minimised file is garbage: the card says so and renders.
+    let garbage =
+        crate::traces::minimised_name(&crate::traces::file_name(1, &data.failures[1].failure));
+    std::fs::write(dir.join("traces").join(&garbage), "{ not json").unwrap();
+    let html = render(&data, None);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert!(html.contains("Minimal reproduction"), "no minimal section");
+    assert!(html.contains(&format!(
+        "2 of 5 actions, <span class=\"mono\">traces/{min_name}"
+    )));
+    assert!(html.contains(
+        "Warning: the failure depends on state outside the browser: it came back after 1 action"
+    ));
+    assert!(html.contains(&format!(
+        "unreadable, <span class=\"mono\">traces/{garbage}"
+    )));
+    // Without the files, no section.
+    assert!(!render(&hostile(true), None).contains("Minimal reproduction"));
+}
