@@ -501,7 +501,7 @@ impl Inner {
         let t = Instant::now();
         let mut input = None;
         let mut named = Duration::ZERO;
-        let mut name = None;
+        let name;
         let (control, taken, (act, coverage)) = if clicks > 0 {
             let loc = action.target.as_deref().ok_or_else(|| {
                 BrowserError::Step(format!("{} needs a target", action.kind.as_str()))
@@ -512,9 +512,12 @@ impl Inner {
                 ups: m.ups + clicks as u64,
                 ..m
             });
-            (name, named) = read_name(&page, id, self.lim.cdp).await;
             let take = self.take_with(aim.control);
-            let (act, coverage) = self.act_with_take(take, actor.press(aim, clicks)).await?;
+            let press = self.act_with_take(take, actor.press(aim, clicks));
+            let (acted, read, extra) = beside(read_name(&page, id, self.lim.cdp), press).await;
+            name = read;
+            named = extra;
+            let (act, coverage) = acted?;
             (aim.control, take, (aimed + act, coverage))
         } else {
             let control = match action.kind {
@@ -522,20 +525,23 @@ impl Inner {
                 ActionKind::Back | ActionKind::Navigate => Control::History,
                 _ => Control::Script,
             };
+            let mut id = None;
             if let (Some(loc), Control::Script | Control::Submit) =
                 (action.target.as_deref(), control)
             {
                 let tn = Instant::now();
-                let id = actor.identify(loc).await.unwrap_or_else(|e| {
+                id = actor.identify(loc).await.unwrap_or_else(|e| {
                     tracing::debug!(%e, "target not identified for its name");
                     None
                 });
-                name = read_name(&page, id, self.lim.cdp).await.0;
                 named = tn.elapsed();
             }
             let take = self.take_with(control);
-            let times = self.act_with_take(take, actor.act(action)).await?;
-            (control, take, times)
+            let acting = self.act_with_take(take, actor.act(action));
+            let (acted, read, extra) = beside(read_name(&page, id, self.lim.cdp), acting).await;
+            name = read;
+            named += extra;
+            (control, take, acted?)
         };
         self.last_action = Some(Instant::now());
         self.named = name;
@@ -575,16 +581,28 @@ async fn read_name(
     page: &chromiumoxide::Page,
     id: Option<Identified>,
     limit: Duration,
-) -> (Option<TreeName>, Duration) {
-    let t = Instant::now();
-    let name = match id {
+) -> Option<TreeName> {
+    match id {
         Some(id) => tree_name(page, &id, limit).await.unwrap_or_else(|e| {
             tracing::debug!(%e, "no name from the accessibility tree");
             None
         }),
         None => None,
-    };
-    (name, t.elapsed())
+    }
+}
+
+/// Read the target's name beside the action rather than before it: the query goes out
+/// first, so the page answers it before it handles the input (which Chrome holds for the
+/// next frame), and it costs the step only what it outlasts the action by.
+async fn beside<T>(
+    naming: impl std::future::Future<Output = Option<TreeName>>,
+    act: impl std::future::Future<Output = T>,
+) -> (T, Option<TreeName>, Duration) {
+    let ((name, named_at), (acted, acted_at)) =
+        tokio::join!(async { (naming.await, Instant::now()) }, async {
+            (act.await, Instant::now())
+        });
+    (acted, name, named_at.saturating_duration_since(acted_at))
 }
 
 impl Environment for BrowserEnv {
