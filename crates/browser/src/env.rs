@@ -466,20 +466,40 @@ impl Inner {
         }
     }
 
-    /// Run `act`, with a coverage take before it when `take`: the act's time, then the
-    /// take's.
-    async fn act_with_take(
+    /// Run `act` once the target's name is read (`naming`) and, when `take`, coverage is
+    /// taken; the name query and the take go out together. The name must be in before the
+    /// input goes out: a query still open when the page paused on its way out (the take
+    /// before leaving) crashed the renderer in 5 of 46 bench runs. Returns the act's time
+    /// and the take's, the name, and what reading it added to the take.
+    async fn act_named(
         &self,
         take: bool,
+        naming: impl std::future::Future<Output = Option<TreeName>>,
         act: impl std::future::Future<Output = Result<(), BrowserError>>,
-    ) -> Result<(Duration, Duration), BrowserError> {
+    ) -> (
+        Result<(Duration, Duration), BrowserError>,
+        Option<TreeName>,
+        Duration,
+    ) {
         let t = Instant::now();
-        if take {
-            self.take_coverage().await?;
+        let taking = async {
+            let r = if take {
+                self.take_coverage().await
+            } else {
+                Ok(())
+            };
+            (r, Instant::now())
+        };
+        let ((taken, took_at), (name, named_at)) =
+            tokio::join!(taking, async { (naming.await, Instant::now()) });
+        let extra = named_at.saturating_duration_since(took_at);
+        let tc = took_at.saturating_duration_since(t);
+        if let Err(e) = taken {
+            return (Err(e), name, extra);
         }
-        let tc = t.elapsed();
-        act.await?;
-        Ok((t.elapsed().saturating_sub(tc), tc))
+        let ta = Instant::now();
+        let acted = act.await.map(|()| (ta.elapsed(), tc));
+        (acted, name, extra)
     }
 
     /// Perform the action and wait for stability: the time each took.
@@ -513,8 +533,8 @@ impl Inner {
                 ..m
             });
             let take = self.take_with(aim.control);
-            let press = self.act_with_take(take, actor.press(aim, clicks));
-            let (acted, read, extra) = beside(read_name(&page, id, self.lim.cdp), press).await;
+            let naming = read_name(&page, id, self.lim.cdp);
+            let (acted, read, extra) = self.act_named(take, naming, actor.press(aim, clicks)).await;
             name = read;
             named = extra;
             let (act, coverage) = acted?;
@@ -537,8 +557,8 @@ impl Inner {
                 named = tn.elapsed();
             }
             let take = self.take_with(control);
-            let acting = self.act_with_take(take, actor.act(action));
-            let (acted, read, extra) = beside(read_name(&page, id, self.lim.cdp), acting).await;
+            let naming = read_name(&page, id, self.lim.cdp);
+            let (acted, read, extra) = self.act_named(take, naming, actor.act(action)).await;
             name = read;
             named += extra;
             (control, take, acted?)
@@ -589,20 +609,6 @@ async fn read_name(
         }),
         None => None,
     }
-}
-
-/// Read the target's name beside the action rather than before it: the query goes out
-/// first, so the page answers it before it handles the input (which Chrome holds for the
-/// next frame), and it costs the step only what it outlasts the action by.
-async fn beside<T>(
-    naming: impl std::future::Future<Output = Option<TreeName>>,
-    act: impl std::future::Future<Output = T>,
-) -> (T, Option<TreeName>, Duration) {
-    let ((name, named_at), (acted, acted_at)) =
-        tokio::join!(async { (naming.await, Instant::now()) }, async {
-            (act.await, Instant::now())
-        });
-    (acted, name, named_at.saturating_duration_since(acted_at))
 }
 
 impl Environment for BrowserEnv {
