@@ -243,12 +243,7 @@ impl Actor<'_> {
                 Some("submit") => Control::Submit,
                 _ => Control::Script,
             },
-            input: a.get(8).and_then(|m| m.as_array()).and_then(|m| {
-                Some(InputMark {
-                    doc: m.first()?.as_f64()?,
-                    ups: m.get(1)?.as_u64()?,
-                })
-            }),
+            input: a.get(8).and_then(InputMark::from_json),
         };
         Ok((aim, id))
     }

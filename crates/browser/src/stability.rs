@@ -264,6 +264,17 @@ pub(crate) struct InputMark {
     pub ups: u64,
 }
 
+impl InputMark {
+    /// From the page's `[id, ups]` pair (`POLL`, `POINT_JS`).
+    pub fn from_json(v: &serde_json::Value) -> Option<InputMark> {
+        let m = v.as_array()?;
+        Some(InputMark {
+            doc: m.first()?.as_f64()?,
+            ups: m.get(1)?.as_u64()?,
+        })
+    }
+}
+
 /// How long a navigation the page announced may take to show up as a request: past this,
 /// it was cancelled (a 204, a handler that prevented it) and the page is what it is.
 const LEAVING_CAP: Duration = Duration::from_millis(1000);
@@ -436,12 +447,7 @@ pub(crate) async fn wait_stable(
             let a = v.as_array()?;
             let work = a.get(3).and_then(|w| w.as_array());
             let num = |i: usize| work.and_then(|w| w.get(i)?.as_f64()).unwrap_or(0.0);
-            let mark = a.get(4).and_then(|m| m.as_array()).and_then(|m| {
-                Some(InputMark {
-                    doc: m.first()?.as_f64()?,
-                    ups: m.get(1)?.as_u64()?,
-                })
-            });
+            let mark = a.get(4).and_then(InputMark::from_json);
             Some((
                 a.first()?.as_f64()?,
                 a.get(1)?.as_str()?.to_string(),

@@ -50,6 +50,17 @@ fn trace(base: &str) -> String {
     .to_string()
 }
 
+/// Run `cmd`: its exit code and its stdout and stderr together.
+fn run(cmd: &mut Command) -> (Option<i32>, String) {
+    let out = cmd.output().unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.code(), text)
+}
+
 fn logins(trace: &serde_json::Value) -> usize {
     trace["steps"]
         .as_array()
@@ -68,20 +79,13 @@ fn with_a_reset_hook_minimize_keeps_every_failed_login_the_lock_needs() {
     let config = dir.path().join("wayfarer.toml");
     std::fs::write(&config, "[reset]\nhttp = \"POST /__reset\"\n").unwrap();
     let min_path = dir.path().join("min.json");
-    let out = wayfarer()
+    let (code, text) = run(wayfarer()
         .args(["minimize", "--config"])
         .arg(&config)
         .arg("--out")
         .arg(&min_path)
-        .arg(&path)
-        .output()
-        .unwrap();
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert_eq!(out.status.code(), Some(0), "{text}");
+        .arg(&path));
+    assert_eq!(code, Some(0), "{text}");
     assert!(text.contains("reset hook runs POST"), "{text}");
     let min: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&min_path).unwrap()).unwrap();
@@ -103,18 +107,11 @@ fn without_a_hook_minimize_and_replay_say_the_failure_depends_on_outside_state()
     let min_path = dir.path().join("min.json");
     // A fresh server: the first replay is right (the sixth login fails), then the lock
     // holds and shorter traces "reproduce".
-    let out = wayfarer()
+    let (code, text) = run(wayfarer()
         .args(["minimize", "--out"])
         .arg(&min_path)
-        .arg(&path)
-        .output()
-        .unwrap();
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert_eq!(out.status.code(), Some(0), "{text}");
+        .arg(&path));
+    assert_eq!(code, Some(0), "{text}");
     assert!(
         text.contains("warning: the failure depends on state outside the browser"),
         "{text}"
