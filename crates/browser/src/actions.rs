@@ -17,7 +17,7 @@ use wayfarer_core::{Action, ActionKind, Event, EventKind};
 use crate::cdp::{call, eval, eval_deep, BrowserError};
 use crate::events::SharedRef;
 use crate::leave::Control;
-use crate::name::{Identified, ROLE_JS};
+use crate::name::{identify_items, Identified, NAMES_JS};
 use crate::scope::Scope;
 use crate::stability::InputMark;
 
@@ -63,12 +63,12 @@ for (let w = el.ownerDocument.defaultView; w && w.frameElement; w = w.frameEleme
 // The releases the top document has counted (see the stability script); a click in a
 // frame is counted there, where the wait does not look.
 const st = el.ownerDocument === document ? window[Symbol.for("wayfarer.stability")] : null;
-return [x, y, r.width, r.height, leave, el, el.ownerDocument, __wfRole(el), st ? [st.id, st.ups] : null];"#;
+return [x, y, r.width, r.height, leave, st ? [st.id, st.ups] : null, __WF_IDENTIFY__];"#;
 
-/// The element, its document and its role, for the accessibility tree (`name.rs`).
+/// The element, its role and its facts, for its names (`name.rs`).
 const IDENTIFY_JS: &str = r#"const el = __wfFind(loc);
 if (!el) return null;
-return [el, el.ownerDocument, __wfRole(el)];"#;
+return [__WF_IDENTIFY__];"#;
 
 /// Focus and select the current content; date-like inputs get the value set natively.
 const PREPARE_TYPE_JS: &str = r#"const el = __wfFind(loc);
@@ -126,7 +126,14 @@ return "ok";"#;
 fn script(body: &str, loc: &str, value: Option<&str>) -> String {
     let loc = serde_json::to_string(loc).unwrap_or_else(|_| "\"\"".into());
     let value = serde_json::to_string(&value).unwrap_or_else(|_| "null".into());
-    format!("((loc, value) => {{ {FIND_JS}\n{ROLE_JS}\n{body} }})({loc}, {value})")
+    format!("((loc, value) => {{ {FIND_JS}\n{body} }})({loc}, {value})")
+}
+
+/// `body` with the naming helpers, its `__WF_IDENTIFY__` replaced by the items
+/// `Identified::from_items` reads; `tids` is the JSON array of test id attributes.
+fn named_script(body: &str, loc: &str, tids: &str) -> String {
+    let body = body.replace("__WF_IDENTIFY__", &identify_items(tids));
+    script(&format!("{NAMES_JS}\n{body}"), loc, None)
 }
 
 /// What acting needs from the session.
@@ -136,6 +143,8 @@ pub(crate) struct Actor<'a> {
     pub scope: &'a Scope,
     pub cdp: Duration,
     pub load: Duration,
+    /// The JSON array of attributes read as test ids.
+    pub tids: &'a str,
 }
 
 /// Where a click lands, and what kind of control is there.
@@ -229,11 +238,11 @@ impl Actor<'_> {
         &self,
         loc: &str,
     ) -> Result<(Aim, Option<Identified>), BrowserError> {
-        let v = eval_deep(self.page, script(POINT_JS, loc, None), self.cdp).await?;
+        let v = eval_deep(self.page, named_script(POINT_JS, loc, self.tids), self.cdp).await?;
         let a = v
             .as_array()
             .ok_or_else(|| BrowserError::NotFound(loc.to_string()))?;
-        let id = Identified::from_items(a, 5);
+        let id = Identified::from_items(a, 6);
         let num = |i: usize| a.get(i).and_then(|x| x.as_f64()).unwrap_or(0.0);
         let aim = Aim {
             x: num(0),
@@ -243,14 +252,19 @@ impl Actor<'_> {
                 Some("submit") => Control::Submit,
                 _ => Control::Script,
             },
-            input: a.get(8).and_then(InputMark::from_json),
+            input: a.get(5).and_then(InputMark::from_json),
         };
         Ok((aim, id))
     }
 
     /// The element `loc` finds, as the accessibility tree knows it (`None`: not found).
     pub async fn identify(&self, loc: &str) -> Result<Option<Identified>, BrowserError> {
-        let v = eval_deep(self.page, script(IDENTIFY_JS, loc, None), self.cdp).await?;
+        let v = eval_deep(
+            self.page,
+            named_script(IDENTIFY_JS, loc, self.tids),
+            self.cdp,
+        )
+        .await?;
         Ok(v.as_array().and_then(|a| Identified::from_items(a, 0)))
     }
 

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use wayfarer_core::{
     Action, ActionKind, Coverage, EnvError, EnvTimings, Environment, Event, EventKind, Outcome,
-    Performed, Probe, TreeName,
+    Performed, Probe, TargetName,
 };
 
 use crate::actions::Actor;
@@ -38,8 +38,10 @@ pub(crate) struct Inner {
     pub leave: LeaveStats,
     /// When the last action was performed.
     pub last_action: Option<Instant>,
-    /// How the accessibility tree named the last action's target.
-    pub named: Option<TreeName>,
+    /// How the accessibility tree and the page named the last action's target.
+    pub named: Option<TargetName>,
+    /// The JSON array of attributes read as test ids.
+    pub tids: String,
 }
 
 /// What performing an action took.
@@ -93,6 +95,8 @@ impl BrowserEnv {
             leave: LeaveStats::default(),
             last_action: None,
             named: None,
+            tids: serde_json::to_string(&opts.config.test_id_attrs())
+                .unwrap_or_else(|_| "[]".into()),
             opts,
         };
         rt.block_on(inner.start())
@@ -321,6 +325,7 @@ impl Inner {
             scope: &self.scope,
             cdp: self.lim.cdp,
             load: self.lim.load,
+            tids: &self.tids,
         }
     }
 
@@ -474,11 +479,11 @@ impl Inner {
     async fn act_named(
         &self,
         take: bool,
-        naming: impl std::future::Future<Output = Option<TreeName>>,
+        naming: impl std::future::Future<Output = Option<TargetName>>,
         act: impl std::future::Future<Output = Result<(), BrowserError>>,
     ) -> (
         Result<(Duration, Duration), BrowserError>,
-        Option<TreeName>,
+        Option<TargetName>,
         Duration,
     ) {
         let t = Instant::now();
@@ -594,21 +599,23 @@ impl Inner {
     }
 }
 
-/// The name of the element `id` identified, from the accessibility tree, and the time it
-/// took. A tree that cannot answer costs the name, not the step (the trace then keeps the
-/// scan's approximation).
+/// The names of the element `id` identified: from the accessibility tree, and what the
+/// page counted. A tree that cannot answer costs the tree's name, not the step (the trace
+/// then keeps the scan's approximation).
 async fn read_name(
     page: &chromiumoxide::Page,
     id: Option<Identified>,
     limit: Duration,
-) -> Option<TreeName> {
-    match id {
-        Some(id) => tree_name(page, &id, limit).await.unwrap_or_else(|e| {
-            tracing::debug!(%e, "no name from the accessibility tree");
-            None
-        }),
-        None => None,
-    }
+) -> Option<TargetName> {
+    let id = id?;
+    let tree = tree_name(page, &id, limit).await.unwrap_or_else(|e| {
+        tracing::debug!(%e, "no name from the accessibility tree");
+        None
+    });
+    Some(TargetName {
+        tree,
+        page: id.page,
+    })
 }
 
 impl Environment for BrowserEnv {
@@ -651,7 +658,7 @@ impl Environment for BrowserEnv {
         true
     }
 
-    fn target_name(&mut self) -> Option<TreeName> {
+    fn target_name(&mut self) -> Option<TargetName> {
         self.inner.named.take()
     }
 

@@ -1,8 +1,11 @@
-//! Names from Chromium's accessibility tree: the role and accessible name of the element
-//! an action targets, read just before acting, and how many elements of its document
-//! share them (what Playwright's `getByRole` and screen readers go by). The script that
-//! finds the element for the action also returns its backend node id, its document's and
-//! the role HTML gives it, so the tree costs one `Accessibility.queryAXTree` per step.
+//! Names of the element an action targets, read just before acting: its role and
+//! accessible name from Chromium's accessibility tree and how many elements share them
+//! (what Playwright's `getByRole` and screen readers go by), and Playwright's other ways
+//! to it (test ids, label, text) counted by Playwright's rules. The script that finds the
+//! element for the action also counts those and returns the element's backend node id,
+//! the role HTML gives it and the smallest subtree holding every element of that role, so
+//! the tree costs one `Accessibility.queryAXTree` per step, over that subtree only: the
+//! query computes a name for every node under its root (~5 ms over a whole page).
 
 use chromiumoxide::cdp::browser_protocol::accessibility::{
     AxNode, GetPartialAxTreeParams, QueryAxTreeParams,
@@ -10,13 +13,15 @@ use chromiumoxide::cdp::browser_protocol::accessibility::{
 use chromiumoxide::cdp::browser_protocol::dom::BackendNodeId;
 use chromiumoxide::Page;
 use std::time::Duration;
-use wayfarer_core::TreeName;
+use wayfarer_core::{PageNames, TreeName};
 
 use crate::cdp::{call, BrowserError};
 
-/// The role HTML (or the role attribute) gives an element, as Chromium's tree spells it;
-/// empty where it gives none (a plain div or span: nothing to name it by).
-pub(crate) const ROLE_JS: &str = r#"const __wfRole = (el) => {
+/// `__wfRole`: the role HTML (or the role attribute) gives an element, as Chromium's tree
+/// spells it; empty where it gives none (a plain div or span: nothing to name it by).
+/// `__wfFacts`: the root of the subtree holding every element of that role, and
+/// Playwright's other names of the element, counted (a JSON `PageNames`).
+pub(crate) const NAMES_JS: &str = r#"const __wfRole = (el) => {
   const r = ((el.getAttribute && el.getAttribute("role")) || "").trim().split(/\s+/)[0];
   if (r) return r.toLowerCase();
   const t = ((el.getAttribute && el.getAttribute("type")) || "text").toLowerCase();
@@ -33,27 +38,127 @@ pub(crate) const ROLE_JS: &str = r#"const __wfRole = (el) => {
         password: "textbox" })[t] || "";
   }
   return "";
+};
+// Playwright's names, counted its way (injected script of Playwright 1.65: elementText,
+// getElementLabels, the text and test id engines); locators pierce open shadow roots.
+const __wfFacts = (el, role, tids) => {
+  const doc = el.ownerDocument, roots = [doc];
+  for (let i = 0; i < roots.length; i++)
+    for (const e of roots[i].querySelectorAll("*")) if (e.shadowRoot) roots.push(e.shadowRoot);
+  const q = (sel) => roots.flatMap((r) => Array.from(r.querySelectorAll(sel)));
+  const norm = (s) => (s || "").replace(/[\u200b\u00ad]/g, "").trim().replace(/\s+/g, " ");
+  const up = (e) => e.parentElement || (e.parentNode && e.parentNode.host) || null;
+  // The smallest subtree holding every element HTML gives this role: the tree's namesakes.
+  let scope = el;
+  if (role) {
+    const chain = new Map(), order = [];
+    for (let a = el; a; a = up(a)) { chain.set(a, order.length); order.push(a); }
+    let top = 0;
+    for (const p of q("a,area,button,input,select,textarea,[role]")) {
+      if (p === el || __wfRole(p) !== role) continue;
+      let a = p;
+      while (a && !chain.has(a)) a = up(a);
+      top = Math.max(top, a ? chain.get(a) : order.length - 1);
+      if (top === order.length - 1) break;
+    }
+    scope = order[top];
+  }
+  const f = { text: "", same_text: 0, label: "", same_label: 0, test_ids: [], frame: doc !== document };
+  const cache = new Map();
+  const skip = (e) => ["script", "noscript", "style"].includes(e.localName) || (doc.head && doc.head.contains(e));
+  const full = (n) => {
+    let v = cache.get(n);
+    if (v !== undefined) return v;
+    v = "";
+    if (n.nodeType === 1 && skip(n)) v = "";
+    else if (n.localName === "input" && ["submit", "button", "reset"].includes(n.type)) v = n.value;
+    else {
+      for (let c = n.firstChild; c; c = c.nextSibling) {
+        if (c.nodeType === 3) v += c.nodeValue || "";
+        else if (c.nodeType === 1) v += full(c);
+      }
+      if (n.shadowRoot) v += full(n.shadowRoot);
+    }
+    cache.set(n, v);
+    return v;
+  };
+  // getByText: an element without a role, whose own text (no child's alone) is unique.
+  if (!role) {
+    const t = norm(full(el));
+    const own = (e) => !skip(e) && norm(full(e)) === t && !Array.from(e.children).some((c) => norm(full(c)) === t)
+      && !(e.shadowRoot && norm(full(e.shadowRoot)) === t);
+    if (t && t.length <= 80 && own(el)) {
+      // Without shadow roots an element can only match if its textContent holds the first word.
+      const w = t.split(" ")[0], plain = roots.length === 1;
+      f.text = t;
+      f.same_text = q("*").filter((e) => (!plain || e.localName === "input" || (e.textContent || "").includes(w)) && own(e)).length;
+    }
+  }
+  // getByLabel: aria-labelledby, else aria-label, else the <label>s of a labelable element.
+  const labels = (e) => {
+    const ids = (e.getAttribute("aria-labelledby") || "").split(/[ \t\n\f\r]+/).filter(Boolean);
+    const r = e.getRootNode(), by = [];
+    for (const id of ids) {
+      const x = r.getElementById ? r.getElementById(id) : null;
+      if (x && !by.includes(x)) by.push(x);
+    }
+    if (by.length) return by.map((x) => norm(full(x)));
+    const al = e.getAttribute("aria-label");
+    if (al !== null && al.trim()) return [norm(al)];
+    const n = e.localName;
+    if (["button", "meter", "output", "progress", "select", "textarea"].includes(n) || (n === "input" && e.type !== "hidden"))
+      return Array.from(e.labels || []).map((x) => norm(full(x)));
+    return [];
+  };
+  const mine = labels(el).filter(Boolean);
+  if (mine.length) {
+    f.label = mine[0];
+    const cands = new Set(q("[aria-label],[aria-labelledby]"));
+    for (const l of q("label")) if (l.control) cands.add(l.control);
+    f.same_label = [...cands].filter((e) => labels(e).includes(f.label)).length;
+  }
+  // Test ids: exact values (Playwright's test id engine).
+  for (const a of tids) {
+    const v = el.getAttribute(a);
+    if (v) f.test_ids.push({ attr: a, value: v, same: q("[" + a + "]").filter((e) => e.getAttribute(a) === v).length });
+  }
+  // The element itself is sent once: a repeated object is serialized as a reference only.
+  return [scope === el ? null : scope, JSON.stringify(f)];
 };"#;
 
-/// An element found for an action: its backend node id, its document's, and the role
-/// HTML gives it (empty: none).
+/// An element found for an action: its backend node id, the role HTML gives it (empty:
+/// none), the root of the subtree that holds every element of that role, and what the
+/// page counted for Playwright's other locators.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Identified {
     pub el: i64,
-    pub doc: i64,
     pub role: String,
+    pub scope: i64,
+    pub page: Option<PageNames>,
 }
 
 impl Identified {
-    /// From the plain form of `[..., el, el.ownerDocument, __wfRole(el)]` at `at`.
+    /// From the plain form of `[..., el, __wfRole(el), __wfFacts(...)]` at `at`.
     pub fn from_items(items: &[serde_json::Value], at: usize) -> Option<Identified> {
         let id = |v: Option<&serde_json::Value>| v?.get("backendNodeId")?.as_i64();
+        let facts = items.get(at + 2)?.as_array()?;
+        let el = id(items.get(at))?;
         Some(Identified {
-            el: id(items.get(at))?,
-            doc: id(items.get(at + 1))?,
-            role: items.get(at + 2)?.as_str()?.to_string(),
+            el,
+            role: items.get(at + 1)?.as_str()?.to_string(),
+            scope: id(facts.first()).unwrap_or(el),
+            page: facts
+                .get(1)
+                .and_then(|f| f.as_str())
+                .and_then(|f| serde_json::from_str(f).ok()),
         })
     }
+}
+
+/// The call that identifies `el` for `Identified::from_items` (three items); `tids` is
+/// the JSON array of test id attributes.
+pub(crate) fn identify_items(tids: &str) -> String {
+    format!("el, __wfRole(el), __wfFacts(el, __wfRole(el), {tids})")
 }
 
 /// A deep-serialized value (`Runtime.evaluate` with `serialization: "deep"`) as plain
@@ -106,8 +211,9 @@ fn text(v: &Option<chromiumoxide::cdp::browser_protocol::accessibility::AxValue>
 }
 
 /// The name and role of `id.el` as the tree has them, and how many elements of its
-/// document share both. One query when the role HTML gives is the tree's; a second
-/// (the element alone, uncounted) when it is not. `None`: the element has no role.
+/// document share both (counted under `id.scope`, which holds every element HTML gives
+/// that role). One query when the role HTML gives is the tree's; a second (the element
+/// alone, uncounted) when it is not. `None`: the element has no role.
 pub(crate) async fn tree_name(
     page: &Page,
     id: &Identified,
@@ -115,7 +221,7 @@ pub(crate) async fn tree_name(
 ) -> Result<Option<TreeName>, BrowserError> {
     if !id.role.is_empty() {
         let q = QueryAxTreeParams::builder()
-            .backend_node_id(BackendNodeId::new(id.doc))
+            .backend_node_id(BackendNodeId::new(id.scope))
             .role(id.role.clone())
             .build();
         let nodes = call(page, q, limit).await?.nodes;
@@ -178,14 +284,16 @@ mod tests {
             json!([12.5, "link", null, null, {"backendNodeId": 41}, {"backendNodeId": 2}, "link", {"k": true}])
         );
         let items = p.as_array().unwrap();
-        assert_eq!(
-            Identified::from_items(items, 4),
-            Some(Identified {
-                el: 41,
-                doc: 2,
-                role: "link".into()
-            })
-        );
+        assert_eq!(Identified::from_items(items, 4), None, "no facts there");
+        let facts = json!([
+            {"backendNodeId": 41}, "link",
+            [{"backendNodeId": 7}, r#"{"text":"","same_text":0,"label":"Go","same_label":1,"test_ids":[{"attr":"data-cy","value":"go","same":1}]}"#]
+        ]);
+        let id = Identified::from_items(facts.as_array().unwrap(), 0).unwrap();
+        assert_eq!((id.el, id.role.as_str(), id.scope), (41, "link", 7));
+        let page = id.page.unwrap();
+        assert_eq!((page.label.as_str(), page.same_label), ("Go", 1));
+        assert_eq!(page.test_ids[0].attr, "data-cy");
         assert_eq!(
             Identified::from_items(items, 5),
             None,

@@ -250,6 +250,18 @@ impl Config {
         if a.max_tags == 0 {
             return Err("abstraction.max_tags must be at least 1".into());
         }
+        // The names go into a CSS attribute selector in the page and in exported specs.
+        let bad = |n: &String| {
+            let mut c = n.chars();
+            !c.next()
+                .is_some_and(|f| f.is_ascii_alphabetic() || f == '_')
+                || !c.all(|x| x.is_ascii_alphanumeric() || matches!(x, '-' | '_' | '.' | ':'))
+        };
+        if let Some(n) = self.browser.test_id_attributes.iter().find(|n| bad(n)) {
+            return Err(format!(
+                "browser.test_id_attributes: {n:?} is not an attribute name (letters, digits, - _ . :)"
+            ));
+        }
         let w = &self.strategy.webexplor;
         let checks = [
             (
@@ -358,6 +370,25 @@ pub struct BrowserConfig {
     /// With `lazy` coverage: the live counters (progress line, plots) are refreshed by a
     /// take at most this often (ms); what a page ran is never lost in between.
     pub coverage_interval_ms: u64,
+    /// Attributes read as test ids besides data-testid, data-test-id, data-test and
+    /// data-cy: a unique one names an acted element in traces and exported tests.
+    pub test_id_attributes: Vec<String>,
+}
+
+impl BrowserConfig {
+    /// Every attribute read as a test id: the common ones, then the configured ones.
+    pub fn test_id_attrs(&self) -> Vec<String> {
+        let mut all: Vec<String> = crate::env::TEST_ID_ATTRS
+            .iter()
+            .map(|a| a.to_string())
+            .collect();
+        for a in &self.test_id_attributes {
+            if !all.contains(a) {
+                all.push(a.clone());
+            }
+        }
+        all
+    }
 }
 
 /// When the browser takes precise JS coverage. Counts accumulate in the page until a take,
@@ -397,6 +428,7 @@ impl Default for BrowserConfig {
             ),
             coverage: CoverageMode::Lazy,
             coverage_interval_ms: 1_000,
+            test_id_attributes: Vec::new(),
         }
     }
 }

@@ -54,6 +54,54 @@ pub struct TreeName {
     pub same: u32,
 }
 
+/// How Playwright's other locators would find an acted element, counted by Playwright's
+/// rules in the element's document (open shadow roots included) just before acting.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PageNames {
+    /// The element's own text (`getByText`), whitespace collapsed; empty when it has a
+    /// role, no text, too long a text, or a child with the same text.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub text: String,
+    /// Elements whose own text is `text` (0: not counted).
+    #[serde(default)]
+    pub same_text: u32,
+    /// The element's first label (`getByLabel`): aria-labelledby, else aria-label, else
+    /// its `<label>` elements.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub label: String,
+    /// Elements with `label` among their labels (0: not counted).
+    #[serde(default)]
+    pub same_label: u32,
+    /// The test id attributes the element carries, with how many elements share each value.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub test_ids: Vec<TestId>,
+    /// The element is in a child frame, where the page's locators do not look (counts are
+    /// the frame document's).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub frame: bool,
+}
+
+/// A test id attribute on an element and how many elements of the page carry the same value.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TestId {
+    pub attr: String,
+    pub value: String,
+    pub same: u32,
+}
+
+/// The attributes read as test ids unless configured otherwise (`[browser]
+/// test_id_attributes` adds more): Playwright's default and the common variants.
+pub const TEST_ID_ATTRS: &[&str] = &["data-testid", "data-test-id", "data-test", "data-cy"];
+
+/// What the browser read about the last action's target just before acting.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TargetName {
+    /// From the accessibility tree; `None` when the tree gave it no role or did not answer.
+    pub tree: Option<TreeName>,
+    /// Counted in the page; `None` when the page did not answer.
+    pub page: Option<PageNames>,
+}
+
 /// The result of `perform`: an action done and waited for, without a scan.
 #[derive(Clone, Debug)]
 pub enum Performed {
@@ -166,9 +214,9 @@ pub trait Environment {
         self.step(action).map(|o| Performed::Observed(Box::new(o)))
     }
 
-    /// How the accessibility tree named the last action's target, read just before
-    /// acting; `None` where the environment has no tree or the action had no target.
-    fn target_name(&mut self) -> Option<TreeName> {
+    /// How the accessibility tree and the page named the last action's target, read just
+    /// before acting; `None` where the environment has neither or the action had no target.
+    fn target_name(&mut self) -> Option<TargetName> {
         None
     }
 
@@ -243,7 +291,7 @@ impl<E: Environment> Environment for WithResetHook<E> {
     fn perform(&mut self, action: &Action) -> Result<Performed, EnvError> {
         self.inner.perform(action)
     }
-    fn target_name(&mut self) -> Option<TreeName> {
+    fn target_name(&mut self) -> Option<TargetName> {
         self.inner.target_name()
     }
     fn probe(&mut self, locator: Option<&str>) -> Result<Probe, EnvError> {

@@ -284,10 +284,15 @@ pub fn run(
                 p.stats.predicted += 1;
             }
         }
-        // The browser read the target's role and name from its accessibility tree just
-        // before acting: what the trace, the report and exported tests name it by.
-        if let (Some(n), Some(h)) = (env.target_name(), trace_step.element.as_mut()) {
-            h.name_from_tree(&n);
+        // The browser read the target's role and name from its accessibility tree, and
+        // counted Playwright's other ways to it, just before acting: what the trace, the
+        // report and exported tests name it by.
+        if let (Some(n), Some(h), Some(t)) = (
+            env.target_name(),
+            trace_step.element.as_mut(),
+            trace_step.action.target.as_deref(),
+        ) {
+            h.name_from_target(&n, t);
         }
         if error.is_some() {
             tally.step_errors += 1;

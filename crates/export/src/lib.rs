@@ -9,7 +9,6 @@
 mod locator;
 mod project;
 mod render;
-mod role;
 mod spec;
 mod ts;
 
@@ -21,7 +20,6 @@ use wayfarer_core::Trace;
 
 pub use project::PLAYWRIGHT_VERSION;
 
-use locator::TEST_ID_ATTRS;
 use spec::{spec, SpecContext};
 
 /// A trace and the name it goes by (its file stem, e.g. `exception-1`).
@@ -78,7 +76,7 @@ pub fn playwright(
         })
         .collect::<Result<Vec<_>, _>>()?;
     let base = &starts[0];
-    let test_id_attr = test_id_attribute(traces);
+    let test_id_attr = &test_id_attribute(traces);
     let mut files = vec![
         (
             out_dir.join("playwright.config.ts"),
@@ -125,25 +123,25 @@ fn write(path: &Path, text: &str) -> Result<(), ExportError> {
     std::fs::write(path, text).map_err(err)
 }
 
-/// The test id attribute the traces' elements carry most (`data-testid` on a tie or
-/// when none does): Playwright has one `testIdAttribute` per project.
-fn test_id_attribute(traces: &[NamedTrace]) -> &'static str {
-    let mut count: BTreeMap<&'static str, usize> = BTreeMap::new();
-    let hints = traces
-        .iter()
-        .flat_map(|t| &t.trace.steps)
-        .filter_map(|s| s.element.as_ref());
-    for h in hints {
-        for a in TEST_ID_ATTRS.iter().filter(|a| h.attrs.contains_key(**a)) {
-            *count.entry(a).or_default() += 1;
+/// The test id attribute the traces' locators use most (`data-testid` on a tie or when
+/// none does): Playwright has one `testIdAttribute` per project; locators by another
+/// attribute are written as attribute selectors.
+fn test_id_attribute(traces: &[NamedTrace]) -> String {
+    let mut count: BTreeMap<String, usize> = BTreeMap::new();
+    for s in traces.iter().flat_map(|t| &t.trace.steps) {
+        if let Some(target) = s.action.target.as_deref() {
+            let c = locator::chosen(target, s.element.as_ref());
+            if c.kind == wayfarer_core::trace::LocatorKind::TestId {
+                *count.entry(c.by).or_default() += 1;
+            }
         }
     }
     let best = count.values().copied().max().unwrap_or(0);
-    TEST_ID_ATTRS
-        .iter()
-        .copied()
-        .find(|a| count.get(a).copied().unwrap_or(0) == best && best > 0)
-        .unwrap_or("data-testid")
+    let testid = count.get("data-testid").copied().unwrap_or(0);
+    match count.into_iter().find(|(_, n)| *n == best) {
+        Some((attr, _)) if best > testid => attr,
+        _ => "data-testid".to_string(),
+    }
 }
 
 /// File stems for the specs: the trace names with anything but ASCII letters, digits,

@@ -8,8 +8,9 @@ use wayfarer_core::config::LoginStep;
 use wayfarer_core::trace::{Trace, TraceStep};
 use wayfarer_core::ActionKind;
 
-use crate::locator::{choose, Locator, LocatorKind};
+use crate::locator::{chosen, render, Locator};
 use crate::ts::{comment, secret_names, str_lit, value_expr};
+use wayfarer_core::trace::LocatorKind;
 
 /// What writing a spec needs besides the trace.
 pub struct SpecContext<'a> {
@@ -78,7 +79,7 @@ pub fn spec(trace: &Trace, cx: &SpecContext) -> String {
             .action
             .target
             .as_deref()
-            .map(|t| choose(t, step.element.as_ref(), cx.test_id_attr));
+            .map(|t| render(t, &chosen(t, step.element.as_ref()), cx.test_id_attr));
         b.line(format!(
             "// {}. {}",
             i + 1,

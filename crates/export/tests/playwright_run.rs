@@ -125,13 +125,13 @@ impl Recorder {
 
     /// Act on `target` (a CSS locator of the current page) and note the failures it raised.
     fn act_on(&mut self, kind: ActionKind, target: String, value: Option<&str>) {
-        let mut action = Action::on(kind, target);
+        let mut action = Action::on(kind, target.clone());
         action.value = value.map(str::to_string);
         let mut step = TraceStep::new(action.clone(), &self.obs);
         let out = self.env.step(&action).expect("step");
         // As exploration records it: the name the accessibility tree gave the target.
         if let (Some(n), Some(h)) = (self.env.target_name(), step.element.as_mut()) {
-            h.name_from_tree(&n);
+            h.name_from_target(&n, &target);
         }
         self.steps.push(step);
         self.obs = out.observation;
@@ -558,6 +558,15 @@ fn record_naming(rec: &mut Recorder) {
     );
     rec.click("first Edit", text_is("Edit"));
     rec.click_last("second Edit", text_is("Edit"));
+    rec.click("Pay by card (data-cy)", |e| {
+        e.attr("data-cy") == Some("pay-card")
+    });
+    rec.click("Pay in cash (data-test-id)", |e| {
+        e.attr("data-test-id") == Some("pay-cash")
+    });
+    rec.click("Red chip (a span: text)", id("chip-red"));
+    rec.click_last("second Green chip (shared text)", text_is("Green"));
+    rec.click("Yellow chip (its text is a child's)", id("chip-wrapped"));
     rec.click("shadow Save draft", id("shadow-save"));
     rec.act(
         ActionKind::Type,
@@ -602,16 +611,67 @@ fn naming_traps_export_finds_every_element_and_a_changed_page_says_so() {
     let mut named = String::new();
     for (i, st) in rec.steps.iter().enumerate() {
         let h = st.element.as_ref().expect("every step has its element");
+        let none = wayfarer_core::trace::Chosen {
+            kind: wayfarer_core::trace::LocatorKind::Css,
+            by: "NOT CHOSEN".into(),
+            value: String::new(),
+            verified: false,
+        };
+        let chosen = h.locator.as_ref().unwrap_or(&none);
         named.push_str(&format!(
-            "{:>2}. {:<42} tree: {:?} {:?} (same {}) {:?}\n",
+            "{:>2}. {:<42} tree: {:?} {:?} (same {}) {:?} -> {} {:?} {:?}\n",
             i + 1,
             st.action.target.as_deref().unwrap_or(""),
             h.role.as_deref().unwrap_or(""),
             h.name,
             h.same_name,
-            h.source
+            h.source,
+            chosen.kind.as_str(),
+            chosen.by,
+            chosen.value
         ));
     }
+    assert!(
+        !named.contains("NOT CHOSEN"),
+        "every step names its target:\n{named}"
+    );
+    // Each kind where the page allows exactly one match, CSS where it allows none.
+    let kind_of = |attr: &str, value: &str| {
+        let h = rec
+            .steps
+            .iter()
+            .filter_map(|s| s.element.as_ref())
+            .find(|h| h.attrs.get(attr).map(String::as_str) == Some(value));
+        let c = h.and_then(|h| h.locator.clone());
+        c.map(|c| (c.kind, c.by, c.value))
+    };
+    use wayfarer_core::trace::LocatorKind as K;
+    let want = [
+        (("id", "trap-login"), (K::Role, "button", "Login")),
+        (("data-cy", "pay-card"), (K::TestId, "data-cy", "pay-card")),
+        (("id", "chip-red"), (K::Text, "", "Red")),
+        (("id", "chip-wrapped"), (K::Css, "", "")),
+    ];
+    for ((attr, v), (k, by, value)) in want {
+        assert_eq!(
+            kind_of(attr, v),
+            Some((k, by.to_string(), value.to_string())),
+            "{attr}={v}\n{named}"
+        );
+    }
+    let green = rec
+        .steps
+        .iter()
+        .find(|s| s.element.as_ref().is_some_and(|h| h.text == "Green"));
+    let green = green
+        .and_then(|s| s.element.as_ref())
+        .and_then(|h| h.page.clone())
+        .expect("green chip counted");
+    assert_eq!(
+        (green.text.as_str(), green.same_text),
+        ("Green", 2),
+        "{named}"
+    );
     let login = rec
         .steps
         .iter()
@@ -636,6 +696,7 @@ fn naming_traps_export_finds_every_element_and_a_changed_page_says_so() {
     if let Some(h) = changed[gone].element.as_mut() {
         h.name = "Delete all rows".into();
         h.attrs.insert("id".into(), "trap-delete-all".into());
+        h.locator = None;
     }
     let traces = vec![
         NamedTrace {
@@ -664,9 +725,13 @@ fn naming_traps_export_finds_every_element_and_a_changed_page_says_so() {
         gone + 1
     );
     assert!(out.contains(&message), "{message}\n{out}");
-    assert!(
-        spec.contains("getByRole('button', { name: 'Login', exact: true })"),
-        "{spec}"
-    );
+    for code in [
+        "getByRole('button', { name: 'Login', exact: true })",
+        "page.getByText('Red', { exact: true })",
+        "page.getByTestId('pay-card')",
+        "page.locator('[data-test-id=\"pay-cash\"]')",
+    ] {
+        assert!(spec.contains(code), "{code}\n{spec}");
+    }
     eprintln!("{named}\n{spec}");
 }

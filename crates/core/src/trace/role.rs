@@ -2,7 +2,7 @@
 //! the scan reported must be the ones Playwright computes, which holds only for some tags,
 //! roles and sources of the name.
 
-use wayfarer_core::trace::{ElementHint, NameSource};
+use super::{ElementHint, NameSource};
 
 /// The scan cuts texts and labels at this many characters: a name that long may be cut
 /// and would not match exactly.

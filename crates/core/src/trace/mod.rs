@@ -7,7 +7,13 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::config::{BrowserConfig, LoginStep, OracleConfig};
+use crate::env::{PageNames, TargetName};
 use crate::model::{Action, ActionKind, Element, Observation};
+
+mod locate;
+mod role;
+
+pub use locate::{choose, Chosen, LocatorKind};
 
 /// The trace file format version this build reads and writes.
 pub const TRACE_VERSION: u32 = 1;
@@ -44,6 +50,13 @@ pub struct ElementHint {
     /// Where `role`, `name` and `same_name` came from.
     #[serde(default)]
     pub source: NameSource,
+    /// Playwright's other ways to the element, counted in the page when it was acted on
+    /// (absent: the page was not asked, as in traces of older builds).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page: Option<PageNames>,
+    /// The locator chosen when the step was recorded (absent: exports choose one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub locator: Option<Chosen>,
 }
 
 /// Where an element's role and accessible name came from.
@@ -66,16 +79,28 @@ const HINT_ATTRS: &[&str] = &[
     "data-testid",
     "data-test-id",
     "data-test",
+    "data-cy",
     "href",
 ];
 
 impl ElementHint {
-    /// Take the role, name and count of namesakes from the accessibility tree.
-    pub fn name_from_tree(&mut self, n: &crate::env::TreeName) {
-        self.role = (!n.role.is_empty()).then(|| n.role.clone());
-        self.name = n.name.clone();
-        self.same_name = n.same;
-        self.source = NameSource::Tree;
+    /// Take the role, name and count of namesakes from the accessibility tree, and the
+    /// page's counts for the other locators, then choose the locator for `target`.
+    pub fn name_from_target(&mut self, n: &TargetName, target: &str) {
+        if let Some(t) = &n.tree {
+            self.role = (!t.role.is_empty()).then(|| t.role.clone());
+            self.name = t.name.clone();
+            self.same_name = t.same;
+            self.source = NameSource::Tree;
+        }
+        if let Some(p) = &n.page {
+            if !p.label.is_empty() {
+                self.label = p.label.clone();
+            }
+            self.same_label = p.same_label;
+            self.page = Some(p.clone());
+        }
+        self.locator = Some(choose(target, Some(self)));
     }
 
     /// Describe `el` as seen on the page `obs`.
@@ -111,6 +136,8 @@ impl ElementHint {
             same_name,
             same_label,
             source: NameSource::Guess,
+            page: None,
+            locator: None,
         }
     }
 }
