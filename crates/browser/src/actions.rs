@@ -157,6 +157,15 @@ pub(crate) struct Aim {
     pub input: Option<InputMark>,
 }
 
+/// What preparing a field for typing left to do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Typed {
+    /// A date-like field got its value natively: nothing to type.
+    Native,
+    /// Focused with its content selected (`filled`: there was content to delete).
+    Keys { filled: bool },
+}
+
 /// How a navigation ended.
 pub(crate) enum Nav {
     Done,
@@ -335,12 +344,49 @@ impl Actor<'_> {
     }
 
     pub async fn type_text(&self, loc: &str, value: &str) -> Result<(), BrowserError> {
-        let state = self.run(PREPARE_TYPE_JS, loc, Some(value)).await?;
-        let filled = match state.as_str() {
+        match self.prepare_type(loc, value).await?.0 {
+            Typed::Native => Ok(()),
+            Typed::Keys { filled } => self.finish_type(loc, value, filled).await,
+        }
+    }
+
+    /// Identify the field (its names counted before anything changes), then focus and
+    /// select it, or set a date-like value natively (then the typing is done).
+    pub async fn prepare_type(
+        &self,
+        loc: &str,
+        value: &str,
+    ) -> Result<(Typed, Option<Identified>), BrowserError> {
+        let body = format!(
+            "const el = __wfFind(loc);\nif (!el) return null;\nconst __id = [__WF_IDENTIFY__];\n\
+             const __state = (() => {{ {PREPARE_TYPE_JS} }})();\nreturn [__state, ...__id];"
+        );
+        let body = body.replace("__WF_IDENTIFY__", &identify_items(self.tids));
+        let script = format!("{NAMES_JS}\n{body}");
+        let value_js = serde_json::to_string(value).unwrap_or_else(|_| "\"\"".into());
+        let loc_js = serde_json::to_string(loc).unwrap_or_else(|_| "\"\"".into());
+        let expr = format!("((loc, value) => {{ {FIND_JS}\n{script} }})({loc_js}, {value_js})");
+        let v = eval_deep(self.page, expr, self.cdp).await?;
+        let a = v
+            .as_array()
+            .ok_or_else(|| BrowserError::NotFound(loc.to_string()))?;
+        let typed = match a.first().and_then(|s| s.as_str()) {
             None => return Err(BrowserError::NotFound(loc.to_string())),
-            Some("native") => return Ok(()),
-            Some(s) => s == "filled",
+            Some("native") => Typed::Native,
+            Some(s) => Typed::Keys {
+                filled: s == "filled",
+            },
         };
+        Ok((typed, Identified::from_items(a, 1)))
+    }
+
+    /// Type `value` into the field `prepare_type` focused, and leave it.
+    pub async fn finish_type(
+        &self,
+        loc: &str,
+        value: &str,
+        filled: bool,
+    ) -> Result<(), BrowserError> {
         // Input events go through one ordered queue: send them together, await once.
         let mut keys = Vec::new();
         if filled {

@@ -11,6 +11,7 @@ use wayfarer_core::{
 };
 
 use crate::actions::Actor;
+use crate::actions::Typed;
 use crate::cdp::BrowserError;
 use crate::coverage;
 use crate::events::SharedRef;
@@ -532,7 +533,11 @@ impl Inner {
                 BrowserError::Step(format!("{} needs a target", action.kind.as_str()))
             })?;
             let (aim, id) = actor.aim_identified(loc).await?;
-            let aimed = t.elapsed();
+            // Counting the target's names ran inside the aim: the name's cost, not the act's.
+            let counted = id.as_ref().map_or(Duration::ZERO, |i| {
+                Duration::from_secs_f64(i.counted_ms.max(0.0) / 1e3)
+            });
+            let aimed = t.elapsed().saturating_sub(counted);
             input = aim.input.map(|m| InputMark {
                 ups: m.ups + clicks as u64,
                 ..m
@@ -541,7 +546,7 @@ impl Inner {
             let naming = read_name(&page, id, self.lim.cdp);
             let (acted, read, extra) = self.act_named(take, naming, actor.press(aim, clicks)).await;
             name = read;
-            named = extra;
+            named = extra + counted;
             let (act, coverage) = acted?;
             (aim.control, take, (aimed + act, coverage))
         } else {
@@ -551,21 +556,47 @@ impl Inner {
                 _ => Control::Script,
             };
             let mut id = None;
-            if let (Some(loc), Control::Script | Control::Submit) =
-                (action.target.as_deref(), control)
-            {
-                let tn = Instant::now();
-                id = actor.identify(loc).await.unwrap_or_else(|e| {
-                    tracing::debug!(%e, "target not identified for its name");
-                    None
-                });
-                named = tn.elapsed();
+            let mut typed = None;
+            let mut prepared = Duration::ZERO;
+            match (action.target.as_deref(), action.kind, control) {
+                (Some(loc), ActionKind::Type, _) => {
+                    // The field is identified (its names counted) in the eval that focuses it.
+                    let tn = Instant::now();
+                    let value = action.value.as_deref().unwrap_or("");
+                    let (t, i) = actor.prepare_type(loc, value).await?;
+                    let counted = i.as_ref().map_or(Duration::ZERO, |i| {
+                        Duration::from_secs_f64(i.counted_ms.max(0.0) / 1e3)
+                    });
+                    prepared = tn.elapsed().saturating_sub(counted);
+                    named = counted;
+                    (typed, id) = (Some(t), i);
+                }
+                (Some(loc), _, Control::Script | Control::Submit) => {
+                    let tn = Instant::now();
+                    id = actor.identify(loc).await.unwrap_or_else(|e| {
+                        tracing::debug!(%e, "target not identified for its name");
+                        None
+                    });
+                    named = tn.elapsed();
+                }
+                _ => {}
             }
             let take = self.take_with(control);
             let naming = read_name(&page, id, self.lim.cdp);
-            let (acted, read, extra) = self.act_named(take, naming, actor.act(action)).await;
+            let acting = async {
+                match (typed, action.target.as_deref()) {
+                    (Some(Typed::Native), _) => Ok(()),
+                    (Some(Typed::Keys { filled }), Some(loc)) => {
+                        let value = action.value.as_deref().unwrap_or("");
+                        actor.finish_type(loc, value, filled).await
+                    }
+                    _ => actor.act(action).await,
+                }
+            };
+            let (acted, read, extra) = self.act_named(take, naming, acting).await;
             name = read;
             named += extra;
+            let acted = acted.map(|(a, c)| (a + prepared, c));
             (control, take, acted?)
         };
         self.last_action = Some(Instant::now());

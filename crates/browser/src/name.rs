@@ -2,14 +2,12 @@
 //! accessible name from Chromium's accessibility tree and how many elements share them
 //! (what Playwright's `getByRole` and screen readers go by), and Playwright's other ways
 //! to it (test ids, label, text) counted by Playwright's rules. The script that finds the
-//! element for the action also counts those and returns the element's backend node id,
-//! the role HTML gives it and the smallest subtree holding every element of that role, so
-//! the tree costs one `Accessibility.queryAXTree` per step, over that subtree only: the
-//! query computes a name for every node under its root (~5 ms over a whole page).
+//! element for the action also counts those, and for each name the element may bear, how
+//! many elements of its role may bear it too; the tree then costs one
+//! `Accessibility.getPartialAXTree` of the element alone per step, its name looked up in
+//! those counts.
 
-use chromiumoxide::cdp::browser_protocol::accessibility::{
-    AxNode, GetPartialAxTreeParams, QueryAxTreeParams,
-};
+use chromiumoxide::cdp::browser_protocol::accessibility::{AxNode, GetPartialAxTreeParams};
 use chromiumoxide::cdp::browser_protocol::dom::BackendNodeId;
 use chromiumoxide::Page;
 use std::time::Duration;
@@ -42,27 +40,12 @@ pub(crate) const NAMES_JS: &str = r#"const __wfRole = (el) => {
 // Playwright's names, counted its way (injected script of Playwright 1.65: elementText,
 // getElementLabels, the text and test id engines); locators pierce open shadow roots.
 const __wfFacts = (el, role, tids) => {
+  const t0 = performance.now();
   const doc = el.ownerDocument, roots = [doc];
   for (let i = 0; i < roots.length; i++)
     for (const e of roots[i].querySelectorAll("*")) if (e.shadowRoot) roots.push(e.shadowRoot);
   const q = (sel) => roots.flatMap((r) => Array.from(r.querySelectorAll(sel)));
   const norm = (s) => (s || "").replace(/[\u200b\u00ad]/g, "").trim().replace(/\s+/g, " ");
-  const up = (e) => e.parentElement || (e.parentNode && e.parentNode.host) || null;
-  // The smallest subtree holding every element HTML gives this role: the tree's namesakes.
-  let scope = el;
-  if (role) {
-    const chain = new Map(), order = [];
-    for (let a = el; a; a = up(a)) { chain.set(a, order.length); order.push(a); }
-    let top = 0;
-    for (const p of q("a,area,button,input,select,textarea,[role]")) {
-      if (p === el || __wfRole(p) !== role) continue;
-      let a = p;
-      while (a && !chain.has(a)) a = up(a);
-      top = Math.max(top, a ? chain.get(a) : order.length - 1);
-      if (top === order.length - 1) break;
-    }
-    scope = order[top];
-  }
   const f = { text: "", same_text: 0, label: "", same_label: 0, test_ids: [], frame: doc !== document };
   const cache = new Map();
   const skip = (e) => ["script", "noscript", "style"].includes(e.localName) || (doc.head && doc.head.contains(e));
@@ -82,18 +65,6 @@ const __wfFacts = (el, role, tids) => {
     cache.set(n, v);
     return v;
   };
-  // getByText: an element without a role, whose own text (no child's alone) is unique.
-  if (!role) {
-    const t = norm(full(el));
-    const own = (e) => !skip(e) && norm(full(e)) === t && !Array.from(e.children).some((c) => norm(full(c)) === t)
-      && !(e.shadowRoot && norm(full(e.shadowRoot)) === t);
-    if (t && t.length <= 80 && own(el)) {
-      // Without shadow roots an element can only match if its textContent holds the first word.
-      const w = t.split(" ")[0], plain = roots.length === 1;
-      f.text = t;
-      f.same_text = q("*").filter((e) => (!plain || e.localName === "input" || (e.textContent || "").includes(w)) && own(e)).length;
-    }
-  }
   // getByLabel: aria-labelledby, else aria-label, else the <label>s of a labelable element.
   const labels = (e) => {
     const ids = (e.getAttribute("aria-labelledby") || "").split(/[ \t\n\f\r]+/).filter(Boolean);
@@ -110,6 +81,51 @@ const __wfFacts = (el, role, tids) => {
       return Array.from(e.labels || []).map((x) => norm(full(x)));
     return [];
   };
+  // Names the tree may give an element of the role: from attributes and labels, else its
+  // text (with what its descendants' attributes add, and without what is not rendered).
+  const says = (e) => {
+    const out = labels(e).filter(Boolean);
+    if (out.length > 1) out.push(out.join(" "));
+    for (const a of ["title", "placeholder", "alt"]) { const v = norm(e.getAttribute(a)); if (v) out.push(v); }
+    if (e.localName === "input" && ["submit", "button", "reset", "image"].includes(e.type)) out.push(norm(e.value), "Submit", "Reset");
+    return out;
+  };
+  const rich = (e) => e.firstElementChild !== null || !!e.shadowRoot;
+  const extended = (e) => {
+    let t = e.textContent || "";
+    for (const d of e.querySelectorAll("[aria-label],[alt],[title],input")) t += " " + (d.getAttribute("aria-label") || d.getAttribute("alt") || d.getAttribute("title") || d.value || "");
+    return norm(t);
+  };
+  // How many elements of the role may bear each name the target may bear (the target
+  // included): the tree's name is looked up here, so one small query reads it. Exact for
+  // names from attributes and plain text; an element whose text has markup counts when
+  // the name occurs in its text at all. Hidden elements do not count (nor for getByRole).
+  const namesakes = [];
+  if (role) {
+    const mine = new Set([...says(el), norm(el.textContent)]);
+    if (rich(el) && el.innerText !== undefined) mine.add(norm(el.innerText));
+    mine.delete("");
+    const peers = q("a,area,button,input,select,textarea,[role]").filter((p) => p !== el && __wfRole(p) === role
+      && (!p.checkVisibility || p.checkVisibility({ visibilityProperty: true })) && !p.closest("[aria-hidden=true]"));
+    const seen = peers.slice(0, 2000).map((p) => ({ says: says(p), text: norm(p.textContent), ext: rich(p) ? extended(p) : null }));
+    for (const n of mine) {
+      let same = 1;
+      for (const p of seen) if (p.says.includes(n) || p.text === n || (p.ext !== null && p.ext.includes(n))) same++;
+      namesakes.push([n, peers.length > 2000 ? 0 : same]);
+    }
+  }
+  // getByText: an element without a role, whose own text (no child's alone) is unique.
+  if (!role) {
+    const t = norm(full(el));
+    const own = (e) => !skip(e) && norm(full(e)) === t && !Array.from(e.children).some((c) => norm(full(c)) === t)
+      && !(e.shadowRoot && norm(full(e.shadowRoot)) === t);
+    if (t && t.length <= 80 && own(el)) {
+      // Without shadow roots an element can only match if its textContent holds the first word.
+      const w = t.split(" ")[0], plain = roots.length === 1;
+      f.text = t;
+      f.same_text = q("*").filter((e) => (!plain || e.localName === "input" || (e.textContent || "").includes(w)) && own(e)).length;
+    }
+  }
   const mine = labels(el).filter(Boolean);
   if (mine.length) {
     f.label = mine[0];
@@ -122,19 +138,20 @@ const __wfFacts = (el, role, tids) => {
     const v = el.getAttribute(a);
     if (v) f.test_ids.push({ attr: a, value: v, same: q("[" + a + "]").filter((e) => e.getAttribute(a) === v).length });
   }
-  // The element itself is sent once: a repeated object is serialized as a reference only.
-  return [scope === el ? null : scope, JSON.stringify(f)];
+  return [JSON.stringify(namesakes), JSON.stringify(f), performance.now() - t0];
 };"#;
 
 /// An element found for an action: its backend node id, the role HTML gives it (empty:
-/// none), the root of the subtree that holds every element of that role, and what the
+/// none), how many elements of that role may bear each name it may bear, and what the
 /// page counted for Playwright's other locators.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Identified {
     pub el: i64,
     pub role: String,
-    pub scope: i64,
+    pub namesakes: Vec<(String, u32)>,
     pub page: Option<PageNames>,
+    /// What counting took in the page (ms): part of the name's cost.
+    pub counted_ms: f64,
 }
 
 impl Identified {
@@ -146,11 +163,16 @@ impl Identified {
         Some(Identified {
             el,
             role: items.get(at + 1)?.as_str()?.to_string(),
-            scope: id(facts.first()).unwrap_or(el),
+            namesakes: facts
+                .first()
+                .and_then(|f| f.as_str())
+                .and_then(|f| serde_json::from_str(f).ok())
+                .unwrap_or_default(),
             page: facts
                 .get(1)
                 .and_then(|f| f.as_str())
                 .and_then(|f| serde_json::from_str(f).ok()),
+            counted_ms: facts.get(2).and_then(|v| v.as_f64()).unwrap_or(0.0),
         })
     }
 }
@@ -211,35 +233,14 @@ fn text(v: &Option<chromiumoxide::cdp::browser_protocol::accessibility::AxValue>
 }
 
 /// The name and role of `id.el` as the tree has them, and how many elements of its
-/// document share both (counted under `id.scope`, which holds every element HTML gives
-/// that role). One query when the role HTML gives is the tree's; a second (the element
-/// alone, uncounted) when it is not. `None`: the element has no role.
+/// document may share both (looked up in what the page counted: `queryAXTree` would count
+/// exactly, but computes a name for every node of the document first, 3-10 ms a step on
+/// the test apps, against ~1 ms for the element alone). `None`: the element has no role.
 pub(crate) async fn tree_name(
     page: &Page,
     id: &Identified,
     limit: Duration,
 ) -> Result<Option<TreeName>, BrowserError> {
-    if !id.role.is_empty() {
-        let q = QueryAxTreeParams::builder()
-            .backend_node_id(BackendNodeId::new(id.scope))
-            .role(id.role.clone())
-            .build();
-        let nodes = call(page, q, limit).await?.nodes;
-        if let Some(n) = nodes.iter().find(|n| is(n, id.el)) {
-            let name = text(&n.name);
-            let same = nodes
-                .iter()
-                .filter(|o| !o.ignored && text(&o.name) == name)
-                .count() as u32;
-            return Ok(Some(TreeName {
-                role: text(&n.role),
-                name,
-                from: String::new(),
-                same: if n.ignored { 0 } else { same },
-            }));
-        }
-    }
-    // The tree gives it another role (or HTML gives it none): read the element alone.
     let q = GetPartialAxTreeParams::builder()
         .backend_node_id(BackendNodeId::new(id.el))
         .fetch_relatives(false)
@@ -248,11 +249,21 @@ pub(crate) async fn tree_name(
     Ok(nodes.iter().find(|n| is(n, id.el)).and_then(|n| {
         let role = text(&n.role);
         let keep = !n.ignored && !["generic", "none", "StaticText", ""].contains(&role.as_str());
+        let name = text(&n.name);
+        // Counted only among the elements HTML gives the same role.
+        let same = if role == id.role {
+            id.namesakes
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map_or(0, |(_, c)| *c)
+        } else {
+            0
+        };
         keep.then(|| TreeName {
             role,
-            name: text(&n.name),
+            name,
             from: String::new(),
-            same: 0,
+            same,
         })
     }))
 }
@@ -287,10 +298,14 @@ mod tests {
         assert_eq!(Identified::from_items(items, 4), None, "no facts there");
         let facts = json!([
             {"backendNodeId": 41}, "link",
-            [{"backendNodeId": 7}, r#"{"text":"","same_text":0,"label":"Go","same_label":1,"test_ids":[{"attr":"data-cy","value":"go","same":1}]}"#]
+            [r#"[["Go", 1], ["Go home", 2]]"#, r#"{"text":"","same_text":0,"label":"Go","same_label":1,"test_ids":[{"attr":"data-cy","value":"go","same":1}]}"#, 0.4]
         ]);
         let id = Identified::from_items(facts.as_array().unwrap(), 0).unwrap();
-        assert_eq!((id.el, id.role.as_str(), id.scope), (41, "link", 7));
+        assert_eq!((id.el, id.role.as_str(), id.counted_ms), (41, "link", 0.4));
+        assert_eq!(
+            id.namesakes,
+            vec![("Go".to_string(), 1), ("Go home".to_string(), 2)]
+        );
         let page = id.page.unwrap();
         assert_eq!((page.label.as_str(), page.same_label), ("Go", 1));
         assert_eq!(page.test_ids[0].attr, "data-cy");
