@@ -445,6 +445,22 @@ mod tests {
     }
 
     #[test]
+    fn test_id_attributes_extend_the_common_ones_and_must_be_attribute_names() {
+        let mut c = Config::default();
+        c.browser.test_id_attributes = vec!["data-qa".into(), "data-cy".into()];
+        assert_eq!(c.validate(), Ok(()));
+        assert_eq!(
+            c.browser.test_id_attrs(),
+            ["data-testid", "data-test-id", "data-test", "data-cy", "data-qa"]
+        );
+        for bad in ["data qa", "x]\"", "", "1abc"] {
+            c.browser.test_id_attributes = vec![bad.into()];
+            let e = c.validate().unwrap_err();
+            assert!(e.contains("test_id_attributes"), "{bad:?}: {e}");
+        }
+    }
+
+    #[test]
     fn a_reset_hook_request_is_a_method_and_a_target() {
         assert_eq!(
             reset("post /__reset").http_request(),
