@@ -91,6 +91,15 @@ impl Session {
     ) -> Result<(), BrowserError> {
         let p = &self.page;
         call(p, inspector::EnableParams::default(), cdp).await?;
+        // The target's name is read from the accessibility tree every step; enabled, the
+        // tree is kept between reads instead of built for each (name 2.0-2.1 -> 1.3 ms a
+        // step on expense, 1.6 -> 1.2-1.4 on clinic, steps/s unchanged or better).
+        call(
+            p,
+            chromiumoxide::cdp::browser_protocol::accessibility::EnableParams::default(),
+            cdp,
+        )
+        .await?;
         if coverage {
             // Debugger is on only for scriptParsed (the coverage denominator). Without a
             // cache limit it would keep every script the page ever dropped alive, and the

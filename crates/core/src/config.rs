@@ -451,7 +451,13 @@ mod tests {
         assert_eq!(c.validate(), Ok(()));
         assert_eq!(
             c.browser.test_id_attrs(),
-            ["data-testid", "data-test-id", "data-test", "data-cy", "data-qa"]
+            [
+                "data-testid",
+                "data-test-id",
+                "data-test",
+                "data-cy",
+                "data-qa"
+            ]
         );
         for bad in ["data qa", "x]\"", "", "1abc"] {
             c.browser.test_id_attributes = vec![bad.into()];
