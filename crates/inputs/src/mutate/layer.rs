@@ -22,7 +22,8 @@ const STREAM: u64 = 0x6d75_7461_7465;
 ///
 /// - Whole-form fills ([`InputGenerator::fill_form`]): once the form was accepted with
 ///   valid values, the next fill changes one field to a boundary value; after that
-///   submission, the next fill is valid again, and so on.
+///   submission, the next fill is valid again, and so on (whether or not the valid one
+///   is accepted again: state, such as an e-mail already registered, may refuse it).
 /// - Single typing ([`InputGenerator::text_for`]) into a field of an accepted form: a
 ///   boundary value with probability 1/2.
 /// - A (field, row) pair is drawn with the seeded rng among those not yet tried for the
@@ -276,9 +277,12 @@ impl Mutate {
             memory.attack_next = false;
             memory.attacks += 1;
             memory.failures += u32::from(verdict == Submission::Failed);
-        } else if verdict == Submission::Accepted {
-            memory.accepted += 1;
-            memory.attack_next = true;
+        } else {
+            memory.accepted += u32::from(verdict == Submission::Accepted);
+            // Once the form took valid values, each valid submission is followed by an
+            // attack: a later one may be refused for the state it meets (an e-mail
+            // already registered), not for its values, and must not stop the attacks.
+            memory.attack_next = memory.accepted > 0;
         }
         if verdict == Submission::Accepted {
             self.typed.retain(|t| t.form != key);
