@@ -129,11 +129,17 @@ fn script(body: &str, loc: &str, value: Option<&str>) -> String {
     format!("((loc, value) => {{ {FIND_JS}\n{body} }})({loc}, {value})")
 }
 
-/// `body` with the naming helpers, its `__WF_IDENTIFY__` replaced by the items
-/// `Identified::from_items` reads; `tids` is the JSON array of test id attributes.
-fn named_script(body: &str, loc: &str, tids: &str) -> String {
-    let body = body.replace("__WF_IDENTIFY__", &identify_items(tids));
-    script(&format!("{NAMES_JS}\n{body}"), loc, None)
+/// `body` with its `__WF_IDENTIFY__` replaced: with `tids` (the JSON array of test id
+/// attributes), by the items `Identified::from_items` reads, the naming helpers included;
+/// without, by `null` (the element is not named, nothing is counted).
+fn named_script(body: &str, loc: &str, value: Option<&str>, tids: Option<&str>) -> String {
+    match tids {
+        Some(t) => {
+            let body = body.replace("__WF_IDENTIFY__", &identify_items(t));
+            script(&format!("{NAMES_JS}\n{body}"), loc, value)
+        }
+        None => script(&body.replace("__WF_IDENTIFY__", "null"), loc, value),
+    }
 }
 
 /// What acting needs from the session.
@@ -239,7 +245,7 @@ impl Actor<'_> {
 
     /// Scroll the element into view and return its centre, or `NotFound`.
     pub async fn aim(&self, loc: &str) -> Result<Aim, BrowserError> {
-        self.aim_identified(loc).await.map(|(aim, _)| aim)
+        self.point(loc, None).await.map(|(aim, _)| aim)
     }
 
     /// `aim`, and the element as the accessibility tree knows it.
@@ -247,7 +253,15 @@ impl Actor<'_> {
         &self,
         loc: &str,
     ) -> Result<(Aim, Option<Identified>), BrowserError> {
-        let v = eval_deep(self.page, named_script(POINT_JS, loc, self.tids), self.cdp).await?;
+        self.point(loc, Some(self.tids)).await
+    }
+
+    async fn point(
+        &self,
+        loc: &str,
+        tids: Option<&str>,
+    ) -> Result<(Aim, Option<Identified>), BrowserError> {
+        let v = eval_deep(self.page, named_script(POINT_JS, loc, None, tids), self.cdp).await?;
         let a = v
             .as_array()
             .ok_or_else(|| BrowserError::NotFound(loc.to_string()))?;
@@ -270,7 +284,7 @@ impl Actor<'_> {
     pub async fn identify(&self, loc: &str) -> Result<Option<Identified>, BrowserError> {
         let v = eval_deep(
             self.page,
-            named_script(IDENTIFY_JS, loc, self.tids),
+            named_script(IDENTIFY_JS, loc, None, Some(self.tids)),
             self.cdp,
         )
         .await?;
@@ -344,28 +358,26 @@ impl Actor<'_> {
     }
 
     pub async fn type_text(&self, loc: &str, value: &str) -> Result<(), BrowserError> {
-        match self.prepare_type(loc, value).await?.0 {
+        match self.prepare_type(loc, value, false).await?.0 {
             Typed::Native => Ok(()),
             Typed::Keys { filled } => self.finish_type(loc, value, filled).await,
         }
     }
 
-    /// Identify the field (its names counted before anything changes), then focus and
-    /// select it, or set a date-like value natively (then the typing is done).
+    /// Focus and select the field, or set a date-like value natively (then the typing is
+    /// done); with `named`, identify it first (its names counted before anything changes).
     pub async fn prepare_type(
         &self,
         loc: &str,
         value: &str,
+        named: bool,
     ) -> Result<(Typed, Option<Identified>), BrowserError> {
         let body = format!(
             "const el = __wfFind(loc);\nif (!el) return null;\nconst __id = [__WF_IDENTIFY__];\n\
              const __state = (() => {{ {PREPARE_TYPE_JS} }})();\nreturn [__state, ...__id];"
         );
-        let body = body.replace("__WF_IDENTIFY__", &identify_items(self.tids));
-        let script = format!("{NAMES_JS}\n{body}");
-        let value_js = serde_json::to_string(value).unwrap_or_else(|_| "\"\"".into());
-        let loc_js = serde_json::to_string(loc).unwrap_or_else(|_| "\"\"".into());
-        let expr = format!("((loc, value) => {{ {FIND_JS}\n{script} }})({loc_js}, {value_js})");
+        let tids = named.then_some(self.tids);
+        let expr = named_script(&body, loc, Some(value), tids);
         let v = eval_deep(self.page, expr, self.cdp).await?;
         let a = v
             .as_array()

@@ -534,9 +534,7 @@ impl Inner {
             })?;
             let (aim, id) = actor.aim_identified(loc).await?;
             // Counting the target's names ran inside the aim: the name's cost, not the act's.
-            let counted = id.as_ref().map_or(Duration::ZERO, |i| {
-                Duration::from_secs_f64(i.counted_ms.max(0.0) / 1e3)
-            });
+            let counted = id.as_ref().map_or(Duration::ZERO, Identified::counted);
             let aimed = t.elapsed().saturating_sub(counted);
             input = aim.input.map(|m| InputMark {
                 ups: m.ups + clicks as u64,
@@ -563,10 +561,8 @@ impl Inner {
                     // The field is identified (its names counted) in the eval that focuses it.
                     let tn = Instant::now();
                     let value = action.value.as_deref().unwrap_or("");
-                    let (t, i) = actor.prepare_type(loc, value).await?;
-                    let counted = i.as_ref().map_or(Duration::ZERO, |i| {
-                        Duration::from_secs_f64(i.counted_ms.max(0.0) / 1e3)
-                    });
+                    let (t, i) = actor.prepare_type(loc, value, true).await?;
+                    let counted = i.as_ref().map_or(Duration::ZERO, Identified::counted);
                     prepared = tn.elapsed().saturating_sub(counted);
                     named = counted;
                     (typed, id) = (Some(t), i);

@@ -177,6 +177,13 @@ impl Identified {
     }
 }
 
+impl Identified {
+    /// What counting took in the page.
+    pub fn counted(&self) -> Duration {
+        Duration::from_secs_f64(self.counted_ms.max(0.0) / 1e3)
+    }
+}
+
 /// The call that identifies `el` for `Identified::from_items` (three items); `tids` is
 /// the JSON array of test id attributes.
 pub(crate) fn identify_items(tids: &str) -> String {

@@ -34,7 +34,7 @@ pub struct ElementHint {
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub label: String,
     /// The identifying attributes among id, name, placeholder, aria-label, data-testid,
-    /// data-test-id, data-test, href.
+    /// data-test-id, data-test, data-cy, href.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub attrs: BTreeMap<String, String>,
     /// The accessible name (see `Element::accessible_name`).
