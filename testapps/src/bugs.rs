@@ -186,7 +186,7 @@ pub fn seeded_bugs(app: App) -> &'static [SeededBug] {
         App::Expense => EXPENSE,
         App::Clinic => CLINIC,
         App::Splitter => crate::splitter::BUGS,
-        App::Board => crate::board::BUGS,
+        App::Board | App::BoardDelegated => crate::board::BUGS,
         App::Hazards => &[],
     }
 }

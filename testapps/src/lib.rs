@@ -7,6 +7,9 @@
 //!   in a non-standard format (modelled on SplittyPie).
 //! * [`App::Board`]: a task board whose controls are bare divs and spans with JS handlers
 //!   (no role, no tabindex, no pointer cursor), with double-click editing.
+//! * [`App::BoardDelegated`]: the same board whose controls have no listener of their own:
+//!   one listener on the document dispatches on a `data-ctl` attribute (event delegation, as
+//!   component libraries do), so only a learned action discriminator can find them.
 //! * [`App::Hazards`]: robustness pages for the browser driver (dialogs, popups, hangs, ...).
 //!
 //! All but Hazards carry seeded bugs ([`seeded_bugs`]) that `ServeOptions { bugs: false }`
@@ -39,17 +42,20 @@ pub enum App {
     Clinic,
     Splitter,
     Board,
+    /// The board with event delegation (same pages, bugs, truth and grammar).
+    BoardDelegated,
     Hazards,
 }
 
 impl App {
-    /// Short name: "expense", "clinic", "splitter", "board", "hazards".
+    /// Short name: "expense", "clinic", "splitter", "board", "board-delegated", "hazards".
     pub fn name(&self) -> &'static str {
         match self {
             App::Expense => "expense",
             App::Clinic => "clinic",
             App::Splitter => "splitter",
             App::Board => "board",
+            App::BoardDelegated => "board-delegated",
             App::Hazards => "hazards",
         }
     }
@@ -61,12 +67,14 @@ impl App {
             "clinic" => Some(App::Clinic),
             "splitter" => Some(App::Splitter),
             "board" => Some(App::Board),
+            "board-delegated" => Some(App::BoardDelegated),
             "hazards" => Some(App::Hazards),
             _ => None,
         }
     }
 
-    /// The applications meant for exploration and benchmarks (Hazards is a driver test page).
+    /// The applications meant for exploration and benchmarks, `--apps all` (Hazards is a
+    /// driver test page; BoardDelegated a variant of Board, named on its own).
     pub fn all_apps() -> &'static [App] {
         &[App::Expense, App::Clinic, App::Splitter, App::Board]
     }
@@ -105,7 +113,7 @@ pub fn feature_grammar(app: App) -> &'static str {
         App::Expense => include_str!("../expense/features.grammar"),
         App::Clinic => include_str!("../clinic/features.grammar"),
         App::Splitter => include_str!("../splitter/features.grammar"),
-        App::Board => include_str!("../board/features.grammar"),
+        App::Board | App::BoardDelegated => include_str!("../board/features.grammar"),
         App::Hazards => include_str!("../hazards/features.grammar"),
     }
 }

@@ -25,7 +25,8 @@ impl Server {
             App::Expense => crate::expense::router(opts.bugs, addr.port()),
             App::Clinic => crate::clinic::router(opts.bugs, addr.port()),
             App::Splitter => crate::splitter::router(opts.bugs, addr.port()),
-            App::Board => crate::board::router(opts.bugs, addr.port()),
+            App::Board => crate::board::router(opts.bugs, addr.port(), false),
+            App::BoardDelegated => crate::board::router(opts.bugs, addr.port(), true),
             App::Hazards => crate::hazards::router(),
         };
         let runtime = tokio::runtime::Builder::new_current_thread()

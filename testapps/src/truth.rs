@@ -147,7 +147,7 @@ pub fn ground_truth(app: App) -> Option<&'static GroundTruth> {
         App::Expense => Some(&crate::expense::TRUTH),
         App::Clinic => Some(&crate::clinic::TRUTH),
         App::Splitter => Some(&crate::splitter::TRUTH),
-        App::Board => Some(&crate::board::TRUTH),
+        App::Board | App::BoardDelegated => Some(&crate::board::TRUTH),
         App::Hazards => None,
     }
 }

@@ -132,3 +132,10 @@ fn splitter_ground_truth() {
 fn board_ground_truth() {
     check(App::Board);
 }
+
+/// The delegated board has the same tour, screens and bugs: only how its controls listen
+/// differs.
+#[test]
+fn delegated_board_ground_truth() {
+    check(App::BoardDelegated);
+}

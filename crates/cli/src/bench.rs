@@ -45,13 +45,15 @@ pub fn parse_apps(raw: &str) -> Result<Vec<App>> {
     if raw.trim() == "all" {
         return Ok(App::all_apps().to_vec());
     }
-    let names: Vec<&str> = App::all_apps().iter().map(|a| a.name()).collect();
+    // The delegated board is a variant of board: benchmarked only when named.
+    let mut names: Vec<&str> = App::all_apps().iter().map(|a| a.name()).collect();
+    names.push(App::BoardDelegated.name());
     raw.split(',')
         .map(str::trim)
         .filter(|s| !s.is_empty())
         .map(|s| {
             App::from_name(s)
-                .filter(|a| App::all_apps().contains(a))
+                .filter(|a| App::all_apps().contains(a) || *a == App::BoardDelegated)
                 .ok_or_else(|| {
                     anyhow!(
                         "unknown app {s:?} in --apps; available: all, {}",
@@ -204,6 +206,10 @@ mod tests {
         assert_eq!(
             parse_apps("clinic, board").unwrap(),
             vec![App::Clinic, App::Board]
+        );
+        assert_eq!(
+            parse_apps("board-delegated").unwrap(),
+            vec![App::BoardDelegated]
         );
         let e = parse_apps("clinic,hazards").unwrap_err().to_string();
         assert!(e.contains("hazards") && e.contains("available"), "{e}");

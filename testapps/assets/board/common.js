@@ -21,10 +21,31 @@
     return n;
   };
 
-  // A clickable div or span: just an element with a click listener.
+  // The board-delegated build (window.WF_DELEGATED) gives controls no listener of their
+  // own: one listener per event type on the document finds the control by its data-ctl
+  // attribute, as component libraries delegate events, so nothing on the node says it acts.
+  B.DELEGATED = window.WF_DELEGATED === true;
+  var HANDLERS = '__wfHandlers';
+  B.on = function (node, type, handler) {
+    if (!B.DELEGATED) { node.addEventListener(type, handler); return; }
+    node.setAttribute('data-ctl', '');
+    node[HANDLERS] = node[HANDLERS] || {};
+    node[HANDLERS][type] = handler;
+  };
+  if (B.DELEGATED) {
+    ['click', 'dblclick'].forEach(function (type) {
+      document.addEventListener(type, function (ev) {
+        var t = ev.target instanceof Element ? ev.target.closest('[data-ctl]') : null;
+        var h = t && t[HANDLERS] && t[HANDLERS][type];
+        if (h) { h.call(t, ev); }
+      });
+    });
+  }
+
+  // A clickable div or span: just an element with a click listener (or a delegated one).
   B.ctl = function (tag, cls, text, actionId, handler) {
     var n = B.el(tag, cls, text, actionId);
-    n.addEventListener('click', handler);
+    B.on(n, 'click', handler);
     return n;
   };
 

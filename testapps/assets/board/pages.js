@@ -5,7 +5,7 @@
 
   function initBoards() {
     B.all('.tile').forEach(function (tile) {
-      tile.addEventListener('click', function () { B.go(tile.getAttribute('data-href')); });
+      B.on(tile, 'click', function () { B.go(tile.getAttribute('data-href')); });
     });
     var open = B.$('#new-board-open');
     var form = B.$('#new-board');
@@ -30,18 +30,18 @@
       });
     }
 
-    open.addEventListener('click', function () { show(true); });
-    B.$('#new-board-cancel').addEventListener('click', function () { show(false); });
-    B.$('#new-board-create').addEventListener('click', create);
+    B.on(open, 'click', function () { show(true); });
+    B.on(B.$('#new-board-cancel'), 'click', function () { show(false); });
+    B.on(B.$('#new-board-create'), 'click', create);
     B.keys(name, create, function () { show(false); });
   }
 
   function initArchive() {
     var back = B.$('#archive-back');
-    back.addEventListener('click', function () { B.go(back.getAttribute('data-href')); });
+    B.on(back, 'click', function () { B.go(back.getAttribute('data-href')); });
     B.all('.archived-card').forEach(function (row) {
       var restore = B.$('[data-action-id="board.archive.restore"]', row);
-      restore.addEventListener('click', function () {
+      B.on(restore, 'click', function () {
         var title = B.$('.title', row).textContent;
         var from = B.$('.meta', row).textContent.replace(/^from /, '');
         row.parentNode.removeChild(row);

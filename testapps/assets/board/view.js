@@ -77,8 +77,8 @@
       node.appendChild(B.renderRename());
     } else {
       var title = B.el('span', 'title', card.title, 'board.card.title');
-      title.addEventListener('click', function () { select(card.id); });
-      title.addEventListener('dblclick', function () { B.openRename(card.id); });
+      B.on(title, 'click', function () { select(card.id); });
+      B.on(title, 'dblclick', function () { B.openRename(card.id); });
       node.appendChild(title);
     }
     if (card.labels.length) {
@@ -204,7 +204,7 @@
     B.post('/api/boards/' + S.board.id + '/clear-done').then(B.report);
   }
 
-  B.$('#to-boards').addEventListener('click', function () { B.go('/'); });
-  B.$('#to-archive').addEventListener('click', function () { B.go('/boards/' + S.board.id + '/archive'); });
+  B.on(B.$('#to-boards'), 'click', function () { B.go('/'); });
+  B.on(B.$('#to-archive'), 'click', function () { B.go('/boards/' + S.board.id + '/archive'); });
   B.render();
 })();

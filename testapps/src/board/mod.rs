@@ -24,6 +24,9 @@ pub(crate) use truth::TRUTH;
 
 pub(crate) struct St {
     pub bugs: bool,
+    /// Controls get one delegated listener on the document instead of their own (the
+    /// `board-delegated` variant): neither tags nor per-element listeners reveal them.
+    pub delegated: bool,
     pub sessions: Arc<Sessions<BoardSession>>,
 }
 
@@ -36,9 +39,10 @@ const EDIT_JS: &str = include_str!("../../assets/board/edit.js");
 const VIEW_JS: &str = include_str!("../../assets/board/view.js");
 const APP_CSS: &str = include_str!("../../assets/board/board.css");
 
-pub(crate) fn router(bugs: bool, port: u16) -> Router {
+pub(crate) fn router(bugs: bool, port: u16, delegated: bool) -> Router {
     let st = Arc::new(St {
         bugs,
+        delegated,
         sessions: Sessions::new(port, data::new_session),
     });
     let routes = Router::new()
@@ -88,6 +92,7 @@ pub(crate) fn page(
             ("page", page),
             ("state", state),
             ("bugs", if st.bugs { "true" } else { "false" }),
+            ("delegated", if st.delegated { "true" } else { "false" }),
             ("body", body),
             ("script", script),
         ],
