@@ -70,10 +70,13 @@ pub fn run_bench(plan: &Plan, progress: &mut dyn FnMut(&str)) -> Result<BenchRes
                     n += 1;
                     let who = label(strategy, inference);
                     let suffix = inference.map(|i| format!("-{i}")).unwrap_or_default();
-                    let dir = plan
-                        .out
-                        .join("runs")
-                        .join(format!("{}-{strategy}{suffix}-s{seed}", target.slug()));
+                    let dir = plan.out.join("runs").join(format!(
+                        "{}-{}{suffix}-s{seed}",
+                        target.slug(),
+                        // webrled+ and webrled* as directory names without shell
+                        // metacharacters.
+                        strategy.replace('+', "_plus").replace('*', "_star")
+                    ));
                     if plan.resume {
                         if let Some(out) = crate::resume::finished_run(plan, target, &dir) {
                             progress(&format!("[{n}/{total}] kept {}", line(&out.row)));

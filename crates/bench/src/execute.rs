@@ -101,6 +101,7 @@ pub fn run_strategy(
     let mut env = BrowserEnv::launch(BrowserOptions {
         start_url: url.clone(),
         config: config.browser.clone(),
+        actions: config.actions.clone(),
         allow_origins: config.scope.allow_origins.clone(),
         deny: config.deny.clone(),
         login: config.login.clone(),
@@ -171,6 +172,7 @@ pub(crate) fn strategy_row(plan: &Plan, target: &Target, s: &RunSummary, c: &Col
         coverage_ms: Some(t.coverage),
         name_ms: Some(t.name),
         step_mean_ms: Some(s.time_split.step),
+        train_ms: Some(train_per_episode(s)),
         other_share: Some(s.time_split.other_share()),
         resets_s: Some(s.resets_s),
         validate_ms: Some(t.validate),
@@ -224,4 +226,15 @@ pub(crate) fn found_text(found: &[(String, u64)]) -> String {
         .map(|(id, step)| format!("{id}@{step}"))
         .collect::<Vec<_>>()
         .join(";")
+}
+
+/// Training time per trained episode: every episode but the last ends with a training.
+fn train_per_episode(s: &wayfarer_core::RunSummary) -> f64 {
+    let mean = s
+        .time_split
+        .parts
+        .iter()
+        .find(|(name, _)| name == "train")
+        .map_or(0.0, |p| p.1);
+    mean * s.steps as f64 / s.episodes.saturating_sub(1).max(1) as f64
 }

@@ -130,8 +130,8 @@ fn section(s: &mut String, plan: &Plan, target: &Target, result: &BenchResult) {
             known.bugs.len()
         );
     }
-    s.push_str("| strategy | steps | states | URLs | actions | screens | action ids | JS coverage | JS first load | failures | seeded bugs | features | steps/s | step ms | scan / act / wait / coverage ms | other |\n");
-    s.push_str("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    s.push_str("| strategy | steps | states | URLs | actions | screens | action ids | JS coverage | JS first load | failures | seeded bugs | features | steps/s | step ms | scan / act / wait / coverage / decide ms | train ms/episode | other |\n");
+    s.push_str("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     let labels = plan.strategy_labels();
     let names: Vec<&String> = labels.iter().chain(&plan.peers).collect();
     for who in &names {
@@ -139,23 +139,25 @@ fn section(s: &mut String, plan: &Plan, target: &Target, result: &BenchResult) {
         if rows.is_empty() {
             continue;
         }
-        let (parts, other) = if rows[0].kind == "peer" {
-            ("–".to_string(), "–".to_string())
+        let (parts, train, other) = if rows[0].kind == "peer" {
+            ("–".to_string(), "–".to_string(), "–".to_string())
         } else {
             (
                 format!(
-                    "{} / {} / {} / {}",
+                    "{} / {} / {} / {} / {}",
                     col(&rows, |r| r.scan_ms, one),
                     col(&rows, |r| r.act_ms, one),
                     col(&rows, |r| r.wait_ms, one),
-                    col(&rows, |r| r.coverage_ms, one)
+                    col(&rows, |r| r.coverage_ms, one),
+                    col(&rows, |r| r.decide_ms, one)
                 ),
+                col(&rows, |r| r.train_ms, int),
                 col(&rows, |r| r.other_share, pct),
             )
         };
         let _ = writeln!(
             s,
-            "| {}{} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {}{} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             md_escape(who),
             if rows[0].kind == "peer" {
                 " (peer)"
@@ -176,6 +178,7 @@ fn section(s: &mut String, plan: &Plan, target: &Target, result: &BenchResult) {
             col(&rows, |r| Some(r.steps_per_second), one),
             col(&rows, |r| r.step_ms, one),
             parts,
+            train,
             other,
         );
     }

@@ -289,6 +289,7 @@ impl Inner {
             &l.browser,
             self.opts.config.isolate,
             self.coverage_mode() != CoverageMode::Off,
+            self.opts.actions.listeners,
             &self.shared,
             self.scope.clone(),
             self.lim.cdp,

@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use wayfarer_core::config::{BrowserConfig, DenyRule, LoginStep};
+use wayfarer_core::config::{ActionsConfig, BrowserConfig, DenyRule, LoginStep};
 use wayfarer_core::EnvError;
 
 /// Everything the browser environment needs to start.
@@ -11,6 +11,8 @@ pub struct BrowserOptions {
     pub start_url: url::Url,
     /// Timeouts, window size, isolation, host resolver rules.
     pub config: BrowserConfig,
+    /// Whether recorded listeners make elements actionable.
+    pub actions: ActionsConfig,
     /// Origins allowed besides the start URL's own (e.g. "http://127.0.0.1:8081").
     pub allow_origins: Vec<String>,
     /// Elements matching these are reported with `denied: true`.
@@ -29,6 +31,7 @@ impl BrowserOptions {
         BrowserOptions {
             start_url,
             config: BrowserConfig::default(),
+            actions: ActionsConfig::default(),
             allow_origins: Vec::new(),
             deny: Vec::new(),
             login: Vec::new(),

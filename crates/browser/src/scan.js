@@ -8,6 +8,7 @@
   const MAX_EL = cfg.maxElements, MAX_TAGS = cfg.maxTags, MAX_HTML = cfg.maxHtml;
   const ERR_ONLY = !!cfg.errorsOnly;
   const MAX_TEXT_LEAVES = Math.floor(MAX_EL * 0.75);
+  const LISTENERS = Symbol.for("wayfarer.listeners");
   const SKIP = new Set(["script", "style", "noscript", "template", "head", "meta", "link", "title", "base"]);
   const ACTION_TAGS = new Set(["button", "textarea", "select", "summary"]);
   const ACTION_ROLES = new Set(["button", "link", "checkbox", "tab", "menuitem", "option", "radio", "switch"]);
@@ -183,6 +184,14 @@
     if (ti !== null && parseInt(ti, 10) >= 0) r.push("tabindex");
     if (el.isContentEditable && (!el.parentElement || !el.parentElement.isContentEditable)) r.push("contenteditable");
     if (cs.cursor === "pointer" && parentCursor !== "pointer") r.push("cursor:pointer");
+    // Click-like listeners recorded by listeners.js (absent when [actions] listeners is
+    // off). The root and body are left out: a listener there delegates for the whole page.
+    if (tag !== "html" && tag !== "body") {
+      const w = el.ownerDocument && el.ownerDocument.defaultView;
+      const marks = w ? w[LISTENERS] : null;
+      const byType = marks ? marks.get(el) : null;
+      if (byType) for (const [type, set] of byType) if (set.size) r.push("listener:" + type);
+    }
     return r;
   }
 

@@ -33,6 +33,9 @@ async fn start_coverage(page: &Page, cdp: Duration) -> Result<(), BrowserError> 
     call(page, cov, cdp).await.map(|_| ())
 }
 
+/// Records click-like listeners for the scan (`[actions] listeners`).
+const LISTENERS_JS: &str = include_str!("listeners.js");
+
 pub(crate) struct Session {
     pub page: Page,
     context: Option<BrowserContextId>,
@@ -44,6 +47,7 @@ impl Session {
         browser: &Browser,
         isolate: bool,
         coverage: bool,
+        listeners: bool,
         shared: &SharedRef,
         scope: Arc<Scope>,
         cdp: Duration,
@@ -79,7 +83,7 @@ impl Session {
             context,
             task,
         };
-        session.enable(browser, coverage, cdp).await?;
+        session.enable(browser, coverage, listeners, cdp).await?;
         Ok(session)
     }
 
@@ -87,6 +91,7 @@ impl Session {
         &self,
         browser: &Browser,
         coverage: bool,
+        listeners: bool,
         cdp: Duration,
     ) -> Result<(), BrowserError> {
         let p = &self.page;
@@ -131,6 +136,15 @@ impl Session {
             cdp,
         )
         .await?;
+        // Before the page's own scripts, so every listener they add is seen.
+        if listeners {
+            call(
+                p,
+                AddScriptToEvaluateOnNewDocumentParams::new(LISTENERS_JS),
+                cdp,
+            )
+            .await?;
+        }
         // The scan function is compiled while each document loads, so neither a scan nor a
         // probe pays a second round trip to install it after a navigation.
         call(

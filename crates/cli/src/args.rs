@@ -125,7 +125,7 @@ pub struct RunArgs {
     #[arg(long)]
     pub seed: Option<u64>,
     /// Steps per episode before a reset to the start URL (default: the config's, else
-    /// the strategy's: random 50, bfs/dfs/webexplor 100).
+    /// the strategy's: random 50, bfs/dfs/webexplor 100, webrled 50 + 2 x 10 probes).
     #[arg(long)]
     pub episode_steps: Option<u32>,
     /// Input generator for typed values: random, heuristic, random+mutate or
@@ -140,6 +140,11 @@ pub struct RunArgs {
     /// widgets-5 (any N from 1 to 20 after the dash).
     #[arg(long, default_value = "off")]
     pub inference: String,
+    /// webrled: start from the networks an earlier run saved (its run directory's
+    /// `model/`, or any directory holding them) instead of untrained ones. Every webrled
+    /// run saves its networks in `<out>/model/`.
+    #[arg(long, value_name = "DIR")]
+    pub model: Option<PathBuf>,
     /// A run directory of the same strategy and seed made without inference: the summary
     /// then reports the deviation, the share of steps whose action differs from it.
     #[arg(long, value_name = "DIR")]
@@ -169,8 +174,9 @@ pub struct RunArgs {
 
 #[derive(Debug, Args, Clone)]
 pub struct BenchArgs {
-    /// Bundled applications to serve and explore: `all` or a comma list of expense,
-    /// clinic, splitter, board. Default: all (none when --url is given).
+    /// Bundled applications to serve and explore: `all` (expense, clinic, splitter,
+    /// board) or a comma list of them and board-delegated (the board with event
+    /// delegation). Default: all (none when --url is given).
     #[arg(long)]
     pub apps: Option<String>,
     /// Also (or only) benchmark the application at this URL; repeatable. Metrics that
@@ -196,7 +202,7 @@ pub struct BenchArgs {
     #[arg(long, default_value = "3")]
     pub seeds: String,
     /// Steps per episode before a reset to the start URL (default: the config's, else
-    /// each strategy's: random 50, bfs/dfs/webexplor 100).
+    /// each strategy's: random 50, bfs/dfs/webexplor 100, webrled 50 + 2 x 10 probes).
     #[arg(long)]
     pub episode_steps: Option<u32>,
     /// Output directory. Default ./wayfarer-bench

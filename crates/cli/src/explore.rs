@@ -96,6 +96,20 @@ fn explore_url(
         .or(config.strategy.name.clone())
         .unwrap_or_else(|| wayfarer_strategies::DEFAULT.into());
     let seed = args.seed.or(config.strategy.seed).unwrap_or(1);
+    if let Some(dir) = &args.model {
+        // A run directory holds its networks in model/.
+        let inner = dir.join("model");
+        let dir = if inner.join("webrled.json").exists() {
+            inner
+        } else {
+            dir.clone()
+        };
+        config.strategy.webrled.model = Some(dir.to_string_lossy().into_owned());
+    }
+    if config.strategy.webrled.save.is_none() {
+        let save = out_dir(args).join("model");
+        config.strategy.webrled.save = Some(save.to_string_lossy().into_owned());
+    }
     let wayfarer_strategies::Setup {
         mut agent,
         mut abstraction,
@@ -186,6 +200,7 @@ fn explore_url(
     let browser = BrowserEnv::launch(BrowserOptions {
         start_url: url.clone(),
         config: browser_config,
+        actions: config.actions.clone(),
         allow_origins: config.scope.allow_origins.clone(),
         deny: config.deny.clone(),
         login: config.login.clone(),

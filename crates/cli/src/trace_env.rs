@@ -120,6 +120,7 @@ pub fn open(path: &Path, args: &TraceArgs) -> Result<Target> {
     let browser = BrowserEnv::launch(BrowserOptions {
         start_url: start.clone(),
         config: moved.setup.browser.clone(),
+        actions: Default::default(),
         allow_origins: moved.setup.allow_origins.clone(),
         deny: Vec::new(),
         login,

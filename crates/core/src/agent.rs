@@ -70,6 +70,18 @@ pub trait Agent {
 
     fn on_episode_end(&mut self) {}
 
+    /// Called once when the run ends (budget spent, stopped, or failed): save what was
+    /// learned.
+    fn on_run_end(&mut self) {}
+
+    /// Actions the strategy finds on the page beyond the rule-based `candidates` (what a
+    /// learned discriminator predicts, probes of elements no rule selected). The loop adds
+    /// them to the candidates after dropping any on a missing, hidden, disabled or denied
+    /// element, so a page no rule finds anything on is not a dead end for this strategy.
+    fn extra_actions(&mut self, _observation: &Observation, _candidates: &[Action]) -> Vec<Action> {
+        Vec::new()
+    }
+
     /// Asked before `choose` everywhere but at the start of an episode: `true` ends the
     /// episode here and the loop resets (strategies that replay paths from the start).
     fn wants_reset(&mut self, _view: &View<'_>) -> bool {

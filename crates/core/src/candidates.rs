@@ -53,18 +53,53 @@ pub fn action_for(e: &Element) -> Action {
     Action::on(kind, e.locator.clone())
 }
 
+/// Whether the element listens for double clicks (a recorded `dblclick` listener): it is
+/// offered a double click besides its usual action.
+pub fn wants_double_click(e: &Element) -> bool {
+    e.actionable.iter().any(|r| r == "listener:dblclick")
+}
+
 /// Every action a strategy may take on `obs`, in document order; `back` is offered when
 /// the episode has a step to go back from.
 pub fn candidate_actions(obs: &Observation, deny: &DenyText, can_go_back: bool) -> Vec<Action> {
-    let mut out: Vec<Action> = obs
+    let mut out: Vec<Action> = Vec::new();
+    for e in obs
         .elements
         .iter()
         .filter(|e| e.is_actionable() && !deny.denies(e))
         .filter(|e| !(e.tag == "select" && e.options.is_empty()))
-        .map(action_for)
-        .collect();
+    {
+        out.push(action_for(e));
+        if wants_double_click(e) {
+            out.push(Action::on(ActionKind::DoubleClick, e.locator.clone()));
+        }
+    }
     if can_go_back {
         out.push(Action::back());
+    }
+    out
+}
+
+/// A strategy's extra actions (`Agent::extra_actions`) that may be taken on `obs`: those
+/// on a present, visible, enabled element no deny rule covers, that are not candidates
+/// already. Actions without a target (back, navigate) pass.
+pub fn usable_extras(
+    obs: &Observation,
+    deny: &DenyText,
+    candidates: &[Action],
+    extra: Vec<Action>,
+) -> Vec<Action> {
+    let mut out: Vec<Action> = Vec::new();
+    for a in extra {
+        let ok = match a.target.as_deref() {
+            None => true,
+            Some(t) => obs
+                .element(t)
+                .is_some_and(|e| e.visible && e.enabled && !e.denied && !deny.denies(e)),
+        };
+        if ok && !candidates.contains(&a) && !out.contains(&a) {
+            out.push(a);
+        }
     }
     out
 }
@@ -94,6 +129,8 @@ mod tests {
         hidden.visible = false;
         let mut denied = el("a", None, "x");
         denied.denied = true;
+        let mut dbl = el("span", None, "Card title");
+        dbl.actionable = vec!["listener:click".into(), "listener:dblclick".into()];
         let obs = Observation {
             elements: vec![
                 el("a", None, "Home"),
@@ -101,6 +138,7 @@ mod tests {
                 el("input", Some("checkbox"), "c"),
                 select,
                 el("button", None, "Log out now"),
+                dbl,
                 hidden,
                 denied,
             ],
@@ -119,7 +157,49 @@ mod tests {
                 ActionKind::Type,
                 ActionKind::Check,
                 ActionKind::Select,
+                ActionKind::Click,
+                ActionKind::DoubleClick,
                 ActionKind::Back
+            ]
+        );
+    }
+
+    #[test]
+    fn extras_on_unusable_elements_or_repeating_candidates_are_dropped() {
+        let mut gone = el("div", None, "hidden");
+        gone.visible = false;
+        let mut denied = el("div", None, "Log out");
+        denied.actionable.clear();
+        let mut plain = el("div", None, "Card");
+        plain.actionable.clear();
+        let button = el("button", None, "Save");
+        let obs = Observation {
+            elements: vec![gone.clone(), denied.clone(), plain.clone(), button.clone()],
+            ..Observation::default()
+        };
+        let deny = DenyText::new(&[DenyRule {
+            selector: None,
+            text: Some("log out".into()),
+        }]);
+        let candidates = candidate_actions(&obs, &deny, false);
+        let click = |e: &Element| Action::on(ActionKind::Click, e.locator.clone());
+        let extra = vec![
+            click(&gone),
+            click(&denied),
+            click(&plain),
+            click(&plain),
+            Action::on(ActionKind::DoubleClick, plain.locator.clone()),
+            click(&button),
+            Action::on(ActionKind::Click, "#nowhere"),
+            Action::back(),
+        ];
+        let kept = usable_extras(&obs, &deny, &candidates, extra);
+        assert_eq!(
+            kept,
+            vec![
+                click(&plain),
+                Action::on(ActionKind::DoubleClick, plain.locator.clone()),
+                Action::back()
             ]
         );
     }

@@ -22,6 +22,8 @@ pub struct Config {
     pub strategy: StrategyConfig,
     pub oracles: OracleConfig,
     pub browser: BrowserConfig,
+    /// What counts as actionable besides tags, roles and attributes.
+    pub actions: ActionsConfig,
     /// Application state that outlives the browser (a database, a server-side throttle):
     /// how to put it back before each replay.
     pub reset: ResetConfig,
@@ -82,6 +84,25 @@ impl ResetConfig {
     }
 }
 
+/// `[actions]`: which elements the scan reports as actionable beyond its tag, role and
+/// attribute rules.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ActionsConfig {
+    /// Elements that got a click, dblclick, mousedown, mouseup, pointerdown, pointerup or
+    /// keydown listener (`addEventListener` or an `on*` property), recorded by a script run
+    /// before the page's own, are actionable ("listener:click"); a dblclick listener also
+    /// offers a double click. Listeners on `<html>` and `<body>` (page-wide delegation) are
+    /// left out.
+    pub listeners: bool,
+}
+
+impl Default for ActionsConfig {
+    fn default() -> Self {
+        ActionsConfig { listeners: true }
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct ScopeConfig {
@@ -136,19 +157,25 @@ pub struct StrategyConfig {
     pub params: BTreeMap<String, serde_json::Value>,
     pub webexplor: WebExplorConfig,
     pub crawl: CrawlConfig,
+    pub webrled: WebRledConfig,
 }
 
 /// How observations become abstract states (DESIGN section 5).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct AbstractionConfig {
-    /// "tagseq" (same URL and similar tag sequence) or "structure" (same URL and the
-    /// exact tag sequence).
+    /// "tagseq" (same URL and similar tag sequence), "structure" (same URL and the
+    /// exact tag sequence) or "embedding" (same URL and a similar embedding of the
+    /// simplified HTML, WebRLED's).
     pub kind: String,
     /// `tagseq`: the similarity (0 to 1) at or above which two pages are one state.
     pub threshold: f64,
     /// `tagseq`: tags compared per page at most.
     pub max_tags: usize,
+    /// `embedding`: the cosine (0 to 1) at or above which two pages are one state.
+    pub cosine: f64,
+    /// `embedding` (and every page embedding, e.g. webrled's): slots of the vector.
+    pub dims: usize,
 }
 
 impl Default for AbstractionConfig {
@@ -157,6 +184,8 @@ impl Default for AbstractionConfig {
             kind: "tagseq".into(),
             threshold: 0.8,
             max_tags: 1000,
+            cosine: crate::embed::DEFAULT_COSINE,
+            dims: crate::embed::DEFAULT_DIMS,
         }
     }
 }
@@ -208,6 +237,81 @@ impl WebExplorConfig {
     }
 }
 
+/// `webrled` and its ablations `webrled+`, `webrled-`, `webrled*` (DESIGN 7.4): deep
+/// Q-learning over grid cells of the page, with an action discriminator and an episodic x
+/// global novelty reward.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct WebRledConfig {
+    /// Probability of a uniformly random action (epsilon-greedy).
+    pub epsilon: f64,
+    /// Discount of the next state's best value.
+    pub gamma: f64,
+    /// The page is a `grid` x `grid` lattice of cells in normalised coordinates.
+    pub grid: usize,
+    /// An action's value sums the cells whose centres lie within this many cell lengths
+    /// of its element's centre.
+    pub radius: f64,
+    /// L: the global novelty multiplies the episodic reward by at most this much.
+    pub reward_cap: f64,
+    /// Nearest states of the episode's memory counted by the episodic novelty.
+    pub knn: usize,
+    /// Exploring steps per episode; the probes follow them.
+    pub episode_steps: u32,
+    /// Probes per episode, at its end: elements no rule selected, clicked (or
+    /// double-clicked) to see whether the page changes (each may add a `back`).
+    pub probe_steps: u32,
+    /// zeta: labelled samples before the discriminator is first trained and used.
+    pub zeta: usize,
+    /// Episodes between two trainings of the discriminator once it is on.
+    pub retrain_every: u32,
+    pub learning_rate: f64,
+    /// Minibatch size of the Q-network.
+    pub batch: usize,
+    /// Q-network minibatches trained at the end of each episode.
+    pub train_batches: usize,
+    /// Transitions kept for experience replay.
+    pub replay: usize,
+    /// Width of the Q-network's two hidden layers.
+    pub hidden: usize,
+    /// `webrled+`: action slots of the list-based Q-network (the i-th candidate is slot i).
+    pub list_size: usize,
+    /// Fill the empty fields of a form (with the input generator) before clicking its
+    /// buttons, as webexplor does.
+    pub fill_forms: bool,
+    /// A directory of networks saved by an earlier run (`--model DIR`) to start from.
+    pub model: Option<String>,
+    /// Where to save the networks after every episode (the CLI sets the run directory's
+    /// `model/`); nothing is saved when unset.
+    pub save: Option<String>,
+}
+
+impl Default for WebRledConfig {
+    fn default() -> Self {
+        WebRledConfig {
+            epsilon: 0.4,
+            gamma: 0.95,
+            grid: 20,
+            radius: 1.5,
+            reward_cap: 5.0,
+            knn: 10,
+            episode_steps: 50,
+            probe_steps: 10,
+            zeta: 200,
+            retrain_every: 10,
+            learning_rate: 1e-3,
+            batch: 32,
+            train_batches: 32,
+            replay: 5000,
+            hidden: 256,
+            list_size: 64,
+            fill_forms: true,
+            model: None,
+            save: None,
+        }
+    }
+}
+
 /// `bfs` and `dfs` (DESIGN 7.2): model-based crawling.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -235,10 +339,22 @@ impl Config {
     /// Check the numbers a type cannot: ranges of the strategy parameters.
     pub fn validate(&self) -> Result<(), String> {
         let a = &self.abstraction;
-        if !["tagseq", "structure"].contains(&a.kind.as_str()) {
+        if !["tagseq", "structure", "embedding"].contains(&a.kind.as_str()) {
             return Err(format!(
-                "abstraction.kind {:?} is not one of tagseq, structure",
+                "abstraction.kind {:?} is not one of tagseq, structure, embedding",
                 a.kind
+            ));
+        }
+        if !(a.cosine > 0.0 && a.cosine <= 1.0) {
+            return Err(format!(
+                "abstraction.cosine must be in (0, 1], not {}",
+                a.cosine
+            ));
+        }
+        if !(8..=65_536).contains(&a.dims) {
+            return Err(format!(
+                "abstraction.dims must be between 8 and 65536, not {}",
+                a.dims
             ));
         }
         if !(a.threshold > 0.0 && a.threshold <= 1.0) {
@@ -263,6 +379,7 @@ impl Config {
             ));
         }
         let w = &self.strategy.webexplor;
+        let r = &self.strategy.webrled;
         let checks = [
             (
                 w.alpha > 0.0 && w.alpha <= 1.0,
@@ -295,6 +412,51 @@ impl Config {
             (
                 self.strategy.crawl.episode_steps > 0,
                 "strategy.crawl.episode_steps must be at least 1",
+            ),
+            (
+                (0.0..=1.0).contains(&r.epsilon),
+                "strategy.webrled.epsilon must be in [0, 1]",
+            ),
+            (
+                r.gamma >= 0.0 && r.gamma < 1.0,
+                "strategy.webrled.gamma must be in [0, 1)",
+            ),
+            (
+                (2..=100).contains(&r.grid),
+                "strategy.webrled.grid must be between 2 and 100",
+            ),
+            (
+                r.radius >= 0.5 && r.radius.is_finite(),
+                "strategy.webrled.radius must be at least 0.5 (cell lengths)",
+            ),
+            (
+                r.reward_cap >= 1.0 && r.reward_cap.is_finite(),
+                "strategy.webrled.reward_cap must be at least 1",
+            ),
+            (r.knn > 0, "strategy.webrled.knn must be at least 1"),
+            (
+                r.episode_steps > 0,
+                "strategy.webrled.episode_steps must be at least 1",
+            ),
+            (
+                r.retrain_every > 0,
+                "strategy.webrled.retrain_every must be at least 1",
+            ),
+            (
+                r.learning_rate > 0.0 && r.learning_rate < 1.0,
+                "strategy.webrled.learning_rate must be in (0, 1)",
+            ),
+            (
+                r.batch > 0 && r.replay >= r.batch,
+                "strategy.webrled.batch must be at least 1 and at most replay",
+            ),
+            (
+                (8..=4096).contains(&r.hidden),
+                "strategy.webrled.hidden must be between 8 and 4096",
+            ),
+            (
+                (2..=4096).contains(&r.list_size),
+                "strategy.webrled.list_size must be between 2 and 4096",
             ),
         ];
         if let Some((_, msg)) = checks.iter().find(|(ok, _)| !ok) {

@@ -21,6 +21,7 @@ pub mod agent;
 pub mod budget;
 pub mod candidates;
 pub mod ddmin;
+pub mod embed;
 pub mod input;
 pub mod minimize;
 pub mod observer;

@@ -33,13 +33,17 @@ pub struct StepTimings {
     /// Reading the target's role and name from the browser's accessibility tree.
     #[serde(default)]
     pub name: Duration,
+    /// The strategy training its networks at the end of the episode before this step
+    /// (webrled), counted with the episode's first step.
+    #[serde(default)]
+    pub train: Duration,
     /// The whole step, wall clock; what the parts above do not account for is `other()`.
     pub total: Duration,
 }
 
 impl StepTimings {
     /// The named parts, in display order (the time split of reports and the bench).
-    pub fn parts(&self) -> [(&'static str, Duration); 10] {
+    pub fn parts(&self) -> [(&'static str, Duration); 11] {
         [
             ("scan", self.scan),
             ("analysis", self.analysis),
@@ -51,6 +55,7 @@ impl StepTimings {
             ("judge", self.judge),
             ("learn", self.learn),
             ("name", self.name),
+            ("train", self.train),
         ]
     }
 

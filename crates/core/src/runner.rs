@@ -10,7 +10,7 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::agent::{Agent, Transition, View};
 use crate::budget::Budget;
-use crate::candidates::{candidate_actions, DenyText};
+use crate::candidates::{candidate_actions, usable_extras, DenyText};
 use crate::env::{EnvError, Environment};
 use crate::infer::InferenceConfig;
 use crate::model::{AppProbe, EventKind, Observation};
@@ -115,6 +115,7 @@ pub fn run(
     let mut steps: u64 = 0;
     let mut stopped_early = None;
     let mut empty_starts = 0;
+    let mut train_time = Duration::ZERO;
 
     let t_reset = Instant::now();
     let first = env.reset()?;
@@ -141,7 +142,9 @@ pub fn run(
             break;
         }
         if cur.episode_step >= opts.episode_steps {
+            let t_train = Instant::now();
             agent.get().on_episode_end();
+            train_time += t_train.elapsed();
             share_snapshot(agent.get(), observers);
             let t_reset = Instant::now();
             let reset = env.reset();
@@ -170,8 +173,14 @@ pub fn run(
                 }
             }
         }
-        let step_start = Instant::now();
-        let candidates = candidate_actions(&cur.obs, &opts.deny, cur.episode_step > 0);
+        // Training at the episode's end is counted with the step that follows it.
+        let now = Instant::now();
+        let step_start = now.checked_sub(train_time).unwrap_or(now);
+        let train = std::mem::take(&mut train_time);
+        let mut candidates = candidate_actions(&cur.obs, &opts.deny, cur.episode_step > 0);
+        let extra = agent.get().extra_actions(&cur.obs, &candidates);
+        let extra = usable_extras(&cur.obs, &opts.deny, &candidates, extra);
+        candidates.extend(extra);
         // Listing the candidates is part of deciding.
         let listing = step_start.elapsed();
         for a in &candidates {
@@ -397,6 +406,7 @@ pub fn run(
             judge: judge_time,
             learn: learn_time,
             name: outcome.timings.name,
+            train,
             total: step_start.elapsed(),
         };
         tally.timings.push(timings);
@@ -444,7 +454,9 @@ pub fn run(
         cur.analysis = analysis;
         if outcome.restarted {
             // The environment reset itself: a new episode from its start page.
+            let t_train = Instant::now();
             agent.get().on_episode_end();
+            train_time += t_train.elapsed();
             share_snapshot(agent.get(), observers);
             cur.episode += 1;
             cur.episode_step = 0;
@@ -453,6 +465,7 @@ pub fn run(
         }
     }
 
+    agent.get().on_run_end();
     share_snapshot(agent.get(), observers);
     let mut inference = predictor.as_ref().map(|p| p.summary());
     if let (Some(cfg), Some(why)) = (opts.inference, blocked) {

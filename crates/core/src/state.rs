@@ -91,11 +91,15 @@ pub trait Abstraction {
     fn states(&self) -> usize;
 }
 
-/// The abstraction `config` names: `tagseq` (the default) or `structure`. The kind is
-/// checked by `Config::validate`; an unknown one falls back to `tagseq`.
+/// The abstraction `config` names: `tagseq` (the default), `structure` or `embedding`.
+/// The kind is checked by `Config::validate`; an unknown one falls back to `tagseq`.
 pub fn abstraction_for(config: &crate::config::AbstractionConfig) -> Box<dyn Abstraction + Send> {
     match config.kind.as_str() {
         "structure" => Box::new(StructureAbstraction::default()),
+        "embedding" => Box::new(crate::embed::EmbeddingAbstraction::new(
+            config.dims,
+            config.cosine,
+        )),
         _ => Box::new(crate::tagseq::TagSeqAbstraction::new(
             config.threshold,
             config.max_tags,

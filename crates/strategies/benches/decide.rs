@@ -10,7 +10,7 @@ use criterion::{criterion_group, criterion_main, Criterion};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use wayfarer_core::candidates::{candidate_actions, DenyText};
-use wayfarer_core::config::{OracleConfig, StrategyConfig};
+use wayfarer_core::config::OracleConfig;
 use wayfarer_core::sim::{SimApp, SimEnv};
 use wayfarer_core::tagseq::TagSeqAbstraction;
 use wayfarer_core::{run, Abstraction, Budget, Environment, Oracles, RunOptions, Transition, View};
@@ -23,7 +23,8 @@ fn trained(
     TagSeqAbstraction,
 ) {
     let inputs = wayfarer_inputs::by_name("heuristic", Default::default()).unwrap();
-    let mut agent = wayfarer_strategies::by_name(name, &StrategyConfig::default(), inputs).unwrap();
+    let mut agent =
+        wayfarer_strategies::by_name(name, &wayfarer_core::Config::default(), inputs).unwrap();
     let mut env = SimEnv::new(SimApp::generate(9, 60));
     let mut abs = TagSeqAbstraction::default();
     let opts = RunOptions {

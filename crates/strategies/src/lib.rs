@@ -7,6 +7,9 @@
 //! - `random` (DESIGN 7.1): uniform over the candidates.
 //! - `bfs`, `dfs` (DESIGN 7.2): model-based crawling of every (state, action) pair.
 //! - `webexplor` (DESIGN 7.3): curiosity-driven Q-learning guided by an automaton.
+//! - `webrled` (DESIGN 7.4) and its ablations `webrled+`, `webrled-`, `webrled*`: deep
+//!   Q-learning over grid cells of the page, an action discriminator for controls no rule
+//!   sees, an episodic x global novelty reward (networks from `wayfarer-ml`).
 //!
 //! The memory-based ones share `Memory` (the automaton and the concrete steps of each
 //! transition) and `Route` (replaying a known path, with where it broke).
@@ -21,19 +24,31 @@ mod route;
 mod setup;
 mod snapshot;
 mod webexplor;
+mod webrled;
 
 use wayfarer_core::config::StrategyConfig;
 use wayfarer_core::input::InputGenerator;
 use wayfarer_core::Agent;
+use wayfarer_core::Config;
 
 pub use crawl::{CrawlAgent, Order};
 pub use fill::fill_value;
 pub use random::RandomAgent;
 pub use setup::{setup, Setup, SetupError};
 pub use webexplor::WebExplorAgent;
+pub use webrled::{Variant, WebRledAgent};
 
 /// The strategies this build offers.
-pub const NAMES: &[&str] = &["random", "bfs", "dfs", "webexplor"];
+pub const NAMES: &[&str] = &[
+    "random",
+    "bfs",
+    "dfs",
+    "webexplor",
+    "webrled",
+    "webrled+",
+    "webrled-",
+    "webrled*",
+];
 
 /// The strategy `explore` and `demo` use when neither a flag nor the configuration names
 /// one: webexplor, whose curiosity reward keeps it moving to pages it has not seen and whose
@@ -41,18 +56,43 @@ pub const NAMES: &[&str] = &["random", "bfs", "dfs", "webexplor"];
 /// of issue 13 (README, "Which strategy") measured it against random.
 pub const DEFAULT: &str = "webexplor";
 
-/// A `--strategy` name that is not one of `NAMES`.
+/// Why a strategy could not be built.
 #[derive(Debug, thiserror::Error)]
-#[error("unknown strategy {0:?}; available: {names}", names = NAMES.join(", "))]
-pub struct UnknownStrategy(pub String);
+pub enum StrategyError {
+    /// A `--strategy` name that is not one of `NAMES`.
+    #[error("unknown strategy {0:?}; available: {names}", names = NAMES.join(", "))]
+    Unknown(String),
+    /// The networks of `--model DIR` (`strategy.webrled.model`) could not be loaded.
+    #[error("{strategy}: cannot start from the saved networks: {source}")]
+    Model {
+        strategy: String,
+        #[source]
+        source: Box<wayfarer_ml::MlError>,
+    },
+}
 
-/// Build the strategy called `name` with its parameters from `config`, typing values
-/// from `inputs`.
+/// Build the strategy called `name` with its parameters from `config` (its `[strategy]`
+/// section; webrled also reads `abstraction.dims`), typing values from `inputs`.
 pub fn by_name(
     name: &str,
-    config: &StrategyConfig,
+    config: &Config,
     inputs: Box<dyn InputGenerator + Send>,
-) -> Result<Box<dyn Agent + Send>, UnknownStrategy> {
+) -> Result<Box<dyn Agent + Send>, StrategyError> {
+    let config_all = config;
+    let config = &config_all.strategy;
+    if let Some(variant) = Variant::from_name(name) {
+        let agent = WebRledAgent::new(
+            config.webrled.clone(),
+            config_all.abstraction.dims,
+            variant,
+            inputs,
+        )
+        .map_err(|source| StrategyError::Model {
+            strategy: name.to_string(),
+            source: Box::new(source),
+        })?;
+        return Ok(Box::new(agent));
+    }
     match name {
         "random" => Ok(Box::new(RandomAgent::new(inputs))),
         "bfs" => Ok(Box::new(CrawlAgent::new(
@@ -69,7 +109,7 @@ pub fn by_name(
             config.webexplor.clone(),
             inputs,
         ))),
-        other => Err(UnknownStrategy(other.to_string())),
+        other => Err(StrategyError::Unknown(other.to_string())),
     }
 }
 
@@ -83,11 +123,16 @@ pub fn default_inputs(name: &str) -> &'static str {
     }
 }
 
-/// Steps per episode when neither a flag nor `budget.episode_steps` says.
+/// Steps per episode when neither a flag nor `budget.episode_steps` says. webrled's
+/// episode holds its exploring steps, then its probes, each of which may need a `back`.
 pub fn default_episode_steps(name: &str, config: &StrategyConfig) -> u32 {
     match name {
         "webexplor" => config.webexplor.episode_steps,
         "bfs" | "dfs" => config.crawl.episode_steps,
+        "webrled" | "webrled+" | "webrled*" => {
+            config.webrled.episode_steps + 2 * config.webrled.probe_steps
+        }
+        "webrled-" => config.webrled.episode_steps,
         _ => 50,
     }
 }

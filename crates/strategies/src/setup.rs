@@ -5,7 +5,7 @@
 use wayfarer_core::state::abstraction_for;
 use wayfarer_core::{Abstraction, Agent, Config};
 
-use crate::{by_name, default_episode_steps, default_inputs, UnknownStrategy};
+use crate::{by_name, default_episode_steps, default_inputs, StrategyError};
 
 pub struct Setup {
     pub agent: Box<dyn Agent + Send>,
@@ -18,7 +18,7 @@ pub struct Setup {
 #[derive(Debug, thiserror::Error)]
 pub enum SetupError {
     #[error(transparent)]
-    Strategy(#[from] UnknownStrategy),
+    Strategy(#[from] StrategyError),
     #[error(transparent)]
     Inputs(#[from] wayfarer_inputs::UnknownGenerator),
     #[error("invalid [inputs] pattern {pattern:?}: {reason}")]
@@ -45,7 +45,7 @@ pub fn setup(
         })?;
     let generator = wayfarer_inputs::by_name(&inputs, dictionary)?;
     Ok(Setup {
-        agent: by_name(strategy, &config.strategy, generator)?,
+        agent: by_name(strategy, config, generator)?,
         abstraction: abstraction_for(&config.abstraction),
         episode_steps: episode_steps
             .or(config.budget.episode_steps)

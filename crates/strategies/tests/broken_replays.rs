@@ -5,7 +5,6 @@ mod common;
 
 use common::{sim_options, Valid};
 
-use wayfarer_core::config::StrategyConfig;
 use wayfarer_core::sim::{SimApp, SimEnv};
 use wayfarer_core::tagseq::TagSeqAbstraction;
 use wayfarer_core::{
@@ -105,7 +104,7 @@ fn a_redeployed_app_breaks_replays_that_are_recorded_and_then_avoided() {
             swap: 18,
         };
         let mut agent: Box<dyn Agent + Send> =
-            by_name(strategy, &StrategyConfig::default(), Box::new(Valid)).unwrap();
+            by_name(strategy, &wayfarer_core::Config::default(), Box::new(Valid)).unwrap();
         let mut abs = TagSeqAbstraction::default();
         let opts = sim_options(Budget::actions(1500), 100, 4);
         let mut watch = Watch::default();

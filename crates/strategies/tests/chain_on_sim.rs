@@ -5,7 +5,6 @@ mod common;
 
 use common::{sim_options, Valid};
 
-use wayfarer_core::config::StrategyConfig;
 use wayfarer_core::sim::{SimApp, SimEnv};
 use wayfarer_core::tagseq::TagSeqAbstraction;
 use wayfarer_core::{run, Agent, Budget, Observer, Progress, StepRecord};
@@ -30,13 +29,13 @@ const BUDGET: u64 = 2000;
 
 /// Run `strategy` on the chain; the step at which it first reached the last page.
 fn reach(strategy: &str, seed: u64) -> Option<u64> {
-    let config = StrategyConfig::default();
+    let config = wayfarer_core::Config::default();
     let mut agent: Box<dyn Agent + Send> = by_name(strategy, &config, Box::new(Valid)).unwrap();
     let mut env = SimEnv::new(SimApp::form_chain(PAGES, 2));
     let mut abs = TagSeqAbstraction::default();
     let opts = sim_options(
         Budget::actions(BUDGET),
-        default_episode_steps(strategy, &config),
+        default_episode_steps(strategy, &config.strategy),
         seed,
     );
     let mut reached = Reached {

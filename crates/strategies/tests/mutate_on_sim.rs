@@ -7,7 +7,6 @@ mod common;
 
 use common::{sim_options, Valid};
 
-use wayfarer_core::config::StrategyConfig;
 use wayfarer_core::input::InputGenerator;
 use wayfarer_core::sim::{Field, FieldRule, Form, Page, SimApp, SimEnv};
 use wayfarer_core::tagseq::TagSeqAbstraction;
@@ -72,13 +71,13 @@ fn explore_with(
     generator: Box<dyn InputGenerator + Send>,
     seed: u64,
 ) -> (RunSummary, Log) {
-    let config = StrategyConfig::default();
+    let config = wayfarer_core::Config::default();
     let mut agent = by_name(strategy, &config, generator).unwrap();
     let mut env = SimEnv::new(profile());
     let mut abs = TagSeqAbstraction::default();
     let opts = sim_options(
         Budget::actions(600),
-        default_episode_steps(strategy, &config),
+        default_episode_steps(strategy, &config.strategy),
         seed,
     );
     let mut log = Log::default();

@@ -30,6 +30,7 @@ pub fn launch(url: &str, config: BrowserConfig) -> BrowserEnv {
     BrowserEnv::launch(BrowserOptions {
         start_url: url.parse().unwrap(),
         config,
+        actions: Default::default(),
         allow_origins: vec![],
         deny: vec![],
         login: vec![],

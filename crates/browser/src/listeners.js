@@ -1,0 +1,60 @@
+// Listener actionability: an init script, run in every document before its own scripts,
+// that records which elements get click-like listeners, through addEventListener or an
+// on* property. The scan reads the record (window[Symbol.for("wayfarer.listeners")], a
+// WeakMap element -> Map(type -> Set of handlers)) and reports "listener:<type>" reasons:
+// a div with a click handler and no tag, role or cursor is a control all the same.
+(() => {
+  "use strict";
+  const K = Symbol.for("wayfarer.listeners");
+  if (window[K]) return;
+  const TYPES = new Set(["click", "dblclick", "mousedown", "mouseup", "pointerdown", "pointerup", "keydown"]);
+  const marks = new WeakMap();
+  Object.defineProperty(window, K, { value: marks });
+  const isEl = t => typeof Element !== "undefined" && t instanceof Element;
+  const handlersOf = (t, type) => {
+    let byType = marks.get(t);
+    if (!byType) { byType = new Map(); marks.set(t, byType); }
+    let set = byType.get(type);
+    if (!set) { set = new Set(); byType.set(type, set); }
+    return set;
+  };
+  const proto = EventTarget.prototype;
+  const add = proto.addEventListener, remove = proto.removeEventListener;
+  // Wrapped, not replaced: the page's call goes through unchanged whatever we do.
+  const wrappedAdd = function addEventListener(type, fn, opts) {
+    try { if (fn && TYPES.has(type) && isEl(this)) handlersOf(this, type).add(fn); } catch (e) { /* never break the page */ }
+    return add.call(this, type, fn, opts);
+  };
+  const wrappedRemove = function removeEventListener(type, fn, opts) {
+    try {
+      const byType = TYPES.has(type) && isEl(this) ? marks.get(this) : null;
+      if (byType && byType.has(type)) byType.get(type).delete(fn);
+    } catch (e) { /* never break the page */ }
+    return remove.call(this, type, fn, opts);
+  };
+  Object.defineProperty(proto, "addEventListener", { value: wrappedAdd, writable: true, configurable: true });
+  Object.defineProperty(proto, "removeEventListener", { value: wrappedRemove, writable: true, configurable: true });
+  // on* properties: the setter of the accessor, for HTML and SVG elements. A property
+  // handler counts as one more handler of its type, gone when set to null.
+  const ON = Symbol("wayfarer.on");
+  for (const P of [typeof HTMLElement !== "undefined" && HTMLElement.prototype, typeof SVGElement !== "undefined" && SVGElement.prototype]) {
+    if (!P) continue;
+    for (const type of TYPES) {
+      const d = Object.getOwnPropertyDescriptor(P, "on" + type);
+      if (!d || !d.set || !d.configurable) continue;
+      Object.defineProperty(P, "on" + type, {
+        configurable: true,
+        enumerable: d.enumerable,
+        get: d.get,
+        set: function (fn) {
+          try {
+            const set = handlersOf(this, type);
+            set.delete(ON);
+            if (typeof fn === "function") set.add(ON);
+          } catch (e) { /* never break the page */ }
+          return d.set.call(this, fn);
+        },
+      });
+    }
+  }
+})();

@@ -1,0 +1,954 @@
+//! `webrled` (paper 002; DESIGN 7.4): deep Q-learning over a grid of the page.
+//!
+//! - State: the page's simplified HTML as a hashed vector (`wayfarer_core::embed`).
+//! - Values: a Q-network maps the state to N x N cell values (plus a slot for `back`); an
+//!   action is worth the sum of the cells around its element's centre (`grid`). Each
+//!   transition trains its cells towards beta_i * r + gamma * max Q(s', .) at the end of
+//!   the episode, from a replay buffer, against a target network, with Huber loss and Adam.
+//! - Reward: episodic novelty x global novelty (`novelty`).
+//! - Actions: the rule-based candidates, plus what the action discriminator predicts on
+//!   elements no rule selects (`discriminator`), trained from probes at the end of each
+//!   episode and from the outcome of its own predictions; it turns on after zeta samples.
+//!
+//! Ablations (the paper's): `webrled+` values actions by their place in the candidate list
+//! instead of the grid, `webrled-` has no discriminator (no probes), `webrled*` rewards
+//! global novelty alone. The networks live in `wayfarer_ml`; they can be saved after each
+//! episode and a later run can start from them (`--model DIR`).
+
+mod discriminator;
+mod grid;
+mod novelty;
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+use wayfarer_core::config::WebRledConfig;
+use wayfarer_core::embed::{embed, Embedding};
+use wayfarer_core::input::InputGenerator;
+use wayfarer_core::state::StateData;
+use wayfarer_core::{
+    Action, ActionKind, Agent, EventKind, Observation, SnapshotTable, StrategySnapshot, Transition,
+    View,
+};
+use wayfarer_ml::{Autoencoder, Classifier, MlError, QNetwork, QSample};
+
+use crate::fill::{fill_noted, with_note};
+use crate::form::fill_then;
+use crate::route::{Route, RouteNext};
+
+pub use grid::{Cover, Grid};
+pub use novelty::{combine, Episodic, ErrorScale};
+
+/// Samples of the discriminator kept (the oldest go first).
+const MAX_SAMPLES: usize = 5000;
+/// States the autoencoder is trained on (a uniform reservoir of all states seen).
+const MAX_STATES: usize = 2000;
+/// Autoencoder: hidden and code widths, epochs per episode.
+const AE_HIDDEN: usize = 128;
+const AE_CODE: usize = 32;
+const AE_EPOCHS: usize = 2;
+/// Discriminator: hidden width, epochs per training.
+const DISC_HIDDEN: usize = 64;
+const DISC_EPOCHS: usize = 20;
+/// Share of probes that double-click.
+const DOUBLE_CLICK_PROBES: f64 = 0.25;
+
+/// Which WebRLED: the full method or one of the paper's ablations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Variant {
+    /// `webrled`.
+    Full,
+    /// `webrled+`: list-based action values.
+    ListBased,
+    /// `webrled-`: no action discriminator.
+    NoDiscriminator,
+    /// `webrled*`: global novelty only.
+    GlobalOnly,
+}
+
+impl Variant {
+    pub const ALL: [Variant; 4] = [
+        Variant::Full,
+        Variant::ListBased,
+        Variant::NoDiscriminator,
+        Variant::GlobalOnly,
+    ];
+
+    pub fn name(&self) -> &'static str {
+        match self {
+            Variant::Full => "webrled",
+            Variant::ListBased => "webrled+",
+            Variant::NoDiscriminator => "webrled-",
+            Variant::GlobalOnly => "webrled*",
+        }
+    }
+
+    pub fn from_name(s: &str) -> Option<Variant> {
+        Variant::ALL.into_iter().find(|v| v.name() == s)
+    }
+
+    fn discriminates(&self) -> bool {
+        *self != Variant::NoDiscriminator
+    }
+}
+
+/// Where an offered action came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Source {
+    Rule,
+    Predicted,
+    Probe,
+}
+
+/// The decision of the step in flight, for `learn`.
+struct Chosen {
+    state: Arc<Vec<f32>>,
+    cover: Cover,
+    source: Source,
+    kind: ActionKind,
+    /// The target's features, for a probe or a predicted action.
+    features: Option<Vec<f32>>,
+}
+
+#[derive(Clone)]
+struct Experience {
+    state: Arc<Vec<f32>>,
+    cover: Cover,
+    reward: f32,
+    next: Arc<Vec<f32>>,
+    next_covers: Arc<Vec<Cover>>,
+}
+
+struct Nets {
+    q: QNetwork,
+    ae: Autoencoder,
+    disc: Classifier,
+}
+
+/// What is saved next to the networks.
+#[derive(Debug, Serialize, Deserialize)]
+struct Meta {
+    variant: Variant,
+    dims: usize,
+    slots: usize,
+    discriminator_on: bool,
+    error_scale: Option<(f64, f64)>,
+}
+
+pub struct WebRledAgent {
+    cfg: WebRledConfig,
+    variant: Variant,
+    dims: usize,
+    grid: Grid,
+    inputs: Box<dyn InputGenerator + Send>,
+    nets: Option<Nets>,
+    /// Training randomness, seeded from the run's generator at the first choice.
+    rng: Option<ChaCha8Rng>,
+    episodic: Episodic,
+    scale: Option<ErrorScale>,
+    disc_on: bool,
+    samples: VecDeque<(Vec<f32>, usize)>,
+    replay: VecDeque<Experience>,
+    states: Vec<Arc<Vec<f32>>>,
+    states_seen: u64,
+    /// Embeddings of the last pages, by a hash of URL and HTML.
+    recent: VecDeque<(u64, Arc<Vec<f32>>)>,
+    offered: HashMap<Action, Source>,
+    chosen: Option<Chosen>,
+    route: Option<Route>,
+    episode_step: u32,
+    probes_this_episode: u32,
+    back_after_probe: bool,
+    probed: HashSet<(String, ActionKind)>,
+    rationale: Option<String>,
+    episodes: u64,
+    steps: u64,
+    probes: u64,
+    probe_hits: u64,
+    predicted_taken: u64,
+    predicted_hits: u64,
+    disc_trainings: u64,
+    train_time: Duration,
+    last_q_loss: Option<f32>,
+    last_disc_loss: Option<f32>,
+    errors: u64,
+    last_error: Option<String>,
+}
+
+fn fnv(parts: &[&str]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for p in parts {
+        for b in p.as_bytes().iter().chain([&0u8]) {
+            h ^= u64::from(*b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    h
+}
+
+/// The targets of a transition's cells: beta_i * r + gamma * the best next action, each
+/// next action worth the mean of its cells under the target network's `next_values` (no
+/// next action: 0).
+pub fn cell_targets(
+    cover: &Cover,
+    reward: f32,
+    gamma: f32,
+    next_values: &[f32],
+    next_covers: &[Cover],
+) -> Vec<(usize, f32)> {
+    let best = next_covers
+        .iter()
+        .map(|c| grid::mean_value(next_values, c))
+        .fold(f32::NEG_INFINITY, f32::max);
+    let best = if best.is_finite() { best } else { 0.0 };
+    cover
+        .iter()
+        .map(|(cell, beta)| (*cell, beta * reward + gamma * best))
+        .collect()
+}
+
+impl WebRledAgent {
+    /// A new agent; with `cfg.model` set, its networks are loaded from that directory.
+    pub fn new(
+        cfg: WebRledConfig,
+        dims: usize,
+        variant: Variant,
+        inputs: Box<dyn InputGenerator + Send>,
+    ) -> Result<WebRledAgent, MlError> {
+        let grid = Grid::new(cfg.grid, cfg.radius);
+        let mut agent = WebRledAgent {
+            episodic: Episodic::new(cfg.knn),
+            grid,
+            dims,
+            variant,
+            inputs,
+            nets: None,
+            rng: None,
+            scale: None,
+            disc_on: false,
+            samples: VecDeque::new(),
+            replay: VecDeque::new(),
+            states: Vec::new(),
+            states_seen: 0,
+            recent: VecDeque::new(),
+            offered: HashMap::new(),
+            chosen: None,
+            route: None,
+            episode_step: 0,
+            probes_this_episode: 0,
+            back_after_probe: false,
+            probed: HashSet::new(),
+            rationale: None,
+            episodes: 0,
+            steps: 0,
+            probes: 0,
+            probe_hits: 0,
+            predicted_taken: 0,
+            predicted_hits: 0,
+            disc_trainings: 0,
+            train_time: Duration::ZERO,
+            last_q_loss: None,
+            last_disc_loss: None,
+            errors: 0,
+            last_error: None,
+            cfg,
+        };
+        if let Some(dir) = agent.cfg.model.clone() {
+            agent.load(Path::new(&dir))?;
+        }
+        Ok(agent)
+    }
+
+    /// Output slots of the Q-network.
+    fn slots(&self) -> usize {
+        match self.variant {
+            Variant::ListBased => self.cfg.list_size + 1,
+            _ => self.grid.slots(),
+        }
+    }
+
+    fn build(&self, seed: u64) -> Result<Nets, MlError> {
+        let lr = self.cfg.learning_rate;
+        let h = self.cfg.hidden;
+        Ok(Nets {
+            q: QNetwork::new(self.dims, &[h, h], self.slots(), lr, seed)?,
+            ae: Autoencoder::new(self.dims, AE_HIDDEN, AE_CODE, lr, seed.wrapping_add(1))?,
+            disc: Classifier::new(
+                discriminator::FEATURES,
+                DISC_HIDDEN,
+                discriminator::CLASSES,
+                lr,
+                seed.wrapping_add(2),
+            )?,
+        })
+    }
+
+    fn load(&mut self, dir: &Path) -> Result<(), MlError> {
+        let meta_path = dir.join("webrled.json");
+        let text = std::fs::read_to_string(&meta_path).map_err(|source| MlError::Io {
+            context: "reading",
+            path: meta_path.clone(),
+            source,
+        })?;
+        let meta: Meta = serde_json::from_str(&text).map_err(|e| MlError::Mismatch {
+            path: meta_path.clone(),
+            reason: e.to_string(),
+        })?;
+        if meta.dims != self.dims || meta.slots != self.slots() {
+            return Err(MlError::Mismatch {
+                path: meta_path,
+                reason: format!(
+                    "saved by {} for {} embedding slots and {} value slots; this run uses {} and {} (abstraction.dims, strategy.webrled.grid / list_size)",
+                    meta.variant.name(),
+                    meta.dims,
+                    meta.slots,
+                    self.dims,
+                    self.slots()
+                ),
+            });
+        }
+        let lr = self.cfg.learning_rate;
+        let nets = Nets {
+            q: QNetwork::load(dir, "qnet", lr)?,
+            ae: Autoencoder::load(dir, "autoencoder", lr)?,
+            disc: Classifier::load(dir, "discriminator", lr)?,
+        };
+        if nets.q.sizes().first() != Some(&self.dims)
+            || nets.q.sizes().last() != Some(&self.slots())
+        {
+            return Err(MlError::Mismatch {
+                path: dir.join("qnet.safetensors"),
+                reason: "its shape differs from webrled.json".into(),
+            });
+        }
+        self.nets = Some(nets);
+        self.disc_on = meta.discriminator_on && self.variant.discriminates();
+        self.scale = meta.error_scale.map(|(mean, std)| ErrorScale { mean, std });
+        tracing::info!(dir = %dir.display(), "webrled networks loaded");
+        Ok(())
+    }
+
+    fn save(&self, dir: &Path) -> Result<(), MlError> {
+        let Some(nets) = &self.nets else {
+            return Ok(());
+        };
+        std::fs::create_dir_all(dir).map_err(|source| MlError::Io {
+            context: "creating",
+            path: dir.to_path_buf(),
+            source,
+        })?;
+        nets.q.save(dir, "qnet")?;
+        nets.ae.save(dir, "autoencoder")?;
+        nets.disc.save(dir, "discriminator")?;
+        let meta = Meta {
+            variant: self.variant,
+            dims: self.dims,
+            slots: self.slots(),
+            discriminator_on: self.disc_on,
+            error_scale: self.scale.map(|s| (s.mean, s.std)),
+        };
+        let path = dir.join("webrled.json");
+        let text = serde_json::to_string_pretty(&meta).expect("plain data");
+        std::fs::write(&path, text).map_err(|source| MlError::Io {
+            context: "writing",
+            path,
+            source,
+        })
+    }
+
+    /// A network operation failed: say so once in a while and go on without it.
+    fn note_error(&mut self, what: &str, e: MlError) {
+        self.errors += 1;
+        if self.errors <= 3 {
+            tracing::warn!(%e, "webrled: {what} failed");
+        }
+        self.last_error = Some(format!("{what}: {e}"));
+    }
+
+    fn embedding(&mut self, obs: &Observation) -> Arc<Vec<f32>> {
+        let key = fnv(&[&obs.url, &obs.html]);
+        if let Some((_, v)) = self.recent.iter().find(|(k, _)| *k == key) {
+            return v.clone();
+        }
+        let v = Arc::new(embed(obs, self.dims));
+        self.recent.push_back((key, v.clone()));
+        if self.recent.len() > 4 {
+            self.recent.pop_front();
+        }
+        v
+    }
+
+    fn in_probe_phase(&self) -> bool {
+        self.variant.discriminates() && self.episode_step >= self.cfg.episode_steps
+    }
+
+    /// The cover of `action`, the `index`-th of the offered actions.
+    fn cover(&self, obs: &Observation, action: &Action, index: usize) -> Cover {
+        match self.variant {
+            Variant::ListBased if action.kind == ActionKind::Back => {
+                vec![(self.cfg.list_size, 1.0)]
+            }
+            Variant::ListBased => vec![(index.min(self.cfg.list_size - 1), 1.0)],
+            _ => self.grid.cover(obs, action),
+        }
+    }
+
+    /// The covers of the rule-based actions of a page (what its best value is taken over).
+    fn page_covers(&self, obs: &Observation) -> Vec<Cover> {
+        let mut acts: Vec<Action> = obs
+            .elements
+            .iter()
+            .filter(|e| e.is_actionable())
+            .map(wayfarer_core::candidates::action_for)
+            .collect();
+        acts.push(Action::back());
+        acts.iter()
+            .enumerate()
+            .map(|(i, a)| self.cover(obs, a, i))
+            .collect()
+    }
+
+    fn remember_state(&mut self, v: Arc<Vec<f32>>) {
+        self.states_seen += 1;
+        if self.states.len() < MAX_STATES {
+            self.states.push(v);
+        } else if let Some(rng) = self.rng.as_mut() {
+            let j = rng.gen_range(0..self.states_seen) as usize;
+            if j < MAX_STATES {
+                self.states[j] = v;
+            }
+        }
+    }
+
+    fn global_alpha(&mut self, v: &[f32]) -> f64 {
+        let (Some(nets), Some(scale)) = (&self.nets, self.scale) else {
+            return 1.0;
+        };
+        let errors = nets.ae.errors(&[v]);
+        match errors {
+            Ok(e) => scale.alpha(e[0]),
+            Err(e) => {
+                self.note_error("novelty", e);
+                1.0
+            }
+        }
+    }
+
+    /// Take probe `a` on `obs` (from `state`): its look is marked probed, and `learn`
+    /// labels its target by whether the page changed.
+    fn probe(&mut self, obs: &Observation, a: Action, state: Arc<Vec<f32>>, how: &str) -> Action {
+        let e = a
+            .target
+            .as_deref()
+            .and_then(|t| obs.element(t))
+            .expect("probes target elements of the page");
+        self.probed.insert((discriminator::look(e), a.kind));
+        self.probes += 1;
+        if self.in_probe_phase() {
+            self.probes_this_episode += 1;
+        }
+        self.rationale = Some(format!(
+            "probe {}{how}: {} {} (no rule selects it)",
+            self.probes,
+            a.kind.as_str(),
+            e.describe()
+        ));
+        self.chosen = Some(Chosen {
+            cover: self.cover(obs, &a, 0),
+            state,
+            source: Source::Probe,
+            kind: a.kind,
+            features: Some(discriminator::features(obs, e)),
+        });
+        a
+    }
+
+    /// Probes: looks not probed yet, a quarter of them as double clicks.
+    fn pick_probe<'a>(
+        &self,
+        obs: &Observation,
+        probes: &[&'a Action],
+        rng: &mut ChaCha8Rng,
+    ) -> Option<&'a Action> {
+        let fresh = |kind: ActionKind| -> Vec<&'a Action> {
+            probes
+                .iter()
+                .copied()
+                .filter(|a| a.kind == kind)
+                .filter(|a| {
+                    a.target
+                        .as_deref()
+                        .and_then(|t| obs.element(t))
+                        .is_some_and(|e| !self.probed.contains(&(discriminator::look(e), kind)))
+                })
+                .collect()
+        };
+        let clicks = fresh(ActionKind::Click);
+        let doubles = fresh(ActionKind::DoubleClick);
+        let pool =
+            if !doubles.is_empty() && (clicks.is_empty() || rng.gen_bool(DOUBLE_CLICK_PROBES)) {
+                doubles
+            } else if !clicks.is_empty() {
+                clicks
+            } else {
+                probes.to_vec()
+            };
+        pool.choose(rng).copied()
+    }
+
+    fn train_episode(&mut self) {
+        let Some(mut nets) = self.nets.take() else {
+            return;
+        };
+        let mut rng = self
+            .rng
+            .clone()
+            .unwrap_or_else(|| ChaCha8Rng::seed_from_u64(self.episodes));
+        // Global novelty: the autoencoder learns every state seen so far (a reservoir).
+        if !self.states.is_empty() {
+            let data: Vec<Vec<f32>> = self.states.iter().map(|v| v.to_vec()).collect();
+            let fitted = nets.ae.fit(&data, AE_EPOCHS, 64, rng.gen()).and_then(|_| {
+                let rows: Vec<&[f32]> = self.states.iter().map(|v| v.as_slice()).collect();
+                nets.ae.errors(&rows)
+            });
+            match fitted {
+                Ok(errors) => self.scale = ErrorScale::of(&errors),
+                Err(e) => self.note_error("autoencoder training", e),
+            }
+        }
+        // The Q-network, from replayed transitions against the frozen target network.
+        if self.replay.len() >= self.cfg.batch {
+            let mut loss = None;
+            let result = (|| -> Result<(), MlError> {
+                nets.q.sync_target()?;
+                for _ in 0..self.cfg.train_batches {
+                    let batch: Vec<&Experience> = (0..self.cfg.batch)
+                        .map(|_| &self.replay[rng.gen_range(0..self.replay.len())])
+                        .collect();
+                    let nexts: Vec<&[f32]> = batch.iter().map(|x| x.next.as_slice()).collect();
+                    let next_values = nets.q.target_values(&nexts)?;
+                    let samples: Vec<QSample> = batch
+                        .iter()
+                        .zip(&next_values)
+                        .map(|(x, qn)| QSample {
+                            state: x.state.to_vec(),
+                            targets: cell_targets(
+                                &x.cover,
+                                x.reward,
+                                self.cfg.gamma as f32,
+                                qn,
+                                &x.next_covers,
+                            ),
+                        })
+                        .collect();
+                    loss = Some(nets.q.train(&samples)?);
+                }
+                Ok(())
+            })();
+            match result {
+                Ok(()) => self.last_q_loss = loss,
+                Err(e) => self.note_error("Q-network training", e),
+            }
+        }
+        // The discriminator: first after zeta samples, then every few episodes.
+        if self.variant.discriminates() {
+            let due = if self.disc_on {
+                self.episodes
+                    .is_multiple_of(u64::from(self.cfg.retrain_every))
+            } else {
+                self.samples.len() >= self.cfg.zeta
+            };
+            if due && !self.samples.is_empty() {
+                let xs: Vec<Vec<f32>> = self.samples.iter().map(|s| s.0.clone()).collect();
+                let ys: Vec<usize> = self.samples.iter().map(|s| s.1).collect();
+                match nets.disc.fit(&xs, &ys, DISC_EPOCHS, 32, rng.gen()) {
+                    Ok(l) => {
+                        self.last_disc_loss = Some(l);
+                        self.disc_on = true;
+                        self.disc_trainings += 1;
+                    }
+                    Err(e) => self.note_error("discriminator training", e),
+                }
+            }
+        }
+        self.rng = Some(rng);
+        self.nets = Some(nets);
+    }
+
+    fn save_if_asked(&mut self) {
+        if let Some(dir) = self.cfg.save.clone() {
+            if let Err(e) = self.save(&PathBuf::from(dir)) {
+                self.note_error("saving the networks", e);
+            }
+        }
+    }
+}
+
+impl Agent for WebRledAgent {
+    fn name(&self) -> &str {
+        self.variant.name()
+    }
+
+    fn annotate(&mut self, observation: &Observation, data: &mut StateData) {
+        if data.get::<Embedding>().is_none() {
+            data.insert(Embedding(self.embedding(observation)));
+        }
+    }
+
+    fn extra_actions(&mut self, observation: &Observation, candidates: &[Action]) -> Vec<Action> {
+        self.offered = candidates
+            .iter()
+            .map(|a| (a.clone(), Source::Rule))
+            .collect();
+        if !self.variant.discriminates() {
+            return Vec::new();
+        }
+        let leaves: Vec<&wayfarer_core::Element> = discriminator::unselected(observation).collect();
+        let mut extra: Vec<(Action, Source)> = Vec::new();
+        if self.disc_on && !self.in_probe_phase() && !leaves.is_empty() {
+            let feats: Vec<Vec<f32>> = leaves
+                .iter()
+                .map(|e| discriminator::features(observation, e))
+                .collect();
+            let rows: Vec<&[f32]> = feats.iter().map(Vec::as_slice).collect();
+            let predicted = self.nets.as_ref().map(|n| n.disc.predict(&rows));
+            match predicted {
+                Some(Ok(probs)) => {
+                    for (e, p) in leaves.iter().zip(&probs) {
+                        for a in discriminator::predicted(&e.locator, p) {
+                            extra.push((a, Source::Predicted));
+                        }
+                    }
+                }
+                Some(Err(e)) => self.note_error("discriminator", e),
+                None => {}
+            }
+        }
+        let nothing_else = !candidates
+            .iter()
+            .chain(extra.iter().map(|(a, _)| a))
+            .any(|a| a.kind != ActionKind::Back);
+        // Probes: every unselected element at the episode's end or where nothing else
+        // acts; elsewhere those of a look never probed, for the random choices.
+        let all = self.in_probe_phase() || nothing_else;
+        for e in &leaves {
+            for kind in [ActionKind::Click, ActionKind::DoubleClick] {
+                let a = Action::on(kind, e.locator.clone());
+                let fresh = || !self.probed.contains(&(discriminator::look(e), kind));
+                if (all || fresh()) && !extra.iter().any(|(x, _)| *x == a) {
+                    extra.push((a, Source::Probe));
+                }
+            }
+        }
+        for (a, src) in &extra {
+            self.offered.entry(a.clone()).or_insert(*src);
+        }
+        extra.into_iter().map(|(a, _)| a).collect()
+    }
+
+    fn wants_reset(&mut self, view: &View<'_>) -> bool {
+        self.episode_step = view.episode_step;
+        if !self.in_probe_phase() || self.back_after_probe || self.route.is_some() {
+            return false;
+        }
+        let probes_left = view
+            .actions
+            .iter()
+            .any(|a| self.offered.get(a) == Some(&Source::Probe));
+        self.probes_this_episode >= self.cfg.probe_steps || !probes_left
+    }
+
+    fn choose(&mut self, view: &View<'_>, rng: &mut ChaCha8Rng) -> Action {
+        self.episode_step = view.episode_step;
+        if self.rng.is_none() {
+            self.rng = Some(ChaCha8Rng::seed_from_u64(rng.gen()));
+        }
+        if self.nets.is_none() {
+            let seed = self.rng.as_mut().map_or(0, |r| r.gen());
+            match self.build(seed) {
+                Ok(n) => self.nets = Some(n),
+                Err(e) => self.note_error("building the networks", e),
+            }
+        }
+        let obs = view.observation;
+        let state = match view.analysis.data().get::<Embedding>() {
+            Some(e) => e.0.clone(),
+            None => self.embedding(obs),
+        };
+        let chosen = |cover: Cover, source: Source, a: &Action, features| Chosen {
+            state: state.clone(),
+            cover,
+            source,
+            kind: a.kind,
+            features,
+        };
+
+        // A form being filled before its button.
+        if let Some(route) = self.route.as_mut() {
+            match route.next(view) {
+                RouteNext::Act(a, why) => {
+                    if route.remaining() == 0 {
+                        self.route = None;
+                    }
+                    let (a, note) = fill_noted(a, obs, self.inputs.as_mut(), rng);
+                    self.chosen = Some(chosen(self.cover(obs, &a, 0), Source::Rule, &a, None));
+                    self.rationale = Some(with_note(why, note));
+                    return a;
+                }
+                RouteNext::Broken(..) | RouteNext::Done => self.route = None,
+            }
+        }
+
+        // Back to the page a probe left, to probe it further.
+        if std::mem::take(&mut self.back_after_probe)
+            && view.actions.iter().any(|a| a.kind == ActionKind::Back)
+        {
+            let a = Action::back();
+            self.chosen = Some(chosen(self.cover(obs, &a, 0), Source::Rule, &a, None));
+            self.rationale = Some("probe: back to the probed page".into());
+            return a;
+        }
+
+        let (probes, acts): (Vec<&Action>, Vec<&Action>) = view
+            .actions
+            .iter()
+            .partition(|a| self.offered.get(*a) == Some(&Source::Probe));
+        // Probing is for the episode's end, or for a page where nothing else (but back)
+        // is known to act.
+        let only_back = acts.iter().all(|a| a.kind == ActionKind::Back);
+        if !probes.is_empty() && (self.in_probe_phase() || only_back) {
+            if let Some(a) = self.pick_probe(obs, &probes, rng) {
+                let a = a.clone();
+                return self.probe(obs, a, state, "");
+            }
+        }
+        if acts.is_empty() {
+            self.rationale = Some("nothing to act on here: back".into());
+            let a = Action::back();
+            self.chosen = Some(chosen(self.cover(obs, &a, 0), Source::Rule, &a, None));
+            return a;
+        }
+
+        // Explore: epsilon-greedy over the action values.
+        let covers: Vec<Cover> = acts
+            .iter()
+            .enumerate()
+            .map(|(i, a)| self.cover(obs, a, i))
+            .collect();
+        let values = self.nets.as_ref().map(|n| n.q.values(&state));
+        let values = match values {
+            Some(Ok(v)) => Some(v),
+            Some(Err(e)) => {
+                self.note_error("Q-network", e);
+                None
+            }
+            None => None,
+        };
+        let (index, why) = match &values {
+            Some(v) if !rng.gen_bool(self.cfg.epsilon) => {
+                let scored: Vec<f32> = covers.iter().map(|c| grid::value(v, c)).collect();
+                let top = scored.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+                let best: Vec<usize> = (0..acts.len()).filter(|i| scored[*i] >= top).collect();
+                let i = *best.choose(rng).expect("one is the top");
+                (i, format!("greedy (value {:.3})", scored[i]))
+            }
+            _ => {
+                // A random choice may also probe an element of a look never probed.
+                let i = rng.gen_range(0..acts.len() + probes.len());
+                if i >= acts.len() {
+                    let a = probes[i - acts.len()].clone();
+                    return self.probe(obs, a, state, " at random (epsilon)");
+                }
+                (i, "random (epsilon)".to_string())
+            }
+        };
+        let choice = acts[index].clone();
+        let source = self.offered.get(&choice).copied().unwrap_or(Source::Rule);
+        let features = (source == Source::Predicted)
+            .then(|| {
+                choice
+                    .target
+                    .as_deref()
+                    .and_then(|t| obs.element(t))
+                    .map(|e| discriminator::features(obs, e))
+            })
+            .flatten();
+        if source == Source::Predicted {
+            self.predicted_taken += 1;
+        }
+        let why = if source == Source::Predicted {
+            format!("{why}, predicted by the discriminator")
+        } else {
+            why
+        };
+        if self.cfg.fill_forms && source == Source::Rule {
+            if let Some(mut plan) = fill_then(obs, &choice, self.inputs.as_mut(), rng) {
+                if let RouteNext::Act(a, step) = plan.next(view) {
+                    self.route = Some(plan);
+                    self.chosen = Some(chosen(self.cover(obs, &a, 0), Source::Rule, &a, None));
+                    self.rationale = Some(format!("{why}: {step}"));
+                    return a;
+                }
+            }
+        }
+        let cover = covers[index].clone();
+        let (a, note) = fill_noted(choice, obs, self.inputs.as_mut(), rng);
+        self.chosen = Some(chosen(cover, source, &a, features));
+        self.rationale = Some(with_note(why, note));
+        a
+    }
+
+    fn learn(&mut self, t: &Transition<'_>) {
+        self.steps += 1;
+        self.episode_step += 1;
+        if !t.failed {
+            self.inputs
+                .learn(t.observation, t.action, t.next_observation, t.events);
+        }
+        let Some(chosen) = self.chosen.take() else {
+            return;
+        };
+        if t.failed {
+            return;
+        }
+        let next = self.embedding(t.next_observation);
+        // Did the page answer? Labels for the discriminator, and a way back for probes.
+        if let Some(features) = chosen.features {
+            let requests = t.events.iter().any(|e| e.kind == EventKind::HttpResponse);
+            let changed = discriminator::changed(t.observation, t.next_observation, requests);
+            let label = if changed {
+                discriminator::class_of(chosen.kind).unwrap_or(discriminator::NONE)
+            } else {
+                discriminator::NONE
+            };
+            if changed {
+                match chosen.source {
+                    Source::Probe => self.probe_hits += 1,
+                    Source::Predicted => self.predicted_hits += 1,
+                    Source::Rule => {}
+                }
+            }
+            self.samples.push_back((features, label));
+            if self.samples.len() > MAX_SAMPLES {
+                self.samples.pop_front();
+            }
+            self.back_after_probe = chosen.source == Source::Probe
+                && t.observation.url != t.next_observation.url
+                && self.in_probe_phase()
+                && self.probes_this_episode < self.cfg.probe_steps;
+        }
+        let r_epi = self.episodic.visit(next.clone());
+        let alpha = self.global_alpha(&next);
+        let reward = match self.variant {
+            Variant::GlobalOnly => alpha.clamp(1.0, self.cfg.reward_cap),
+            _ => combine(r_epi, alpha, self.cfg.reward_cap),
+        };
+        // A probe has no place in the candidate list: the list-based values learn nothing
+        // from it.
+        if !(self.variant == Variant::ListBased && chosen.source == Source::Probe) {
+            let next_covers = Arc::new(self.page_covers(t.next_observation));
+            self.replay.push_back(Experience {
+                state: chosen.state,
+                cover: chosen.cover,
+                reward: reward as f32,
+                next: next.clone(),
+                next_covers,
+            });
+            if self.replay.len() > self.cfg.replay {
+                self.replay.pop_front();
+            }
+        }
+        self.remember_state(next);
+    }
+
+    fn on_episode_end(&mut self) {
+        let started = Instant::now();
+        self.episodes += 1;
+        self.train_episode();
+        self.save_if_asked();
+        self.episodic.reset();
+        self.episode_step = 0;
+        self.probes_this_episode = 0;
+        self.back_after_probe = false;
+        self.route = None;
+        self.chosen = None;
+        self.train_time += started.elapsed();
+    }
+
+    fn on_run_end(&mut self) {
+        self.save_if_asked();
+    }
+
+    fn rationale(&self) -> Option<String> {
+        self.rationale.clone()
+    }
+
+    fn snapshot(&self) -> Option<StrategySnapshot> {
+        let mut counters = vec![
+            ("steps learned".to_string(), self.steps),
+            ("episodes trained".into(), self.episodes),
+            ("replay buffer".into(), self.replay.len() as u64),
+            (
+                "states for the autoencoder".into(),
+                self.states.len() as u64,
+            ),
+            ("training ms".into(), self.train_time.as_millis() as u64),
+        ];
+        if self.variant.discriminates() {
+            counters.extend([
+                ("probes".to_string(), self.probes),
+                ("probes that changed the page".into(), self.probe_hits),
+                ("discriminator samples".into(), self.samples.len() as u64),
+                ("discriminator on".into(), u64::from(self.disc_on)),
+                ("discriminator trainings".into(), self.disc_trainings),
+                ("predicted actions taken".into(), self.predicted_taken),
+                (
+                    "predicted actions that changed the page".into(),
+                    self.predicted_hits,
+                ),
+            ]);
+        }
+        if self.errors > 0 {
+            counters.push(("network errors".into(), self.errors));
+        }
+        let mut rows = Vec::new();
+        if let Some(l) = self.last_q_loss {
+            rows.push(vec![
+                "Q-network loss (last batch)".into(),
+                format!("{l:.5}"),
+            ]);
+        }
+        if let Some(l) = self.last_disc_loss {
+            rows.push(vec!["discriminator loss".into(), format!("{l:.5}")]);
+        }
+        if let Some(s) = self.scale {
+            rows.push(vec![
+                "autoencoder error (mean, std)".into(),
+                format!("{:.5}, {:.5}", s.mean, s.std),
+            ]);
+        }
+        if let Some(e) = &self.last_error {
+            rows.push(vec!["last network error".into(), e.clone()]);
+        }
+        let total_rows = rows.len();
+        Some(StrategySnapshot {
+            strategy: self.variant.name().into(),
+            counters,
+            tables: vec![SnapshotTable {
+                name: "networks".into(),
+                columns: vec!["what".into(), "value".into()],
+                rows,
+                total_rows,
+            }],
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests;

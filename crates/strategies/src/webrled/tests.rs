@@ -1,0 +1,195 @@
+use super::*;
+use wayfarer_core::{Element, Rect, Size, StateId};
+
+struct Fixed;
+impl InputGenerator for Fixed {
+    fn fork(&self) -> Box<dyn InputGenerator + Send> {
+        Box::new(Fixed)
+    }
+    fn name(&self) -> &str {
+        "fixed"
+    }
+    fn text_for(
+        &mut self,
+        _: &wayfarer_core::Element,
+        _: &Observation,
+        _: &mut ChaCha8Rng,
+    ) -> String {
+        "x".into()
+    }
+}
+
+#[test]
+fn every_covered_cell_gets_its_share_of_the_reward_plus_the_discounted_best() {
+    let cover: Cover = vec![(0, 1.0), (1, 0.5), (4, 0.0)];
+    let next_values = vec![1.0, 3.0, 0.0, 10.0, -2.0];
+    // Next actions worth the mean of their cells: (1+3)/2 = 2 and (10-2)/2 = 4.
+    let next_covers = vec![vec![(0, 1.0), (1, 0.2)], vec![(3, 1.0), (4, 0.3)]];
+    let t = cell_targets(&cover, 2.0, 0.5, &next_values, &next_covers);
+    assert_eq!(t, vec![(0, 2.0 + 2.0), (1, 1.0 + 2.0), (4, 0.0 + 2.0)]);
+    // A page with no action: nothing to bootstrap from.
+    assert_eq!(
+        cell_targets(&cover, 2.0, 0.5, &next_values, &[]),
+        vec![(0, 2.0), (1, 1.0), (4, 0.0)]
+    );
+}
+
+fn page(n: usize) -> Observation {
+    let buttons: String = (0..n)
+        .map(|i| format!("<button id=\"b{i}\">B</button>"))
+        .collect();
+    Observation {
+        url: "http://h/".into(),
+        html: format!("<html><body><div class=\"p{n}\">{buttons}</div></body></html>"),
+        viewport: Size {
+            width: 1000.0,
+            height: 800.0,
+        },
+        page: Size {
+            width: 1000.0,
+            height: 800.0,
+        },
+        elements: (0..n)
+            .map(|i| Element {
+                locator: format!("#b{i}"),
+                tag: "button".into(),
+                actionable: vec!["tag:button".into()],
+                rect: Rect {
+                    x: 100.0 * i as f64,
+                    y: 50.0,
+                    width: 80.0,
+                    height: 30.0,
+                },
+                visible: true,
+                enabled: true,
+                ..Element::default()
+            })
+            .collect(),
+        ..Observation::default()
+    }
+}
+
+/// Drive an agent by hand for `steps` steps over pages with 1..=4 buttons.
+fn drive(agent: &mut WebRledAgent, steps: usize, rng: &mut ChaCha8Rng) {
+    for i in 0..steps {
+        let obs = page(1 + i % 4);
+        let next = page(1 + (i + 1) % 4);
+        let acts: Vec<Action> =
+            wayfarer_core::candidates::candidate_actions(&obs, &Default::default(), false);
+        let extra = agent.extra_actions(&obs, &acts);
+        assert!(extra.is_empty(), "nothing unselected here");
+        let an = wayfarer_core::Analysis::new(StateId(0), "u".into());
+        let view = View {
+            observation: &obs,
+            analysis: &an,
+            actions: &acts,
+            episode_step: (i % 10) as u32,
+        };
+        let a = agent.choose(&view, rng);
+        agent.learn(&Transition {
+            state: StateId(0),
+            observation: &obs,
+            action: &a,
+            next_state: StateId(1),
+            next_observation: &next,
+            events: &[],
+            new_state: false,
+            failed: false,
+        });
+        if i % 10 == 9 {
+            agent.on_episode_end();
+        }
+    }
+}
+
+#[test]
+fn saved_networks_start_a_later_run_where_this_one_stopped() {
+    let dir = std::env::temp_dir().join(format!("wf-webrled-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let cfg = WebRledConfig {
+        hidden: 16,
+        batch: 4,
+        train_batches: 3,
+        save: Some(dir.to_string_lossy().into_owned()),
+        ..WebRledConfig::default()
+    };
+    let mut a = WebRledAgent::new(cfg.clone(), 32, Variant::Full, Box::new(Fixed)).unwrap();
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    drive(&mut a, 30, &mut rng);
+    a.on_run_end();
+    assert!(dir.join("qnet.safetensors").exists());
+    assert!(dir.join("webrled.json").exists());
+    let state = embed(&page(3), 32);
+    let before = a.nets.as_ref().unwrap().q.values(&state).unwrap();
+
+    let loaded = WebRledAgent::new(
+        WebRledConfig {
+            model: Some(dir.to_string_lossy().into_owned()),
+            save: None,
+            ..cfg.clone()
+        },
+        32,
+        Variant::Full,
+        Box::new(Fixed),
+    )
+    .unwrap();
+    assert_eq!(
+        loaded.nets.as_ref().unwrap().q.values(&state).unwrap(),
+        before
+    );
+    assert_eq!(loaded.scale, a.scale);
+
+    // Other sizes than the saved ones: a clear error, not a silent fresh start.
+    let err = WebRledAgent::new(
+        WebRledConfig {
+            model: Some(dir.to_string_lossy().into_owned()),
+            save: None,
+            ..cfg.clone()
+        },
+        64,
+        Variant::Full,
+        Box::new(Fixed),
+    )
+    .err()
+    .expect("dims differ");
+    assert!(err.to_string().contains("64"), "{err}");
+    let missing = WebRledAgent::new(
+        WebRledConfig {
+            model: Some(dir.join("nowhere").to_string_lossy().into_owned()),
+            ..cfg
+        },
+        32,
+        Variant::Full,
+        Box::new(Fixed),
+    )
+    .err()
+    .expect("no model there");
+    assert!(missing.to_string().contains("nowhere"), "{missing}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_variants_have_the_papers_names_and_value_slots() {
+    for v in Variant::ALL {
+        assert_eq!(Variant::from_name(v.name()), Some(v));
+    }
+    let cfg = WebRledConfig::default();
+    let full = WebRledAgent::new(cfg.clone(), 32, Variant::Full, Box::new(Fixed)).unwrap();
+    assert_eq!(full.slots(), 20 * 20 + 1);
+    let list = WebRledAgent::new(cfg.clone(), 32, Variant::ListBased, Box::new(Fixed)).unwrap();
+    assert_eq!(list.slots(), cfg.list_size + 1);
+    // List-based: the i-th candidate is slot i (the last slot for back and beyond).
+    let obs = page(3);
+    assert_eq!(
+        list.cover(&obs, &Action::on(ActionKind::Click, "#b2"), 2),
+        vec![(2, 1.0)]
+    );
+    assert_eq!(
+        list.cover(&obs, &Action::back(), 1),
+        vec![(cfg.list_size, 1.0)]
+    );
+    assert_eq!(
+        list.cover(&obs, &Action::on(ActionKind::Click, "#b2"), 999),
+        vec![(cfg.list_size - 1, 1.0)]
+    );
+}
