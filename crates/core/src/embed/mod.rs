@@ -14,7 +14,7 @@ mod simplify;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-pub use simplify::{render, simplify, Child, Node};
+pub use simplify::{mask_digits, render, simplify, Child, Node};
 
 use crate::model::Observation;
 use crate::state::{normalize_url, Abstraction, Analysis, StateId};
@@ -35,17 +35,21 @@ impl Embedding {
     }
 }
 
-fn fnv1a(s: &str) -> u64 {
+/// FNV-1a (64 bits) of `parts`, each followed by a zero byte: a hash that is the same in
+/// every build and on every machine, for features and page keys.
+pub fn fnv1a(parts: &[&str]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in s.as_bytes() {
-        h ^= u64::from(*b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
+    for p in parts {
+        for b in p.as_bytes().iter().chain(&[0u8]) {
+            h ^= u64::from(*b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
     }
     h
 }
 
 fn add(v: &mut [f32], feature: &str, weight: f32) {
-    let h = fnv1a(feature);
+    let h = fnv1a(&[feature]);
     let slot = (h % v.len() as u64) as usize;
     let sign = if h >> 63 == 1 { -1.0 } else { 1.0 };
     v[slot] += sign * weight;

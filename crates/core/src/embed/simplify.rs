@@ -87,7 +87,7 @@ pub fn simplify(html: &str) -> Node {
 }
 
 /// Replace every digit run by a single `0`: ids such as `card-17` and `card-3` are alike.
-fn mask_digits(v: &str) -> String {
+pub fn mask_digits(v: &str) -> String {
     let mut out = String::with_capacity(v.len());
     let mut in_digits = false;
     for ch in v.chars() {

@@ -8,6 +8,7 @@
 //! the outcome of the discriminator's own predictions; the classifier is a 4-layer ReLU
 //! MLP over them (`wayfarer_ml::Classifier`).
 
+use wayfarer_core::embed::{fnv1a, mask_digits};
 use wayfarer_core::{Action, ActionKind, Element, Observation};
 
 /// Hashed slots of an element's description.
@@ -27,38 +28,11 @@ pub const CLASSES: usize = 3;
 /// and per-element identifiers.
 const IGNORED_ATTRS: &[&str] = &["data-action-id", "id", "style"];
 
-fn fnv1a(s: &str) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in s.as_bytes() {
-        h ^= u64::from(*b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    h
-}
-
-/// Every run of digits as one `0`: `card-12` and `card-7` look alike.
-fn mask_digits(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    let mut digits = false;
-    for c in s.chars() {
-        if c.is_ascii_digit() {
-            if !digits {
-                out.push('0');
-            }
-            digits = true;
-        } else {
-            out.push(c);
-            digits = false;
-        }
-    }
-    out
-}
-
 /// The feature vector of `e` on `obs`.
 pub fn features(obs: &Observation, e: &Element) -> Vec<f32> {
     let mut v = vec![0.0f32; FEATURES];
     let mut add = |f: String| {
-        let h = fnv1a(&f);
+        let h = fnv1a(&[&f]);
         v[(h % HASHED as u64) as usize] += if h >> 63 == 1 { -1.0 } else { 1.0 };
     };
     add(format!("tag:{}", e.tag));

@@ -29,7 +29,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 use wayfarer_core::config::WebRledConfig;
-use wayfarer_core::embed::{embed, Embedding};
+use wayfarer_core::embed::{embed, fnv1a, Embedding};
 use wayfarer_core::input::InputGenerator;
 use wayfarer_core::state::StateData;
 use wayfarer_core::{
@@ -179,17 +179,6 @@ pub struct WebRledAgent {
     last_disc_loss: Option<f32>,
     errors: u64,
     last_error: Option<String>,
-}
-
-fn fnv(parts: &[&str]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for p in parts {
-        for b in p.as_bytes().iter().chain([&0u8]) {
-            h ^= u64::from(*b);
-            h = h.wrapping_mul(0x0100_0000_01b3);
-        }
-    }
-    h
 }
 
 /// The targets of a transition's cells: beta_i * r + gamma * the best next action, each
@@ -372,7 +361,7 @@ impl WebRledAgent {
     }
 
     fn embedding(&mut self, obs: &Observation) -> Arc<Vec<f32>> {
-        let key = fnv(&[&obs.url, &obs.html]);
+        let key = fnv1a(&[&obs.url, &obs.html]);
         if let Some((_, v)) = self.recent.iter().find(|(k, _)| *k == key) {
             return v.clone();
         }
