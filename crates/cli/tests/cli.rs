@@ -181,3 +181,66 @@ fn bench_refuses_bad_matrices_with_exit_2_and_says_what_is_available() {
         );
     }
 }
+
+/// webrled keeps its networks in `<out>/model/`; `--model` (a run directory or the model
+/// directory) starts a later run from them, and networks of other sizes are refused.
+#[test]
+fn webrled_saves_its_networks_and_a_later_run_starts_from_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |out: &std::path::Path, extra: &[&str]| {
+        wayfarer()
+            .args([
+                "demo",
+                "--strategy",
+                "webrled",
+                "--budget",
+                "25",
+                "--seed",
+                "2",
+            ])
+            .args(["--episode-steps", "10", "--quiet", "--out"])
+            .arg(out)
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let first = dir.path().join("first");
+    let out = run(&first, &[]);
+    assert!(
+        matches!(out.status.code(), Some(0 | 1)),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for file in [
+        "webrled.json",
+        "qnet.safetensors",
+        "autoencoder.safetensors",
+        "discriminator.safetensors",
+    ] {
+        assert!(first.join("model").join(file).exists(), "{file}");
+    }
+    let second = dir.path().join("second");
+    let out = run(&second, &["--model", first.to_str().unwrap()]);
+    assert!(
+        matches!(out.status.code(), Some(0 | 1)),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(second.join("model").join("webrled.json").exists());
+    // Saved for 512 embedding slots: a run with 64 refuses them and says why.
+    let cfg = dir.path().join("small.toml");
+    std::fs::write(&cfg, "[abstraction]\ndims = 64\n").unwrap();
+    let third = dir.path().join("third");
+    let out = run(
+        &third,
+        &[
+            "--model",
+            first.to_str().unwrap(),
+            "--config",
+            cfg.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("512") && err.contains("64"), "{err}");
+}
