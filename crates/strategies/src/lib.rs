@@ -26,6 +26,29 @@ mod snapshot;
 mod webexplor;
 mod webrled;
 
+/// What the strategies' unit tests share.
+#[cfg(test)]
+mod testing {
+    use rand_chacha::ChaCha8Rng;
+    use wayfarer_core::input::InputGenerator;
+    use wayfarer_core::{Element, Observation};
+
+    /// Types "x" everywhere.
+    pub struct Fixed;
+
+    impl InputGenerator for Fixed {
+        fn fork(&self) -> Box<dyn InputGenerator + Send> {
+            Box::new(Fixed)
+        }
+        fn name(&self) -> &str {
+            "fixed"
+        }
+        fn text_for(&mut self, _: &Element, _: &Observation, _: &mut ChaCha8Rng) -> String {
+            "x".into()
+        }
+    }
+}
+
 use wayfarer_core::config::StrategyConfig;
 use wayfarer_core::input::InputGenerator;
 use wayfarer_core::Agent;
@@ -78,12 +101,10 @@ pub fn by_name(
     config: &Config,
     inputs: Box<dyn InputGenerator + Send>,
 ) -> Result<Box<dyn Agent + Send>, StrategyError> {
-    let config_all = config;
-    let config = &config_all.strategy;
     if let Some(variant) = Variant::from_name(name) {
         let agent = WebRledAgent::new(
-            config.webrled.clone(),
-            config_all.abstraction.dims,
+            config.strategy.webrled.clone(),
+            config.abstraction.dims,
             variant,
             inputs,
         )
@@ -93,6 +114,7 @@ pub fn by_name(
         })?;
         return Ok(Box::new(agent));
     }
+    let config = &config.strategy;
     match name {
         "random" => Ok(Box::new(RandomAgent::new(inputs))),
         "bfs" => Ok(Box::new(CrawlAgent::new(

@@ -347,23 +347,7 @@ mod tests {
     use rand::SeedableRng;
     use wayfarer_core::{Analysis, Event, Observation};
 
-    struct Fixed;
-    impl InputGenerator for Fixed {
-        fn fork(&self) -> Box<dyn InputGenerator + Send> {
-            Box::new(Fixed)
-        }
-        fn name(&self) -> &str {
-            "fixed"
-        }
-        fn text_for(
-            &mut self,
-            _: &wayfarer_core::Element,
-            _: &Observation,
-            _: &mut ChaCha8Rng,
-        ) -> String {
-            "x".into()
-        }
-    }
+    use crate::testing::Fixed;
 
     fn agent(cfg: WebExplorConfig) -> WebExplorAgent {
         WebExplorAgent::new(cfg, Box::new(Fixed))

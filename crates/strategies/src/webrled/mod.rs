@@ -28,6 +28,7 @@ use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
+use wayfarer_core::candidates::{candidate_actions, DenyText};
 use wayfarer_core::config::WebRledConfig;
 use wayfarer_core::embed::{embed, fnv1a, Embedding};
 use wayfarer_core::input::InputGenerator;
@@ -138,7 +139,7 @@ struct Meta {
     dims: usize,
     slots: usize,
     discriminator_on: bool,
-    error_scale: Option<(f64, f64)>,
+    error_scale: Option<ErrorScale>,
 }
 
 pub struct WebRledAgent {
@@ -318,7 +319,7 @@ impl WebRledAgent {
         }
         self.nets = Some(nets);
         self.disc_on = meta.discriminator_on && self.variant.discriminates();
-        self.scale = meta.error_scale.map(|(mean, std)| ErrorScale { mean, std });
+        self.scale = meta.error_scale;
         tracing::info!(dir = %dir.display(), "webrled networks loaded");
         Ok(())
     }
@@ -340,7 +341,7 @@ impl WebRledAgent {
             dims: self.dims,
             slots: self.slots(),
             discriminator_on: self.disc_on,
-            error_scale: self.scale.map(|s| (s.mean, s.std)),
+            error_scale: self.scale,
         };
         let path = dir.join("webrled.json");
         let text = serde_json::to_string_pretty(&meta).expect("plain data");
@@ -390,14 +391,8 @@ impl WebRledAgent {
 
     /// The covers of the rule-based actions of a page (what its best value is taken over).
     fn page_covers(&self, obs: &Observation) -> Vec<Cover> {
-        let mut acts: Vec<Action> = obs
-            .elements
+        candidate_actions(obs, &DenyText::default(), true)
             .iter()
-            .filter(|e| e.is_actionable())
-            .map(wayfarer_core::candidates::action_for)
-            .collect();
-        acts.push(Action::back());
-        acts.iter()
             .enumerate()
             .map(|(i, a)| self.cover(obs, a, i))
             .collect()

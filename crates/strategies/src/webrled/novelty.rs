@@ -79,7 +79,7 @@ impl Episodic {
 }
 
 /// Mean and standard deviation of the autoencoder's errors on what it was trained on.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ErrorScale {
     pub mean: f64,
     pub std: f64,

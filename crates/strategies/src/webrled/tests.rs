@@ -1,23 +1,7 @@
 use super::*;
 use wayfarer_core::{Element, Rect, Size, StateId};
 
-struct Fixed;
-impl InputGenerator for Fixed {
-    fn fork(&self) -> Box<dyn InputGenerator + Send> {
-        Box::new(Fixed)
-    }
-    fn name(&self) -> &str {
-        "fixed"
-    }
-    fn text_for(
-        &mut self,
-        _: &wayfarer_core::Element,
-        _: &Observation,
-        _: &mut ChaCha8Rng,
-    ) -> String {
-        "x".into()
-    }
-}
+use crate::testing::Fixed;
 
 #[test]
 fn every_covered_cell_gets_its_share_of_the_reward_plus_the_discounted_best() {
