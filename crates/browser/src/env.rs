@@ -134,6 +134,25 @@ impl BrowserEnv {
         }
     }
 
+    /// The page's JS heap in use after a full collection (bytes): lets tests see what a
+    /// page keeps alive across resets.
+    #[doc(hidden)]
+    pub fn js_heap_for_tests(&mut self) -> Option<f64> {
+        use chromiumoxide::cdp::js_protocol::heap_profiler::CollectGarbageParams;
+        use chromiumoxide::cdp::js_protocol::runtime::GetHeapUsageParams;
+        let page = self.inner.page().ok()?;
+        let cdp = self.inner.lim.cdp;
+        self.rt.block_on(async {
+            crate::cdp::call(&page, CollectGarbageParams::default(), cdp)
+                .await
+                .ok()?;
+            let usage = crate::cdp::call(&page, GetHeapUsageParams::default(), cdp)
+                .await
+                .ok()?;
+            Some(usage.used_size)
+        })
+    }
+
     /// Why the browser is unusable, if it is (process gone, socket closed).
     fn health(&mut self) -> Option<String> {
         let _guard = self.rt.enter();
@@ -331,7 +350,7 @@ impl Inner {
         }
     }
 
-    fn coverage_mode(&self) -> CoverageMode {
+    pub(crate) fn coverage_mode(&self) -> CoverageMode {
         self.opts.config.coverage
     }
 

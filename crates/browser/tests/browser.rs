@@ -654,9 +654,14 @@ const LOGIN: &str = r#"<!doctype html><body><input id="user">
 <button id="go" onclick="localStorage.setItem('user', document.getElementById('user').value)">go</button></body>"#;
 
 const COUNTER: &str = r#"<!doctype html><body><p id="n">?</p><p id="c">?</p><p id="u">?</p>
+<p id="left">?</p>
 <button id="inc" onclick="inc()">inc</button>
 <script>
+  // An app that saves on the way out: a reset must not let this write outlive its clear.
+  addEventListener('pagehide', () => { if (localStorage.getItem('n')) localStorage.setItem('saved', 'n=' + localStorage.getItem('n')); });
+  addEventListener('unload', () => { if (localStorage.getItem('n')) localStorage.setItem('unloaded', 'yes'); });
   function show() {
+    document.getElementById('left').textContent = 'saved ' + localStorage.getItem('saved') + ' unloaded ' + localStorage.getItem('unloaded');
     document.getElementById('u').textContent = 'user ' + localStorage.getItem('user');
     document.getElementById('n').textContent = 'count ' + (localStorage.getItem('n') || 0);
     document.getElementById('c').textContent = 'cookie [' + document.cookie + ']';
@@ -701,10 +706,52 @@ fn reset_clears_cookies_and_storage_in_place_and_isolated() {
         assert!(has_text(&out.observation, "count 0"), "isolate={isolate}");
         assert!(has_text(&out.observation, "user bob"), "isolate={isolate}");
         assert!(has_text(&out.observation, "cookie []"), "isolate={isolate}");
+        assert!(
+            has_text(&out.observation, "saved null unloaded null"),
+            "isolate={isolate}: what the page wrote as it left survived the reset"
+        );
         // Back right after a reset stays on the start page.
         let out = env.step(&Action::back()).unwrap();
         assert!(has_text(&out.observation, "count 0"));
     }
+}
+
+/// A page whose script makes many functions and runs each once (each gets its profiling
+/// state), with a link that loads a new copy of itself.
+fn functions_page() -> String {
+    let mut body =
+        String::from("<!doctype html><body><a id=\"again\" href=\"/\">again</a><script>\n");
+    for i in 0..3000 {
+        body.push_str(&format!(
+            "function f{i}(x) {{ return x * {i} + {i}; }} f{i}(1);\n"
+        ));
+    }
+    body.push_str("</script></body>");
+    body
+}
+
+#[test]
+fn a_kept_page_does_not_keep_past_episodes_alive() {
+    // The profiler adopts every feedback vector still on the heap when coverage starts:
+    // restarted without a collection, each reset added the last episode's documents.
+    let page = functions_page();
+    let srv = TestServer::start(vec![("/", html(&page))]);
+    let mut env = launch(options(&srv.url("/")));
+    let mut heaps = Vec::new();
+    for _ in 0..8 {
+        env.reset().unwrap();
+        for _ in 0..3 {
+            env.step(&Action::on(ActionKind::Click, "#again")).unwrap();
+        }
+        heaps.push(env.js_heap_for_tests().expect("heap usage"));
+    }
+    eprintln!("JS heap after each episode (bytes): {heaps:?}");
+    // Past episodes kept alive would add each one's documents: the last heap would be
+    // several times the second's.
+    assert!(
+        heaps[7] < heaps[1] * 1.5,
+        "the heap grew with every episode: {heaps:?}"
+    );
 }
 
 #[test]
