@@ -350,7 +350,7 @@ impl Inner {
         }
     }
 
-    pub(crate) fn coverage_mode(&self) -> CoverageMode {
+    fn coverage_mode(&self) -> CoverageMode {
         self.opts.config.coverage
     }
 

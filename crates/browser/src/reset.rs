@@ -6,7 +6,7 @@ use std::time::Instant;
 use chromiumoxide::cdp::browser_protocol::network::ClearBrowserCookiesParams;
 use chromiumoxide::cdp::browser_protocol::page::ResetNavigationHistoryParams;
 use chromiumoxide::cdp::browser_protocol::storage::ClearDataForOriginParams;
-use wayfarer_core::config::{CoverageMode, LoginStep};
+use wayfarer_core::config::LoginStep;
 use wayfarer_core::{Event, EventKind, Outcome};
 
 use crate::actions::Nav;
@@ -27,7 +27,6 @@ impl Inner {
             if let Some(s) = self.session.take() {
                 s.close(&l.browser, cdp).await;
             }
-            self.open_session().await?;
         } else {
             let page = self.page()?;
             // Leave first, so the app's unload handlers cannot write after the clear. A
@@ -41,18 +40,18 @@ impl Inner {
             if !matches!(&left, Ok(serde_json::Value::String(u)) if u == "about:blank") {
                 self.actor(&page).navigate("about:blank").await?;
             }
-            // The page is kept (a new one costs 70-90 ms on 2 cores); what it held for the
-            // episode's documents goes, and the clears are independent commands: sent
-            // together, awaited once.
-            let owned = l.owned;
-            let coverage = async {
-                match &self.session {
-                    Some(s) if self.coverage_mode() != CoverageMode::Off => {
-                        s.release_coverage(cdp).await
-                    }
-                    _ => Ok(()),
-                }
-            };
+            // A fresh page every episode: a renderer that served a long episode with the
+            // profiler and the debugger attached kept every document's functions alive,
+            // and a 1000-step run slowed to a quarter of its speed.
+            if let Some(s) = self.session.take() {
+                s.close(&l.browser, cdp).await;
+            }
+        }
+        self.open_session().await?;
+        if !self.opts.config.isolate {
+            // The clears are independent commands: sent together, awaited once.
+            let page = self.page()?;
+            let owned = self.launched.as_ref().is_some_and(|l| l.owned);
             let cookies = async {
                 if owned {
                     call(&page, ClearBrowserCookiesParams::default(), cdp).await?;
@@ -64,9 +63,7 @@ impl Inner {
                     .origins()
                     .map(|o| call(&page, ClearDataForOriginParams::new(o.clone(), "all"), cdp)),
             );
-            futures::future::try_join3(coverage, cookies, storage).await?;
-            // The episode's documents are gone, and their scripts with them.
-            self.shared.lock().scripts.clear();
+            futures::future::try_join(cookies, storage).await?;
         }
         {
             let mut s = self.shared.lock();

@@ -16,7 +16,6 @@ use chromiumoxide::cdp::browser_protocol::target::{
     CloseTargetParams, CreateBrowserContextParams, CreateTargetParams, DisposeBrowserContextParams,
 };
 use chromiumoxide::cdp::js_protocol::debugger;
-use chromiumoxide::cdp::js_protocol::heap_profiler;
 use chromiumoxide::cdp::js_protocol::profiler;
 use chromiumoxide::{Browser, Page};
 use tokio::task::JoinHandle;
@@ -163,18 +162,6 @@ impl Session {
         let dl = dl.build().map_err(BrowserError::Step)?;
         call_browser(browser, dl, cdp).await?;
         Ok(())
-    }
-
-    /// Restart precise coverage with a garbage collection in between, once the page has
-    /// left the application. Chrome's profiler holds every feedback vector made while it
-    /// counts, and starting it adopts every one still on the heap, dead documents'
-    /// included: restarted without the collection, a reused page kept every past
-    /// episode's functions alive and a 1000-step run slowed to a fifth of its speed.
-    pub async fn release_coverage(&self, cdp: Duration) -> Result<(), BrowserError> {
-        let p = &self.page;
-        call(p, profiler::StopPreciseCoverageParams::default(), cdp).await?;
-        call(p, heap_profiler::CollectGarbageParams::default(), cdp).await?;
-        start_coverage(p, cdp).await
     }
 
     /// Close the page (and its context); errors are only logged, the page may be gone.

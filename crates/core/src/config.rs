@@ -258,8 +258,9 @@ pub struct WebRledConfig {
     pub knn: usize,
     /// Exploring steps per episode; the probes follow them.
     pub episode_steps: u32,
-    /// Probes per episode, at its end: elements no rule selected, clicked (or
-    /// double-clicked) to see whether the page changes (each may add a `back`).
+    /// Probes per episode, at its end, at most: elements no rule selected, clicked (or
+    /// double-clicked) to see whether the page changes (each may add a `back`). All of
+    /// them while one probe in four finds a control, fewer as probes stop finding any.
     pub probe_steps: u32,
     /// zeta: labelled samples before the discriminator is first trained and used.
     pub zeta: usize,

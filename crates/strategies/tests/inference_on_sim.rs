@@ -8,6 +8,7 @@ mod common;
 use common::{sim_options, Valid};
 
 use rand_chacha::ChaCha8Rng;
+use wayfarer_core::config::WebRledConfig;
 use wayfarer_core::infer::InferenceConfig;
 use wayfarer_core::input::InputGenerator;
 use wayfarer_core::runner::KnowledgeRow;
@@ -16,7 +17,7 @@ use wayfarer_core::state::StructureAbstraction;
 use wayfarer_core::{
     run, Action, Agent, Budget, Element, Observation, Observer, Progress, RunSummary, StepRecord,
 };
-use wayfarer_strategies::{by_name, RandomAgent};
+use wayfarer_strategies::{by_name, RandomAgent, Variant, WebRledAgent};
 
 #[derive(Default)]
 struct Log {
@@ -321,6 +322,29 @@ fn every_strategy_follows_the_same_policy_when_guesses_are_exact() {
         assert_eq!(s.states, base.states, "{strategy}");
         assert!(s.scans_avoided > 0.3, "{strategy}: {}", s.scans_avoided);
     }
+}
+
+#[test]
+fn webrled_follows_the_same_policy_when_guesses_are_exact() {
+    // Its copies share the networks and copy the rest (replay, samples, episode memory,
+    // probes): guessed pages must lead to the choices scanned ones do, trainings
+    // included (small networks, short episodes, the discriminator on early).
+    let cfg = WebRledConfig {
+        hidden: 16,
+        episode_steps: 15,
+        probe_steps: 3,
+        zeta: 10,
+        retrain_every: 2,
+        batch: 8,
+        train_batches: 4,
+        ..WebRledConfig::default()
+    };
+    let make = || WebRledAgent::new(cfg.clone(), 64, Variant::Full, Box::new(Valid)).unwrap();
+    let (base, base_log, _) = explore(tree(15), &mut make(), None, 200, 9);
+    let (s, log, _) = explore(tree(15), &mut make(), Some("widgets-5"), 200, 9);
+    assert_eq!(log.actions(), base_log.actions());
+    assert_eq!(s.states, base.states);
+    assert!(s.scans_avoided > 0.3, "{}", s.scans_avoided);
 }
 
 /// What the annotating strategy saw, shared by all its copies.

@@ -104,7 +104,7 @@ fn saved_networks_start_a_later_run_where_this_one_stopped() {
     assert!(dir.join("qnet.safetensors").exists());
     assert!(dir.join("webrled.json").exists());
     let state = embed(&page(3), 32);
-    let before = a.nets.as_ref().unwrap().q.values(&state).unwrap();
+    let before = a.nets().unwrap().q.values(&state).unwrap();
 
     let loaded = WebRledAgent::new(
         WebRledConfig {
@@ -117,10 +117,7 @@ fn saved_networks_start_a_later_run_where_this_one_stopped() {
         Box::new(Fixed),
     )
     .unwrap();
-    assert_eq!(
-        loaded.nets.as_ref().unwrap().q.values(&state).unwrap(),
-        before
-    );
+    assert_eq!(loaded.nets().unwrap().q.values(&state).unwrap(), before);
     assert_eq!(loaded.scale, a.scale);
 
     // Other sizes than the saved ones: a clear error, not a silent fresh start.
@@ -176,4 +173,29 @@ fn the_variants_have_the_papers_names_and_value_slots() {
         list.cover(&obs, &Action::on(ActionKind::Click, "#b2"), 999),
         vec![(cfg.list_size - 1, 1.0)]
     );
+}
+
+#[test]
+fn probing_follows_what_probes_find() {
+    let cfg = WebRledConfig {
+        probe_steps: 10,
+        ..WebRledConfig::default()
+    };
+    let mut a = WebRledAgent::new(cfg, 16, Variant::Full, Box::new(Fixed)).unwrap();
+    // Before the first probe: the full budget.
+    assert_eq!(a.probe_budget(), 10);
+    // Probes that find nothing: one per episode, never none.
+    a.probes = 40;
+    a.probe_hits = 0;
+    assert_eq!(a.probe_budget(), 1);
+    a.probes = 1000;
+    assert_eq!(a.probe_budget(), 1);
+    // One find in ten: fewer than the budget; one in four or better: all of it.
+    a.probes = 40;
+    a.probe_hits = 4;
+    assert_eq!(a.probe_budget(), 5);
+    a.probe_hits = 10;
+    assert_eq!(a.probe_budget(), 10);
+    a.probe_hits = 30;
+    assert_eq!(a.probe_budget(), 10);
 }
