@@ -80,6 +80,22 @@ pub fn candidate_actions(obs: &Observation, deny: &DenyText, can_go_back: bool) 
     out
 }
 
+/// What the loop offers a strategy on `obs`: the rules' candidates, then the strategy's
+/// own extra actions (probes, predicted controls) that may be taken there. The same list
+/// on a scanned page and on a page state inference guessed.
+pub fn offered_actions(
+    obs: &Observation,
+    deny: &DenyText,
+    can_go_back: bool,
+    agent: &mut dyn crate::agent::Agent,
+) -> Vec<Action> {
+    let mut offered = candidate_actions(obs, deny, can_go_back);
+    let extra = agent.extra_actions(obs, &offered);
+    let extra = usable_extras(obs, deny, &offered, extra);
+    offered.extend(extra);
+    offered
+}
+
 /// A strategy's extra actions (`Agent::extra_actions`) that may be taken on `obs`: those
 /// on a present, visible, enabled element no deny rule covers, that are not candidates
 /// already. Actions without a target (back, navigate) pass.

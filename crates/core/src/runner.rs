@@ -10,7 +10,7 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::agent::{Agent, Transition, View};
 use crate::budget::Budget;
-use crate::candidates::{candidate_actions, usable_extras, DenyText};
+use crate::candidates::{offered_actions, DenyText};
 use crate::env::{EnvError, Environment};
 use crate::infer::InferenceConfig;
 use crate::model::{AppProbe, EventKind, Observation};
@@ -177,10 +177,7 @@ pub fn run(
         let now = Instant::now();
         let step_start = now.checked_sub(train_time).unwrap_or(now);
         let train = std::mem::take(&mut train_time);
-        let mut candidates = candidate_actions(&cur.obs, &opts.deny, cur.episode_step > 0);
-        let extra = agent.get().extra_actions(&cur.obs, &candidates);
-        let extra = usable_extras(&cur.obs, &opts.deny, &candidates, extra);
-        candidates.extend(extra);
+        let candidates = offered_actions(&cur.obs, &opts.deny, cur.episode_step > 0, agent.get());
         // Listing the candidates is part of deciding.
         let listing = step_start.elapsed();
         for a in &candidates {

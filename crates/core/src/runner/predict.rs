@@ -13,7 +13,7 @@ use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
 use crate::agent::{Agent, Transition, View};
-use crate::candidates::{candidate_actions, usable_extras, DenyText};
+use crate::candidates::{offered_actions, DenyText};
 use crate::env::{Environment, Probe};
 use crate::infer::keys::{self, Key};
 use crate::infer::{InferStats, InferenceConfig, InferenceSummary, Knowledge, Lookup};
@@ -212,12 +212,7 @@ impl Predictor {
                 new_state: false,
                 failed: false,
             });
-            // The same list the loop would offer on the scanned page: the rules' actions
-            // and the strategy's own (a discriminator's predictions, probes).
-            let mut offered = candidate_actions(&obs, ctx.deny, true);
-            let extra = trial.extra_actions(&obs, &offered);
-            let extra = usable_extras(&obs, ctx.deny, &offered, extra);
-            offered.extend(extra);
+            let offered = offered_actions(&obs, ctx.deny, true, trial.as_mut());
             let (planned, locator) = if ctx.last || offered.is_empty() {
                 (None, offered.first().and_then(|a| a.target.clone()))
             } else {

@@ -135,6 +135,11 @@ struct Nets {
     disc: Classifier,
 }
 
+/// Networks the agent and its copies hold together.
+fn shared(n: Nets) -> Arc<Mutex<Nets>> {
+    Arc::new(Mutex::new(n))
+}
+
 /// The networks, whoever panicked while holding them (a failed step is only logged).
 fn lock(n: &Mutex<Nets>) -> MutexGuard<'_, Nets> {
     n.lock().unwrap_or_else(|e| e.into_inner())
@@ -334,7 +339,7 @@ impl WebRledAgent {
                 reason: "its shape differs from webrled.json".into(),
             });
         }
-        self.nets = Some(Arc::new(Mutex::new(nets)));
+        self.nets = Some(shared(nets));
         self.disc_on = meta.discriminator_on && self.variant.discriminates();
         self.scale = meta.error_scale;
         tracing::info!(dir = %dir.display(), "webrled networks loaded");
@@ -443,11 +448,12 @@ impl WebRledAgent {
     }
 
     fn global_alpha(&mut self, v: &[f32]) -> f64 {
-        let (Some(nets), Some(scale)) = (self.nets(), self.scale) else {
+        let Some(scale) = self.scale else {
             return 1.0;
         };
-        let errors = nets.ae.errors(&[v]);
-        drop(nets);
+        let Some(errors) = self.nets().map(|n| n.ae.errors(&[v])) else {
+            return 1.0;
+        };
         match errors {
             Ok(e) => scale.alpha(e[0]),
             Err(e) => {
@@ -520,10 +526,10 @@ impl WebRledAgent {
     }
 
     fn train_episode(&mut self) {
-        let Some(shared) = self.nets.clone() else {
+        let Some(held) = self.nets.clone() else {
             return;
         };
-        let mut nets = lock(&shared);
+        let mut nets = lock(&held);
         let mut rng = self
             .rng
             .clone()
@@ -693,7 +699,7 @@ impl Agent for WebRledAgent {
         if self.nets.is_none() {
             let seed = self.rng.as_mut().map_or(0, |r| r.gen());
             match self.build(seed) {
-                Ok(n) => self.nets = Some(Arc::new(Mutex::new(n))),
+                Ok(n) => self.nets = Some(shared(n)),
                 Err(e) => self.note_error("building the networks", e),
             }
         }
