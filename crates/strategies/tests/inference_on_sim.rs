@@ -7,6 +7,7 @@ mod common;
 
 use common::{sim_options, Valid};
 
+use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 use wayfarer_core::config::WebRledConfig;
 use wayfarer_core::infer::InferenceConfig;
@@ -15,7 +16,8 @@ use wayfarer_core::runner::KnowledgeRow;
 use wayfarer_core::sim::{Field, FieldRule, Form, Page, SimApp, SimEnv};
 use wayfarer_core::state::StructureAbstraction;
 use wayfarer_core::{
-    run, Action, Agent, Budget, Element, Observation, Observer, Progress, RunSummary, StepRecord,
+    run, Action, ActionKind, Agent, Budget, Element, Observation, Observer, Progress, RunSummary,
+    StepRecord,
 };
 use wayfarer_strategies::{by_name, RandomAgent, Variant, WebRledAgent};
 
@@ -342,6 +344,56 @@ fn webrled_follows_the_same_policy_when_guesses_are_exact() {
     let make = || WebRledAgent::new(cfg.clone(), 64, Variant::Full, Box::new(Valid)).unwrap();
     let (base, base_log, _) = explore(tree(15), &mut make(), None, 200, 9);
     let (s, log, _) = explore(tree(15), &mut make(), Some("widgets-5"), 200, 9);
+    assert_eq!(log.actions(), base_log.actions());
+    assert_eq!(s.states, base.states);
+    assert!(s.scans_avoided > 0.3, "{}", s.scans_avoided);
+}
+
+/// Offers a double click on every link (an action no rule offers) and takes one of those
+/// whenever it is offered: a guessed page must offer them as a scanned one does.
+#[derive(Clone)]
+struct DoubleClicker;
+
+impl Agent for DoubleClicker {
+    fn name(&self) -> &str {
+        "double-clicker"
+    }
+    fn fork(&self) -> Option<Box<dyn Agent + Send>> {
+        Some(Box::new(self.clone()))
+    }
+    fn extra_actions(&mut self, _: &Observation, candidates: &[Action]) -> Vec<Action> {
+        candidates
+            .iter()
+            .filter(|a| a.target.as_deref().is_some_and(|t| t.starts_with("#l")))
+            .map(|a| Action::on(ActionKind::DoubleClick, a.target.clone().unwrap()))
+            .collect()
+    }
+    fn choose(&mut self, view: &wayfarer_core::View<'_>, rng: &mut ChaCha8Rng) -> Action {
+        let doubles: Vec<&Action> = view
+            .actions
+            .iter()
+            .filter(|a| a.kind == ActionKind::DoubleClick)
+            .collect();
+        match doubles.choose(rng) {
+            Some(a) => (*a).clone(),
+            None => view.actions.choose(rng).expect("back at least").clone(),
+        }
+    }
+}
+
+#[test]
+fn guessed_pages_offer_the_strategys_extra_actions() {
+    // Regression: a trial offered its copy only the rules' candidates, so a strategy
+    // that acts through its own extra actions chose otherwise on a guessed page.
+    let (base, base_log, _) = explore(tree(15), &mut DoubleClicker, None, 200, 4);
+    let doubles = |log: &Log| {
+        log.actions()
+            .iter()
+            .filter(|a| a.kind == ActionKind::DoubleClick)
+            .count()
+    };
+    assert!(doubles(&base_log) > 20, "{}", doubles(&base_log));
+    let (s, log, _) = explore(tree(15), &mut DoubleClicker, Some("widgets-5"), 200, 4);
     assert_eq!(log.actions(), base_log.actions());
     assert_eq!(s.states, base.states);
     assert!(s.scans_avoided > 0.3, "{}", s.scans_avoided);
