@@ -50,20 +50,12 @@ impl Autoencoder {
         batch: usize,
         seed: u64,
     ) -> Result<f32> {
-        let mut rng = crate::fit_setup(data.len(), epochs, batch, seed)?;
         let width = self.sizes()[0];
-        let mut epoch_loss = 0.0;
-        for _ in 0..epochs {
-            let mut total = 0.0;
-            for rows in crate::shuffled_batches(data.len(), batch, &mut rng) {
-                let picked: Vec<&[f32]> = rows.iter().map(|&i| data[i].as_slice()).collect();
-                let x = crate::rows_tensor(&picked, width, "training")?;
-                let loss = self.step_on(&x).context("training the autoencoder")?;
-                total += f64::from(loss) * rows.len() as f64;
-            }
-            epoch_loss = (total / data.len() as f64) as f32;
-        }
-        Ok(epoch_loss)
+        crate::fit_epochs(data.len(), epochs, batch, seed, |rows| {
+            let picked: Vec<&[f32]> = rows.iter().map(|&i| data[i].as_slice()).collect();
+            let x = crate::rows_tensor(&picked, width, "training")?;
+            self.step_on(&x).context("training the autoencoder")
+        })
     }
 
     fn step_on(&mut self, x: &Tensor) -> candle_core::Result<f32> {

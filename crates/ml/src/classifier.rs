@@ -68,24 +68,16 @@ impl Classifier {
                 self.classes()
             )));
         }
-        let mut rng = crate::fit_setup(xs.len(), epochs, batch, seed)?;
         let width = self.sizes()[0];
-        let mut epoch_loss = 0.0;
-        for _ in 0..epochs {
-            let mut total = 0.0;
-            for rows in crate::shuffled_batches(xs.len(), batch, &mut rng) {
-                let picked: Vec<&[f32]> = rows.iter().map(|&i| xs[i].as_slice()).collect();
-                let x = crate::rows_tensor(&picked, width, "training")?;
-                // candle's cross-entropy gathers the label column, which wants integer labels.
-                let y: Vec<u32> = rows.iter().map(|&i| labels[i] as u32).collect();
-                let y = Tensor::from_vec(y, rows.len(), &Device::Cpu)
-                    .context("building a training batch")?;
-                let loss = self.step_on(&x, &y).context("training the classifier")?;
-                total += f64::from(loss) * rows.len() as f64;
-            }
-            epoch_loss = (total / xs.len() as f64) as f32;
-        }
-        Ok(epoch_loss)
+        crate::fit_epochs(xs.len(), epochs, batch, seed, |rows| {
+            let picked: Vec<&[f32]> = rows.iter().map(|&i| xs[i].as_slice()).collect();
+            let x = crate::rows_tensor(&picked, width, "training")?;
+            // candle's cross-entropy gathers the label column, which wants integer labels.
+            let y: Vec<u32> = rows.iter().map(|&i| labels[i] as u32).collect();
+            let y = Tensor::from_vec(y, rows.len(), &Device::Cpu)
+                .context("building a training batch")?;
+            self.step_on(&x, &y).context("training the classifier")
+        })
     }
 
     fn step_on(&mut self, x: &Tensor, y: &Tensor) -> candle_core::Result<f32> {

@@ -64,15 +64,17 @@ pub(crate) fn rows_tensor(rows: &[&[f32]], width: usize, what: &str) -> Result<T
     Tensor::from_vec(flat, (rows.len(), width), &Device::Cpu).context("building an input batch")
 }
 
-/// The row indices of one epoch, shuffled and cut into minibatches of at most `batch`.
-pub(crate) fn shuffled_batches(rows: usize, batch: usize, rng: &mut ChaCha8Rng) -> Vec<Vec<usize>> {
-    let mut order: Vec<usize> = (0..rows).collect();
-    order.shuffle(rng);
-    order.chunks(batch).map(<[usize]>::to_vec).collect()
-}
-
-/// Checks the shared arguments of the `fit` methods and makes the shuffling stream.
-pub(crate) fn fit_setup(rows: usize, epochs: usize, batch: usize, seed: u64) -> Result<ChaCha8Rng> {
+/// The minibatch loop the `fit` methods share: `epochs` passes over `rows` rows, each
+/// shuffled (from `seed`) and cut into minibatches of at most `batch`; `train` takes one
+/// minibatch's row indices and returns its mean loss. The result is the last epoch's mean
+/// loss per row.
+pub(crate) fn fit_epochs(
+    rows: usize,
+    epochs: usize,
+    batch: usize,
+    seed: u64,
+    mut train: impl FnMut(&[usize]) -> Result<f32>,
+) -> Result<f32> {
     if rows == 0 {
         return Err(MlError::Input("no training rows".into()));
     }
@@ -81,7 +83,18 @@ pub(crate) fn fit_setup(rows: usize, epochs: usize, batch: usize, seed: u64) -> 
             "epochs and batch size must be at least 1, got {epochs} and {batch}"
         )));
     }
-    Ok(ChaCha8Rng::seed_from_u64(seed))
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut epoch_loss = 0.0;
+    for _ in 0..epochs {
+        let mut order: Vec<usize> = (0..rows).collect();
+        order.shuffle(&mut rng);
+        let mut total = 0.0;
+        for chunk in order.chunks(batch) {
+            total += f64::from(train(chunk)?) * chunk.len() as f64;
+        }
+        epoch_loss = (total / rows as f64) as f32;
+    }
+    Ok(epoch_loss)
 }
 
 /// Runs one optimiser step on `loss` and returns its value.
