@@ -492,11 +492,13 @@ impl WebRledAgent {
         a
     }
 
-    /// Probes: looks not probed yet, a quarter of them as double clicks.
+    /// Probes: looks not probed yet, a quarter of them as double clicks; with none left,
+    /// any probe, unless `fresh_only`.
     fn pick_probe<'a>(
         &self,
         obs: &Observation,
         probes: &[&'a Action],
+        fresh_only: bool,
         rng: &mut ChaCha8Rng,
     ) -> Option<&'a Action> {
         let fresh = |kind: ActionKind| -> Vec<&'a Action> {
@@ -519,8 +521,10 @@ impl WebRledAgent {
                 doubles
             } else if !clicks.is_empty() {
                 clicks
-            } else {
+            } else if !fresh_only {
                 probes.to_vec()
+            } else {
+                return None;
             };
         pool.choose(rng).copied()
     }
@@ -747,10 +751,12 @@ impl Agent for WebRledAgent {
             .iter()
             .partition(|a| self.offered.get(*a) == Some(&Source::Probe));
         // Probing is for the episode's end, or for a page where nothing else (but back)
-        // is known to act.
+        // is known to act: there only looks never probed, then back (a browser error
+        // page met by going back to a form's answer once took 150 of 500 steps).
         let only_back = acts.iter().all(|a| a.kind == ActionKind::Back);
         if !probes.is_empty() && (self.in_probe_phase() || only_back) {
-            if let Some(a) = self.pick_probe(obs, &probes, rng) {
+            let fresh_only = !self.in_probe_phase() && !acts.is_empty();
+            if let Some(a) = self.pick_probe(obs, &probes, fresh_only, rng) {
                 let a = a.clone();
                 return self.probe(obs, a, state, "");
             }

@@ -199,3 +199,65 @@ fn probing_follows_what_probes_find() {
     a.probe_hits = 30;
     assert_eq!(a.probe_budget(), 10);
 }
+
+#[test]
+fn a_page_where_only_back_acts_is_probed_once_per_look_then_left() {
+    // Regression: Chrome's "Confirm Form Resubmission" page (met by going back to a
+    // form's answer) has text leaves and nothing else; every look was probed again and
+    // again without a change, 150 of 500 steps.
+    let mut obs = page(0);
+    obs.elements = ["title", "detail"]
+        .iter()
+        .enumerate()
+        .map(|(i, class)| Element {
+            locator: format!("#t{i}"),
+            tag: "div".into(),
+            text: format!("{class} text"),
+            attrs: [("class".to_string(), class.to_string())].into(),
+            rect: Rect {
+                x: 10.0,
+                y: 40.0 * i as f64,
+                width: 200.0,
+                height: 30.0,
+            },
+            visible: true,
+            enabled: true,
+            ..Element::default()
+        })
+        .collect();
+    let mut agent =
+        WebRledAgent::new(WebRledConfig::default(), 32, Variant::Full, Box::new(Fixed)).unwrap();
+    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    let an = wayfarer_core::Analysis::new(StateId(0), "u".into());
+    let mut kinds = Vec::new();
+    for step in 0..12 {
+        let candidates = vec![Action::back()];
+        let mut acts = candidates.clone();
+        acts.extend(agent.extra_actions(&obs, &candidates));
+        let view = View {
+            observation: &obs,
+            analysis: &an,
+            actions: &acts,
+            episode_step: 5 + step,
+        };
+        let a = agent.choose(&view, &mut rng);
+        kinds.push(a.kind);
+        agent.learn(&Transition {
+            state: StateId(0),
+            observation: &obs,
+            action: &a,
+            next_state: StateId(0),
+            next_observation: &obs,
+            events: &[],
+            new_state: false,
+            failed: false,
+        });
+    }
+    // Two looks, each clicked and double-clicked once; then back, every time.
+    let probes = kinds.iter().filter(|k| **k != ActionKind::Back).count();
+    assert_eq!(probes, 4, "{kinds:?}");
+    assert!(
+        kinds[4..].iter().all(|k| *k == ActionKind::Back),
+        "{kinds:?}"
+    );
+}
