@@ -252,6 +252,13 @@ pub struct WebRledConfig {
     /// An action's value sums the cells whose centres lie within this many cell lengths
     /// of its element's centre.
     pub radius: f64,
+    /// How an action's value is read from its cells: `sum` (DESIGN 7.4) or `mean`, what
+    /// the bootstrap target already uses, which does not favour elements with more cells
+    /// inside the page over those at its edges (or over `back`, one slot).
+    pub action_value: CellValue,
+    /// Choose uniformly at random until the Q-network has trained once (DQN's replay
+    /// start): an untrained network's values are noise that favours the same cells.
+    pub random_until_trained: bool,
     /// L: the global novelty multiplies the episodic reward by at most this much.
     pub reward_cap: f64,
     /// Nearest states of the episode's memory counted by the episodic novelty.
@@ -269,8 +276,13 @@ pub struct WebRledConfig {
     pub learning_rate: f64,
     /// Minibatch size of the Q-network.
     pub batch: usize,
-    /// Q-network minibatches trained at the end of each episode.
+    /// Q-network minibatches trained per episode: all at its end, or spread over it with
+    /// `train_every`.
     pub train_batches: usize,
+    /// Train the Q-network every this many steps (its share of `train_batches`) instead of
+    /// only at the end of an episode (0, the paper's Algorithm 1): a network frozen for an
+    /// episode takes the same greedy action every time it meets the same page.
+    pub train_every: u32,
     /// Transitions kept for experience replay.
     pub replay: usize,
     /// Width of the Q-network's two hidden layers.
@@ -294,6 +306,8 @@ impl Default for WebRledConfig {
             gamma: 0.95,
             grid: 20,
             radius: 1.5,
+            action_value: CellValue::Sum,
+            random_until_trained: false,
             reward_cap: 5.0,
             knn: 10,
             episode_steps: 50,
@@ -303,6 +317,7 @@ impl Default for WebRledConfig {
             learning_rate: 1e-3,
             batch: 32,
             train_batches: 32,
+            train_every: 0,
             replay: 5000,
             hidden: 256,
             list_size: 64,
@@ -311,6 +326,17 @@ impl Default for WebRledConfig {
             save: None,
         }
     }
+}
+
+/// How webrled reads an action's value from the cells it covers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CellValue {
+    /// The sum of the cells' values (DESIGN 7.4).
+    #[default]
+    Sum,
+    /// The mean of the cells' values.
+    Mean,
 }
 
 /// `bfs` and `dfs` (DESIGN 7.2): model-based crawling.

@@ -341,12 +341,35 @@ fn webrled_follows_the_same_policy_when_guesses_are_exact() {
         train_batches: 4,
         ..WebRledConfig::default()
     };
-    let make = || WebRledAgent::new(cfg.clone(), 64, Variant::Full, Box::new(Valid)).unwrap();
-    let (base, base_log, _) = explore(tree(15), &mut make(), None, 200, 9);
-    let (s, log, _) = explore(tree(15), &mut make(), Some("widgets-5"), 200, 9);
-    assert_eq!(log.actions(), base_log.actions());
-    assert_eq!(s.states, base.states);
-    assert!(s.scans_avoided > 0.3, "{}", s.scans_avoided);
+    // Trained along the episode too: a copy living a guessed step trains the shared
+    // networks as the agent would have, once.
+    let along = WebRledConfig {
+        train_every: 5,
+        ..cfg.clone()
+    };
+    for cfg in [cfg, along] {
+        let make = || WebRledAgent::new(cfg.clone(), 64, Variant::Full, Box::new(Valid)).unwrap();
+        let (base, base_log, _) = explore(tree(15), &mut make(), None, 200, 9);
+        let (s, log, _) = explore(tree(15), &mut make(), Some("widgets-5"), 200, 9);
+        assert_eq!(log.actions(), base_log.actions(), "{cfg:?}");
+        assert_eq!(s.states, base.states);
+        assert!(s.scans_avoided > 0.3, "{}", s.scans_avoided);
+        // A submit whose outcome depends on the input: some guesses are rejected, and
+        // their copies' training must not count twice.
+        let make = || {
+            WebRledAgent::new(
+                cfg.clone(),
+                64,
+                Variant::Full,
+                Box::new(Alternating::default()),
+            )
+            .unwrap()
+        };
+        let (_, base_log, _) = explore(login(), &mut make(), None, 200, 9);
+        let (s, log, _) = explore(login(), &mut make(), Some("widgets-5"), 200, 9);
+        assert_eq!(log.actions(), base_log.actions(), "{cfg:?}");
+        assert!(s.scans_avoided > 0.1, "{}", s.scans_avoided);
+    }
 }
 
 /// Offers a double click on every link (an action no rule offers) and takes one of those

@@ -29,7 +29,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 use wayfarer_core::candidates::{candidate_actions, DenyText};
-use wayfarer_core::config::WebRledConfig;
+use wayfarer_core::config::{CellValue, WebRledConfig};
 use wayfarer_core::embed::{embed, fnv1a, Embedding};
 use wayfarer_core::input::InputGenerator;
 use wayfarer_core::state::StateData;
@@ -133,6 +133,10 @@ struct Nets {
     q: QNetwork,
     ae: Autoencoder,
     disc: Classifier,
+    /// The step the Q-network was last trained at along an episode (`train_every`).
+    trained_at: u64,
+    /// Trainings of the Q-network, by the agent or its copies (a loaded one counts one).
+    trainings: u64,
 }
 
 /// Networks the agent and its copies hold together.
@@ -169,6 +173,8 @@ pub struct WebRledAgent {
     nets: Option<Arc<Mutex<Nets>>>,
     /// Training randomness, seeded from the run's generator at the first choice.
     rng: Option<ChaCha8Rng>,
+    /// Seed of the training along an episode (`train_every`), mixed with the step number.
+    train_seed: u64,
     episodic: Episodic,
     scale: Option<ErrorScale>,
     disc_on: bool,
@@ -238,6 +244,7 @@ impl WebRledAgent {
             inputs,
             nets: None,
             rng: None,
+            train_seed: 0,
             scale: None,
             disc_on: false,
             samples: VecDeque::new(),
@@ -298,6 +305,8 @@ impl WebRledAgent {
                 lr,
                 seed.wrapping_add(2),
             )?,
+            trained_at: 0,
+            trainings: 0,
         })
     }
 
@@ -330,6 +339,8 @@ impl WebRledAgent {
             q: QNetwork::load(dir, "qnet", lr)?,
             ae: Autoencoder::load(dir, "autoencoder", lr)?,
             disc: Classifier::load(dir, "discriminator", lr)?,
+            trained_at: 0,
+            trainings: 1,
         };
         if nets.q.sizes().first() != Some(&self.dims)
             || nets.q.sizes().last() != Some(&self.slots())
@@ -394,6 +405,16 @@ impl WebRledAgent {
             self.recent.pop_front();
         }
         v
+    }
+
+    /// Whether greedy choices may follow the Q-network: always, unless
+    /// `random_until_trained` holds and it has not trained yet.
+    fn q_ready(&self) -> bool {
+        !self.cfg.random_until_trained || self.q_trainings() > 0
+    }
+
+    fn q_trainings(&self) -> u64 {
+        self.nets().map_or(0, |n| n.trainings)
     }
 
     fn in_probe_phase(&self) -> bool {
@@ -529,6 +550,73 @@ impl WebRledAgent {
         pool.choose(rng).copied()
     }
 
+    /// `batches` minibatches of the Q-network from the replay buffer (none while it holds
+    /// less than one).
+    fn train_q(&mut self, nets: &mut Nets, batches: usize, rng: &mut ChaCha8Rng) {
+        if self.replay.len() < self.cfg.batch || batches == 0 {
+            return;
+        }
+        let mut loss = None;
+        let result = (|| -> Result<(), MlError> {
+            for _ in 0..batches {
+                let batch: Vec<&Experience> = (0..self.cfg.batch)
+                    .map(|_| &self.replay[rng.gen_range(0..self.replay.len())])
+                    .collect();
+                let nexts: Vec<&[f32]> = batch.iter().map(|x| x.next.as_slice()).collect();
+                let next_values = nets.q.target_values(&nexts)?;
+                let samples: Vec<QSample> = batch
+                    .iter()
+                    .zip(&next_values)
+                    .map(|(x, qn)| QSample {
+                        state: x.state.to_vec(),
+                        targets: cell_targets(
+                            &x.cover,
+                            x.reward,
+                            self.cfg.gamma as f32,
+                            qn,
+                            &x.next_covers,
+                        ),
+                    })
+                    .collect();
+                loss = Some(nets.q.train(&samples)?);
+            }
+            Ok(())
+        })();
+        match result {
+            Ok(()) => {
+                self.last_q_loss = loss;
+                nets.trainings += 1;
+            }
+            Err(e) => self.note_error("Q-network training", e),
+        }
+    }
+
+    /// With `train_every`: the Q-network's share of an episode's minibatches, every
+    /// `train_every` steps, from what the replay held before this step's transition. The
+    /// training rng is drawn from the step number and the networks remember the step they
+    /// were trained at, so a copy living a guessed step (state inference) trains them
+    /// exactly as the agent would have, and the agent then does not train them again.
+    fn train_along(&mut self) {
+        let every = u64::from(self.cfg.train_every);
+        if every == 0 || self.steps == 0 || !self.steps.is_multiple_of(every) {
+            return;
+        }
+        let Some(held) = self.nets.clone() else {
+            return;
+        };
+        let mut nets = lock(&held);
+        if nets.trained_at >= self.steps {
+            return;
+        }
+        nets.trained_at = self.steps;
+        let per_episode = self.cfg.train_batches as u64 * every;
+        let batches = per_episode.div_ceil(u64::from(self.cfg.episode_steps).max(1)) as usize;
+        let mut rng = ChaCha8Rng::seed_from_u64(self.train_seed ^ self.steps);
+        let started = Instant::now();
+        self.train_q(&mut nets, batches, &mut rng);
+        self.train_time += started.elapsed();
+    }
+
     fn train_episode(&mut self) {
         let Some(held) = self.nets.clone() else {
             return;
@@ -550,39 +638,16 @@ impl WebRledAgent {
                 Err(e) => self.note_error("autoencoder training", e),
             }
         }
-        // The Q-network, from replayed transitions against the frozen target network.
+        // The Q-network, from replayed transitions against the frozen target network
+        // (trained here, or along the episode with `train_every`).
         if self.replay.len() >= self.cfg.batch {
-            let mut loss = None;
-            let result = (|| -> Result<(), MlError> {
-                nets.q.sync_target()?;
-                for _ in 0..self.cfg.train_batches {
-                    let batch: Vec<&Experience> = (0..self.cfg.batch)
-                        .map(|_| &self.replay[rng.gen_range(0..self.replay.len())])
-                        .collect();
-                    let nexts: Vec<&[f32]> = batch.iter().map(|x| x.next.as_slice()).collect();
-                    let next_values = nets.q.target_values(&nexts)?;
-                    let samples: Vec<QSample> = batch
-                        .iter()
-                        .zip(&next_values)
-                        .map(|(x, qn)| QSample {
-                            state: x.state.to_vec(),
-                            targets: cell_targets(
-                                &x.cover,
-                                x.reward,
-                                self.cfg.gamma as f32,
-                                qn,
-                                &x.next_covers,
-                            ),
-                        })
-                        .collect();
-                    loss = Some(nets.q.train(&samples)?);
-                }
-                Ok(())
-            })();
-            match result {
-                Ok(()) => self.last_q_loss = loss,
-                Err(e) => self.note_error("Q-network training", e),
+            if let Err(e) = nets.q.sync_target() {
+                self.note_error("Q-network training", e);
             }
+        }
+        if self.cfg.train_every == 0 {
+            let batches = self.cfg.train_batches;
+            self.train_q(&mut nets, batches, &mut rng);
         }
         // The discriminator: first after zeta samples, then every few episodes.
         if self.variant.discriminates() {
@@ -698,7 +763,9 @@ impl Agent for WebRledAgent {
     fn choose(&mut self, view: &View<'_>, rng: &mut ChaCha8Rng) -> Action {
         self.episode_step = view.episode_step;
         if self.rng.is_none() {
-            self.rng = Some(ChaCha8Rng::seed_from_u64(rng.gen()));
+            let seed: u64 = rng.gen();
+            self.rng = Some(ChaCha8Rng::seed_from_u64(seed));
+            self.train_seed = seed.rotate_left(29) ^ 0x9e37_79b9_7f4a_7c15;
         }
         if self.nets.is_none() {
             let seed = self.rng.as_mut().map_or(0, |r| r.gen());
@@ -784,8 +851,14 @@ impl Agent for WebRledAgent {
             None => None,
         };
         let (index, why) = match &values {
-            Some(v) if !rng.gen_bool(self.cfg.epsilon) => {
-                let scored: Vec<f32> = covers.iter().map(|c| grid::value(v, c)).collect();
+            Some(v) if self.q_ready() && !rng.gen_bool(self.cfg.epsilon) => {
+                let scored: Vec<f32> = covers
+                    .iter()
+                    .map(|c| match self.cfg.action_value {
+                        CellValue::Sum => grid::value(v, c),
+                        CellValue::Mean => grid::mean_value(v, c),
+                    })
+                    .collect();
                 let top = scored.iter().copied().fold(f32::NEG_INFINITY, f32::max);
                 let best: Vec<usize> = (0..acts.len()).filter(|i| scored[*i] >= top).collect();
                 let i = *best.choose(rng).expect("one is the top");
@@ -842,6 +915,7 @@ impl Agent for WebRledAgent {
     fn learn(&mut self, t: &Transition<'_>) {
         self.steps += 1;
         self.episode_step += 1;
+        self.train_along();
         if !t.failed {
             self.inputs
                 .learn(t.observation, t.action, t.next_observation, t.events);
@@ -928,6 +1002,7 @@ impl Agent for WebRledAgent {
         let mut counters = vec![
             ("steps learned".to_string(), self.steps),
             ("episodes trained".into(), self.episodes),
+            ("Q-network trainings".into(), self.q_trainings()),
             ("replay buffer".into(), self.replay.len() as u64),
             (
                 "states for the autoencoder".into(),

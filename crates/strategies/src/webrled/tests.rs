@@ -261,3 +261,50 @@ fn a_page_where_only_back_acts_is_probed_once_per_look_then_left() {
         "{kinds:?}"
     );
 }
+
+#[test]
+fn training_along_an_episode_happens_once_per_due_step_whoever_learns_it() {
+    // A copy living a guessed step (state inference) trains the shared networks; the
+    // agent learning the same step after a rejected guess must not train them again.
+    let cfg = WebRledConfig {
+        hidden: 16,
+        batch: 2,
+        train_batches: 10,
+        train_every: 3,
+        ..WebRledConfig::default()
+    };
+    let make = || WebRledAgent::new(cfg.clone(), 32, Variant::Full, Box::new(Fixed)).unwrap();
+    let (mut a, mut alone) = (make(), make());
+    let (mut ra, mut rb) = (ChaCha8Rng::seed_from_u64(8), ChaCha8Rng::seed_from_u64(8));
+    // 11 steps each: the next learned step (12) is due.
+    drive(&mut a, 11, &mut ra);
+    drive(&mut alone, 11, &mut rb);
+    let state = embed(&page(2), 32);
+    let values = |x: &WebRledAgent| x.nets().unwrap().q.values(&state).unwrap();
+    assert_eq!(values(&a), values(&alone));
+    let (obs, next) = (page(4), page(1));
+    let step = |x: &mut WebRledAgent, a: &Action| {
+        x.learn(&Transition {
+            state: StateId(0),
+            observation: &obs,
+            action: a,
+            next_state: StateId(1),
+            next_observation: &next,
+            events: &[],
+            new_state: false,
+            failed: false,
+        })
+    };
+    let click = Action::on(ActionKind::Click, "#b0");
+    let mut copy = a.clone();
+    step(&mut copy, &click);
+    assert_ne!(
+        values(&a),
+        values(&alone),
+        "the copy trained the shared networks"
+    );
+    step(&mut a, &click);
+    step(&mut alone, &click);
+    assert_eq!(values(&a), values(&alone));
+    assert_eq!(a.q_trainings(), alone.q_trainings());
+}
