@@ -83,7 +83,7 @@ pub const COLUMNS: &[(&str, &str)] = &[
     ("coverage_ms", "median per-step time taking JS coverage"),
     ("name_ms", "median per-step time reading the target's role and name from the accessibility tree"),
     ("step_mean_ms", "mean wall time of a whole step (the parts' means add up to it)"),
-    ("train_ms", "mean time the strategy trained its networks at the end of an episode (webrled; 0 for the others), per episode"),
+    ("train_ms", "mean time the strategy trained its networks per episode, at its end and along it (webrled; 0 for the others)"),
     ("other_share", "share of the mean step no timed part (scan, analysis, decide, act, wait, validate, coverage, judge, learn, name, train) accounts for, 0 to 1"),
     ("resets_s", "wall time spent in resets between episodes, outside the steps"),
     ("validate_ms", "median per-step time trying guessed states (state inference; 0 when off)"),

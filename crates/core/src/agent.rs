@@ -68,6 +68,13 @@ pub trait Agent {
 
     fn learn(&mut self, _transition: &Transition<'_>) {}
 
+    /// Time spent training networks inside `learn` since the last call, which the step's
+    /// time split reports as training rather than learning. Zero for strategies that train
+    /// only in `on_episode_end` (always counted as training).
+    fn take_train_time(&mut self) -> std::time::Duration {
+        std::time::Duration::ZERO
+    }
+
     fn on_episode_end(&mut self) {}
 
     /// Called once when the run ends (budget spent, stopped, or failed): save what was

@@ -279,9 +279,10 @@ pub struct WebRledConfig {
     /// Q-network minibatches trained per episode: all at its end, or spread over it with
     /// `train_every`.
     pub train_batches: usize,
-    /// Train the Q-network every this many steps (its share of `train_batches`) instead of
-    /// only at the end of an episode (0, the paper's Algorithm 1): a network frozen for an
-    /// episode takes the same greedy action every time it meets the same page.
+    /// Train the Q-network every this many steps (its share of `train_batches`) rather
+    /// than only at the end of an episode (0, the paper's Algorithm 1): a network frozen
+    /// for an episode takes the same greedy action every time it meets the same page, and
+    /// the episodic reward cannot steer it away within the episode.
     pub train_every: u32,
     /// Transitions kept for experience replay.
     pub replay: usize,
@@ -317,7 +318,7 @@ impl Default for WebRledConfig {
             learning_rate: 1e-3,
             batch: 32,
             train_batches: 32,
-            train_every: 0,
+            train_every: 10,
             replay: 5000,
             hidden: 256,
             list_size: 64,

@@ -392,6 +392,10 @@ pub fn run(
         }
 
         learn_time += t_learn.elapsed();
+        // Training along the episode (inside `learn`) is reported as training.
+        let trained = agent.get().take_train_time();
+        let learn_time = learn_time.saturating_sub(trained);
+        let train = train + trained;
         let timings = StepTimings {
             scan: outcome.timings.scan,
             analysis: analysis_time,

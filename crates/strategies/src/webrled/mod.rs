@@ -200,6 +200,8 @@ pub struct WebRledAgent {
     predicted_hits: u64,
     disc_trainings: u64,
     train_time: Duration,
+    /// Training along the episode not yet reported (`Agent::take_train_time`).
+    unreported_training: Duration,
     last_q_loss: Option<f32>,
     last_disc_loss: Option<f32>,
     errors: u64,
@@ -268,6 +270,7 @@ impl WebRledAgent {
             predicted_hits: 0,
             disc_trainings: 0,
             train_time: Duration::ZERO,
+            unreported_training: Duration::ZERO,
             last_q_loss: None,
             last_disc_loss: None,
             errors: 0,
@@ -615,6 +618,7 @@ impl WebRledAgent {
         let started = Instant::now();
         self.train_q(&mut nets, batches, &mut rng);
         self.train_time += started.elapsed();
+        self.unreported_training += started.elapsed();
     }
 
     fn train_episode(&mut self) {
@@ -974,6 +978,10 @@ impl Agent for WebRledAgent {
             }
         }
         self.remember_state(next);
+    }
+
+    fn take_train_time(&mut self) -> Duration {
+        std::mem::take(&mut self.unreported_training)
     }
 
     fn on_episode_end(&mut self) {

@@ -296,6 +296,9 @@ fn training_along_an_episode_happens_once_per_due_step_whoever_learns_it() {
         })
     };
     let click = Action::on(ActionKind::Click, "#b0");
+    // Trainings at steps 3, 6 and 9 not reported yet.
+    assert!(a.take_train_time() > Duration::ZERO);
+    alone.take_train_time();
     let mut copy = a.clone();
     step(&mut copy, &click);
     assert_ne!(
@@ -306,5 +309,10 @@ fn training_along_an_episode_happens_once_per_due_step_whoever_learns_it() {
     step(&mut a, &click);
     step(&mut alone, &click);
     assert_eq!(values(&a), values(&alone));
+    // The training is reported as such once (the step's time split moves it out of
+    // `learn`); the agent whose copy trained has none to report.
+    assert!(alone.take_train_time() > Duration::ZERO);
+    assert_eq!(alone.take_train_time(), Duration::ZERO);
+    assert_eq!(a.take_train_time(), Duration::ZERO);
     assert_eq!(a.q_trainings(), alone.q_trainings());
 }
