@@ -3,8 +3,9 @@
 //! - State: the page's simplified HTML as a hashed vector (`wayfarer_core::embed`).
 //! - Values: a Q-network maps the state to N x N cell values (plus a slot for `back`); an
 //!   action is worth the sum of the cells around its element's centre (`grid`). Each
-//!   transition trains its cells towards beta_i * r + gamma * max Q(s', .) at the end of
-//!   the episode, from a replay buffer, against a target network, with Huber loss and Adam.
+//!   transition trains its cells towards beta_i * r + gamma * max Q(s', .), from a replay
+//!   buffer, against a target network synced at each episode's end, with Huber loss and
+//!   Adam: every `train_every` steps, or at the end of the episode as in the paper.
 //! - Reward: episodic novelty x global novelty (`novelty`).
 //! - Actions: the rule-based candidates, plus what the action discriminator predicts on
 //!   elements no rule selects (`discriminator`), trained from probes at the end of each
@@ -414,6 +415,14 @@ impl WebRledAgent {
     /// `random_until_trained` holds and it has not trained yet.
     fn q_ready(&self) -> bool {
         !self.cfg.random_until_trained || self.q_trainings() > 0
+    }
+
+    /// An action's value from the cells it covers (`action_value`).
+    fn action_value(&self, values: &[f32], cover: &Cover) -> f32 {
+        match self.cfg.action_value {
+            CellValue::Sum => grid::value(values, cover),
+            CellValue::Mean => grid::mean_value(values, cover),
+        }
     }
 
     fn q_trainings(&self) -> u64 {
@@ -856,13 +865,7 @@ impl Agent for WebRledAgent {
         };
         let (index, why) = match &values {
             Some(v) if self.q_ready() && !rng.gen_bool(self.cfg.epsilon) => {
-                let scored: Vec<f32> = covers
-                    .iter()
-                    .map(|c| match self.cfg.action_value {
-                        CellValue::Sum => grid::value(v, c),
-                        CellValue::Mean => grid::mean_value(v, c),
-                    })
-                    .collect();
+                let scored: Vec<f32> = covers.iter().map(|c| self.action_value(v, c)).collect();
                 let top = scored.iter().copied().fold(f32::NEG_INFINITY, f32::max);
                 let best: Vec<usize> = (0..acts.len()).filter(|i| scored[*i] >= top).collect();
                 let i = *best.choose(rng).expect("one is the top");

@@ -1,4 +1,5 @@
 use super::*;
+use wayfarer_core::config::CellValue;
 use wayfarer_core::{Element, Rect, Size, StateId};
 
 use crate::testing::Fixed;
@@ -315,4 +316,73 @@ fn training_along_an_episode_happens_once_per_due_step_whoever_learns_it() {
     assert_eq!(alone.take_train_time(), Duration::ZERO);
     assert_eq!(a.take_train_time(), Duration::ZERO);
     assert_eq!(a.q_trainings(), alone.q_trainings());
+}
+
+#[test]
+fn the_mean_of_the_cells_does_not_favour_elements_with_more_cells() {
+    let values = vec![0.6; 20 * 20 + 1];
+    let mut edge = values.clone();
+    let g = Grid::new(20, 1.5);
+    // An element in a page corner covers 4 cells, one in the middle 9.
+    let corner = g.cover_point(0.025, 0.025);
+    let middle = g.cover_point(0.525, 0.525);
+    assert_eq!((corner.len(), middle.len()), (4, 9));
+    for (i, _) in &corner {
+        edge[*i] = 1.0;
+    }
+    let agent = |action_value| {
+        let cfg = WebRledConfig {
+            action_value,
+            ..WebRledConfig::default()
+        };
+        WebRledAgent::new(cfg, 32, Variant::Full, Box::new(Fixed)).unwrap()
+    };
+    let (sum, mean) = (agent(CellValue::Sum), agent(CellValue::Mean));
+    assert!(sum.action_value(&edge, &corner) < sum.action_value(&edge, &middle));
+    assert!(mean.action_value(&edge, &corner) > mean.action_value(&edge, &middle));
+}
+
+#[test]
+fn random_until_trained_makes_no_greedy_choice_before_the_first_training() {
+    let cfg = WebRledConfig {
+        hidden: 16,
+        batch: 4,
+        train_batches: 2,
+        train_every: 0,
+        epsilon: 0.0,
+        random_until_trained: true,
+        ..WebRledConfig::default()
+    };
+    let mut a = WebRledAgent::new(cfg, 32, Variant::NoDiscriminator, Box::new(Fixed)).unwrap();
+    let mut rng = ChaCha8Rng::seed_from_u64(2);
+    let obs = page(3);
+    let acts = wayfarer_core::candidates::candidate_actions(&obs, &Default::default(), false);
+    let an = wayfarer_core::Analysis::new(StateId(0), "u".into());
+    let mut why = Vec::new();
+    for i in 0..12 {
+        let view = View {
+            observation: &obs,
+            analysis: &an,
+            actions: &acts,
+            episode_step: i,
+        };
+        let choice = a.choose(&view, &mut rng);
+        why.push(a.rationale().unwrap_or_default());
+        a.learn(&Transition {
+            state: StateId(0),
+            observation: &obs,
+            action: &choice,
+            next_state: StateId(0),
+            next_observation: &obs,
+            events: &[],
+            new_state: false,
+            failed: false,
+        });
+        if i == 5 {
+            a.on_episode_end();
+        }
+    }
+    // Epsilon 0: every choice is greedy once the network has trained (after step 6).
+    assert!(why[..6].iter().all(|w| w.starts_with("random")), "{why:?}");
+    assert!(why[6..].iter().all(|w| w.starts_with("greedy")), "{why:?}");
 }
