@@ -254,10 +254,12 @@ pub struct WebRledConfig {
     pub radius: f64,
     /// How an action's value is read from its cells: `sum` (DESIGN 7.4) or `mean`, what
     /// the bootstrap target already uses, which does not favour elements with more cells
-    /// inside the page over those at its edges (or over `back`, one slot).
+    /// inside the page over those at its edges (or over `back`, one slot). Measured on
+    /// expense (3 seeds, 500 actions): `mean` covered less JavaScript than `sum`.
     pub action_value: CellValue,
     /// Choose uniformly at random until the Q-network has trained once (DQN's replay
     /// start): an untrained network's values are noise that favours the same cells.
+    /// Measured with `mean` on expense and board: no gain.
     pub random_until_trained: bool,
     /// L: the global novelty multiplies the episodic reward by at most this much.
     pub reward_cap: f64,
