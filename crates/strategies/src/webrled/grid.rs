@@ -93,7 +93,8 @@ pub fn value(values: &[f32], cover: &Cover) -> f32 {
 
 /// What an action is worth as the next state's best, for the bootstrap target: the mean
 /// of its cells. The sum would feed ~7 cells' worth of value back into every cell and
-/// grow without bound (gamma x 7 > 1); the mean keeps the update a contraction.
+/// grow without bound (gamma x 7 > 1); the mean keeps the update a contraction. Also an
+/// action's value with `action_value = "mean"`.
 pub fn mean_value(values: &[f32], cover: &Cover) -> f32 {
     if cover.is_empty() {
         0.0

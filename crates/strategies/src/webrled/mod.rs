@@ -169,8 +169,8 @@ pub struct WebRledAgent {
     dims: usize,
     grid: Grid,
     inputs: Box<dyn InputGenerator + Send>,
-    /// One set of networks for the agent and its copies (`fork`): copies only read them,
-    /// and only the agent the loop drives trains them, at the end of an episode.
+    /// One set of networks for the agent and its copies (`fork`): whichever drives the
+    /// loop trains them (at an episode's end, or along it once per due step).
     nets: Option<Arc<Mutex<Nets>>>,
     /// Training randomness, seeded from the run's generator at the first choice.
     rng: Option<ChaCha8Rng>,

@@ -54,6 +54,20 @@ fn page(n: usize) -> Observation {
     }
 }
 
+/// `agent` learns that `action` on `obs` led to `next`.
+fn learn_step(agent: &mut WebRledAgent, obs: &Observation, action: &Action, next: &Observation) {
+    agent.learn(&Transition {
+        state: StateId(0),
+        observation: obs,
+        action,
+        next_state: StateId(1),
+        next_observation: next,
+        events: &[],
+        new_state: false,
+        failed: false,
+    });
+}
+
 /// Drive an agent by hand for `steps` steps over pages with 1..=4 buttons.
 fn drive(agent: &mut WebRledAgent, steps: usize, rng: &mut ChaCha8Rng) {
     for i in 0..steps {
@@ -71,16 +85,7 @@ fn drive(agent: &mut WebRledAgent, steps: usize, rng: &mut ChaCha8Rng) {
             episode_step: (i % 10) as u32,
         };
         let a = agent.choose(&view, rng);
-        agent.learn(&Transition {
-            state: StateId(0),
-            observation: &obs,
-            action: &a,
-            next_state: StateId(1),
-            next_observation: &next,
-            events: &[],
-            new_state: false,
-            failed: false,
-        });
+        learn_step(agent, &obs, &a, &next);
         if i % 10 == 9 {
             agent.on_episode_end();
         }
@@ -243,16 +248,7 @@ fn a_page_where_only_back_acts_is_probed_once_per_look_then_left() {
         };
         let a = agent.choose(&view, &mut rng);
         kinds.push(a.kind);
-        agent.learn(&Transition {
-            state: StateId(0),
-            observation: &obs,
-            action: &a,
-            next_state: StateId(0),
-            next_observation: &obs,
-            events: &[],
-            new_state: false,
-            failed: false,
-        });
+        learn_step(&mut agent, &obs, &a, &obs);
     }
     // Two looks, each clicked and double-clicked once; then back, every time.
     let probes = kinds.iter().filter(|k| **k != ActionKind::Back).count();
@@ -284,18 +280,7 @@ fn training_along_an_episode_happens_once_per_due_step_whoever_learns_it() {
     let values = |x: &WebRledAgent| x.nets().unwrap().q.values(&state).unwrap();
     assert_eq!(values(&a), values(&alone));
     let (obs, next) = (page(4), page(1));
-    let step = |x: &mut WebRledAgent, a: &Action| {
-        x.learn(&Transition {
-            state: StateId(0),
-            observation: &obs,
-            action: a,
-            next_state: StateId(1),
-            next_observation: &next,
-            events: &[],
-            new_state: false,
-            failed: false,
-        })
-    };
+    let step = |x: &mut WebRledAgent, a: &Action| learn_step(x, &obs, a, &next);
     let click = Action::on(ActionKind::Click, "#b0");
     // Trainings at steps 3, 6 and 9 not reported yet.
     assert!(a.take_train_time() > Duration::ZERO);
@@ -368,16 +353,7 @@ fn random_until_trained_makes_no_greedy_choice_before_the_first_training() {
         };
         let choice = a.choose(&view, &mut rng);
         why.push(a.rationale().unwrap_or_default());
-        a.learn(&Transition {
-            state: StateId(0),
-            observation: &obs,
-            action: &choice,
-            next_state: StateId(0),
-            next_observation: &obs,
-            events: &[],
-            new_state: false,
-            failed: false,
-        });
+        learn_step(&mut a, &obs, &choice, &obs);
         if i == 5 {
             a.on_episode_end();
         }
