@@ -751,6 +751,37 @@ impl Environment for BrowserEnv {
         })
     }
 
+    fn picture(&mut self, region: wayfarer_core::Rect) -> Option<Vec<u8>> {
+        use chromiumoxide::cdp::browser_protocol::page::{CaptureScreenshotFormat, Viewport};
+        use chromiumoxide::page::ScreenshotParams;
+        if !(region.width >= 1.0 && region.height >= 1.0) {
+            return None;
+        }
+        let page = self.inner.page().ok()?;
+        let limit = self.inner.lim.cdp;
+        let params = ScreenshotParams::builder()
+            .format(CaptureScreenshotFormat::Png)
+            .clip(Viewport {
+                x: region.x.max(0.0),
+                y: region.y.max(0.0),
+                width: region.width,
+                height: region.height,
+                scale: 1.0,
+            })
+            .capture_beyond_viewport(true)
+            .build();
+        self.rt.block_on(async move {
+            match tokio::time::timeout(limit, page.screenshot(params)).await {
+                Ok(Ok(png)) => Some(png),
+                Ok(Err(e)) => {
+                    tracing::debug!("picture: {e}");
+                    None
+                }
+                Err(_) => None,
+            }
+        })
+    }
+
     fn close(&mut self) {
         if self.closed {
             return;

@@ -281,6 +281,7 @@
           checked: (tag === "input" && (el.type === "checkbox" || el.type === "radio")) ? !!el.checked : null,
           denied: denied || deniedBy(el, text, label),
           form: formOf(el, ctx.prefix),
+          invalid: (tag === "input" || tag === "textarea" || tag === "select") && el.matches(":invalid"),
         };
         elements.push(out);
       }

@@ -879,3 +879,48 @@ fn perform_skips_the_scan_and_probe_sees_what_a_scan_sees() {
         "{p:?}"
     );
 }
+
+const TALL_PAGE: &str = r#"<!doctype html><html><head><title>Tall</title>
+<style>body { margin: 0; height: 3000px; background: white; }
+#far { position: absolute; left: 100px; top: 1500px; width: 60px; height: 40px;
+       background: rgb(255, 0, 0); border: 0; }</style></head><body>
+<form id="f"><input id="need" required><input id="digits" pattern="[0-9]+" value="12">
+<input id="bad" pattern="[0-9]+" value="x"></form>
+<button id="far">Far</button>
+</body></html>"#;
+
+#[test]
+fn a_picture_of_a_page_region_is_in_page_coordinates_and_fields_report_validity() {
+    let srv = TestServer::start(vec![("/", html(TALL_PAGE))]);
+    let mut env = launch(options(&srv.url("/")));
+    let out = env.reset().unwrap();
+    let far = find(&out.observation, "#far");
+    assert_eq!((far.rect.x, far.rect.y), (100.0, 1500.0));
+    let valid: Vec<(&str, bool)> = ["#need", "#digits", "#bad"]
+        .iter()
+        .map(|l| (*l, find(&out.observation, l).invalid))
+        .collect();
+    assert_eq!(
+        valid,
+        vec![("#need", true), ("#digits", false), ("#bad", true)]
+    );
+    assert!(!far.invalid);
+    // A region below the viewport (800 high), beyond what is on screen.
+    let region = wayfarer_core::Rect {
+        x: 0.0,
+        y: 1400.0,
+        width: 400.0,
+        height: 300.0,
+    };
+    let png = env.picture(region).expect("a picture");
+    let img = image::load_from_memory(&png).unwrap().to_rgba8();
+    assert_eq!((img.width(), img.height()), (400, 300));
+    // The button is at page (100..160, 1500..1540): picture (100..160, 100..140).
+    assert_eq!(img.get_pixel(130, 120).0, [255, 0, 0, 255]);
+    assert_eq!(img.get_pixel(130, 160).0, [255, 255, 255, 255]);
+    assert_eq!(img.get_pixel(90, 120).0, [255, 255, 255, 255]);
+    // An empty region gives none.
+    let empty = wayfarer_core::Rect::default();
+    assert!(env.picture(empty).is_none());
+    env.close();
+}

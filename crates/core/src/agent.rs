@@ -95,6 +95,13 @@ pub trait Agent {
         false
     }
 
+    /// Asked before `choose` on a scanned page: a region of the page (CSS pixels) to
+    /// picture for a vision prompt, or `None` (the default: screenshots cost ~50 ms). The
+    /// picture reaches `choose` as `view.observation.picture`.
+    fn wants_picture(&mut self, _view: &View<'_>) -> Option<crate::model::Rect> {
+        None
+    }
+
     /// Why the last `choose` picked its action, in a few words ("explore", "replay 2/5
     /// to s7"), recorded with the step.
     fn rationale(&self) -> Option<String> {

@@ -27,6 +27,54 @@ pub struct Config {
     /// Application state that outlives the browser (a database, a server-side throttle):
     /// how to put it back before each replay.
     pub reset: ResetConfig,
+    /// The language model (an OpenAI-compatible endpoint); none by default. The key is
+    /// read from `WAYFARER_LLM_KEY` only, never from this file.
+    pub llm: LlmConfig,
+}
+
+/// `[llm]`: the OpenAI-compatible endpoint that answers the strategies' questions (VETL's
+/// values and interested elements). Without `url`, the heuristic provider answers.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct LlmConfig {
+    /// `http://127.0.0.1:8080/v1` (a bare server, its `/v1`, or the full
+    /// `/chat/completions` URL).
+    pub url: Option<String>,
+    pub model: Option<String>,
+    /// The model that reads screenshots, on the same endpoint (default: `model`).
+    pub vision_model: Option<String>,
+    /// Whether the model reads images: vision prompts (`vetl`, `vetl-v1`, `vetl-lv`)
+    /// send screenshots only then, and fall back to text prompts otherwise.
+    pub vision: bool,
+    /// One request's limit, seconds.
+    pub timeout_s: f64,
+    /// Further tries after a 429, a 5xx or a timeout (with backoff).
+    pub retries: u32,
+    /// Seconds a failing endpoint is left alone before it is asked again.
+    pub pause_s: f64,
+    pub max_tokens: u32,
+    pub temperature: f32,
+    /// Prices per 1000 tokens, for the cost counter.
+    pub prompt_price_per_1k: f64,
+    pub completion_price_per_1k: f64,
+}
+
+impl Default for LlmConfig {
+    fn default() -> Self {
+        LlmConfig {
+            url: None,
+            model: None,
+            vision_model: None,
+            vision: false,
+            timeout_s: 60.0,
+            retries: 3,
+            pause_s: 30.0,
+            max_tokens: 64,
+            temperature: 0.2,
+            prompt_price_per_1k: 0.0,
+            completion_price_per_1k: 0.0,
+        }
+    }
 }
 
 /// `[reset]`: a hook that puts the application's own state back (the browser's is reset
@@ -158,6 +206,35 @@ pub struct StrategyConfig {
     pub webexplor: WebExplorConfig,
     pub crawl: CrawlConfig,
     pub webrled: WebRledConfig,
+    pub vetl: VetlConfig,
+}
+
+/// `vetl` and its variants (DESIGN 7.5): every empty field filled with a value from its
+/// context, an interested element asked per value, a bandit over the targets.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct VetlConfig {
+    /// Probability of a uniformly random target among all candidates.
+    pub epsilon: f64,
+    /// Steps per episode before a reset, unless `budget.episode_steps` says otherwise.
+    pub episode_steps: u32,
+    /// Size of the screenshot sent to a vision model, CSS pixels.
+    pub picture_width: f64,
+    pub picture_height: f64,
+    /// Clickables numbered on a screenshot (or listed to a text model) at most.
+    pub max_buttons: usize,
+}
+
+impl Default for VetlConfig {
+    fn default() -> Self {
+        VetlConfig {
+            epsilon: 0.3,
+            episode_steps: 100,
+            picture_width: 1280.0,
+            picture_height: 800.0,
+            max_buttons: 30,
+        }
+    }
 }
 
 /// How observations become abstract states (DESIGN section 5).
@@ -296,7 +373,7 @@ pub struct WebRledConfig {
     /// Fill the empty fields of a form (with the input generator) before clicking its
     /// buttons, as webexplor does.
     pub fill_forms: bool,
-    /// A directory of networks saved by an earlier run (`--model DIR`) to start from.
+    /// A directory of networks saved by an earlier run (`--networks DIR`) to start from.
     pub model: Option<String>,
     /// Where to save the networks after every episode (the CLI sets the run directory's
     /// `model/`); nothing is saved when unset.

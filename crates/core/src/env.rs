@@ -246,6 +246,13 @@ pub trait Environment {
         None
     }
 
+    /// A PNG of `region` of the page (CSS pixels from the page's top-left corner, beyond
+    /// the viewport if need be), for an agent's vision prompt; `None` when the environment
+    /// cannot take one.
+    fn picture(&mut self, _region: crate::model::Rect) -> Option<Vec<u8>> {
+        None
+    }
+
     /// Release what the environment holds (browser processes, temp dirs).
     fn close(&mut self) {}
 }
@@ -308,6 +315,9 @@ impl<E: Environment> Environment for WithResetHook<E> {
     }
     fn screenshot(&mut self) -> Option<Vec<u8>> {
         self.inner.screenshot()
+    }
+    fn picture(&mut self, region: crate::model::Rect) -> Option<Vec<u8>> {
+        self.inner.picture(region)
     }
     fn close(&mut self) {
         self.inner.close()

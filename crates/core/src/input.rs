@@ -4,6 +4,10 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::model::{Action, Element, Event, Observation};
 
+/// How a generator's note on a value made invalid on purpose starts (`mutate email: ...`):
+/// steps whose rationale holds it are deliberate, not a failure of input quality.
+pub const MUTATE_NOTE: &str = "mutate ";
+
 /// Produces the text typed into an element.
 pub trait InputGenerator {
     fn name(&self) -> &str;

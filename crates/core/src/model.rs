@@ -78,6 +78,10 @@ pub struct Element {
     /// form of a button or link), when it has one: strategies fill a form before submitting.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub form: Option<String>,
+    /// A field that fails its constraints (`:invalid`: required and empty, a pattern or a
+    /// range not met); false for everything else.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub invalid: bool,
 }
 
 fn yes() -> bool {
@@ -209,6 +213,10 @@ pub struct Observation {
     /// checks a guessed page's count against the live page's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dom_size: Option<u32>,
+    /// A screenshot of part of the page, taken only when the agent asked for one before
+    /// deciding (`Agent::wants_picture`): vision prompts are built from it.
+    #[serde(skip)]
+    pub picture: Option<crate::llm::Picture>,
 }
 
 /// The optional instrumentation contract between an application and wayfarer, used by

@@ -37,13 +37,16 @@ pub struct StepTimings {
     /// (webrled), counted with the episode's first step.
     #[serde(default)]
     pub train: Duration,
+    /// Asking the language model (and taking the screenshot for it) while deciding.
+    #[serde(default)]
+    pub llm: Duration,
     /// The whole step, wall clock; what the parts above do not account for is `other()`.
     pub total: Duration,
 }
 
 impl StepTimings {
     /// The named parts, in display order (the time split of reports and the bench).
-    pub fn parts(&self) -> [(&'static str, Duration); 11] {
+    pub fn parts(&self) -> [(&'static str, Duration); 12] {
         [
             ("scan", self.scan),
             ("analysis", self.analysis),
@@ -56,6 +59,7 @@ impl StepTimings {
             ("learn", self.learn),
             ("name", self.name),
             ("train", self.train),
+            ("llm", self.llm),
         ]
     }
 

@@ -13,6 +13,7 @@ use crate::budget::Budget;
 use crate::candidates::{offered_actions, DenyText};
 use crate::env::{EnvError, Environment};
 use crate::infer::InferenceConfig;
+use crate::llm::{Picture, SharedUsage};
 use crate::model::{AppProbe, EventKind, Observation};
 use crate::observer::Observer;
 use crate::oracle::{FailureBook, Oracles};
@@ -49,6 +50,9 @@ pub struct RunOptions {
     pub target: String,
     /// State inference (DESIGN 8); `None` scans after every action.
     pub inference: Option<InferenceConfig>,
+    /// The usage counters of the language model the agent asks, when it asks one: the
+    /// summary reports them, and the steps report the model's time apart from deciding.
+    pub llm: Option<SharedUsage>,
 }
 
 /// The loop's state between steps.
@@ -204,7 +208,7 @@ pub fn run(
             continue;
         }
         empty_starts = 0;
-        let (action, decision, decided) = match cur.planned.take() {
+        let (action, decision, decided, asked) = match cur.planned.take() {
             Some(Planned::Reset) => {
                 cur.episode_step = opts.episode_steps;
                 continue;
@@ -213,7 +217,7 @@ pub fn run(
                 action,
                 decision,
                 decide,
-            }) => (action, decision, decide),
+            }) => (action, decision, decide, Duration::ZERO),
             None => {
                 let t_decide = Instant::now();
                 let view = View {
@@ -229,8 +233,32 @@ pub fn run(
                     cur.episode_step = opts.episode_steps;
                     continue;
                 }
+                // A picture of the page for a vision prompt, only when the agent asks.
+                let mut pictured = Duration::ZERO;
+                if let Some(region) = agent.wants_picture(&view) {
+                    let t_picture = Instant::now();
+                    cur.obs.picture = env.picture(region).map(|png| Picture {
+                        png: Arc::new(png),
+                        region,
+                    });
+                    pictured = t_picture.elapsed();
+                }
+                let view = View {
+                    observation: &cur.obs,
+                    analysis: &cur.analysis,
+                    actions: &candidates,
+                    episode_step: cur.episode_step,
+                };
+                let asked_before = llm_seconds(opts);
                 let action = agent.choose(&view, &mut rng);
-                (action, agent.rationale(), t_decide.elapsed())
+                let asked =
+                    Duration::from_secs_f64((llm_seconds(opts) - asked_before).max(0.0)) + pictured;
+                (
+                    action,
+                    agent.rationale(),
+                    t_decide.elapsed().saturating_sub(asked),
+                    asked,
+                )
             }
         };
         let decide = decided + listing;
@@ -408,9 +436,15 @@ pub fn run(
             learn: learn_time,
             name: outcome.timings.name,
             train,
+            llm: asked,
             total: step_start.elapsed(),
         };
         tally.timings.push(timings);
+        if error.is_none() {
+            tally
+                .forms
+                .count(&cur.obs, &action, &outcome.observation, decision.as_deref());
+        }
         let record = StepRecord {
             step: steps,
             episode: cur.episode,
@@ -516,11 +550,23 @@ pub fn run(
         analyses_avoided: stats.analyses_avoided(),
         inference,
         deviation: None,
+        llm: opts
+            .llm
+            .as_ref()
+            .map(|u| u.lock().unwrap_or_else(|p| p.into_inner()).clone()),
+        form_acceptance: tally.forms,
     };
     for o in observers.iter_mut() {
         o.on_end(&summary);
     }
     Ok(summary)
+}
+
+/// The model's answer time so far, seconds (0 without a model).
+fn llm_seconds(opts: &RunOptions) -> f64 {
+    opts.llm.as_ref().map_or(0.0, |u| {
+        u.lock().unwrap_or_else(|p| p.into_inner()).latency_s_total
+    })
 }
 
 /// Hand what the agent has learned to the observers (the store keeps the latest).

@@ -188,6 +188,13 @@ pub struct RunSummary {
     /// seed (0-1), when one was compared.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deviation: Option<f64>,
+    /// How the run used its language model, when the strategy asks one (the heuristic
+    /// provider included).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub llm: Option<crate::llm::LlmUsage>,
+    /// Submissions of forms with values meant to be valid, and how many went through.
+    #[serde(default)]
+    pub form_acceptance: crate::forms::FormAcceptance,
 }
 
 /// Accumulates what the summary needs while the loop runs.
@@ -202,6 +209,7 @@ pub(crate) struct Tally {
     pub resets: Duration,
     pub restarts: u64,
     pub step_errors: u64,
+    pub forms: crate::forms::FormAcceptance,
 }
 
 fn median_ms(mut v: Vec<Duration>) -> f64 {

@@ -98,6 +98,8 @@ fn main() {
         analyses_avoided: 0.0,
         inference: None,
         deviation: None,
+        llm: None,
+        form_acceptance: Default::default(),
     };
     let data = RunData {
         dir,

@@ -3,6 +3,7 @@
 //! the reports. The schema is versioned; a store of another version is refused clearly.
 
 mod data;
+mod llm_cache;
 mod reader;
 mod schema;
 mod writer;
@@ -12,6 +13,7 @@ use std::path::Path;
 pub use data::{
     RunData, RunMeta, RunStart, Sample, StateRow, StoredFailure, StoredStep, TransitionRow,
 };
+pub use llm_cache::{cached_answers, CacheRow, StoreCache};
 pub use reader::{load, store_path};
 pub use schema::SCHEMA_VERSION;
 pub use writer::StoreWriter;

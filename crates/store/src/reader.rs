@@ -244,5 +244,7 @@ pub(crate) fn rebuild_summary(d: &RunData) -> RunSummary {
         analyses_avoided: avoided,
         inference: None,
         deviation: None,
+        llm: None,
+        form_acceptance: Default::default(),
     }
 }

@@ -10,6 +10,14 @@ pub const SCHEMA_VERSION: u32 = 1;
 
 pub(crate) const CREATE: &str = "
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS llm_cache (
+    key TEXT PRIMARY KEY,
+    model TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    prompt TEXT NOT NULL,
+    image_hash TEXT,
+    answer TEXT NOT NULL
+);
 CREATE TABLE steps (
     step INTEGER PRIMARY KEY,
     episode INTEGER NOT NULL,

@@ -56,6 +56,9 @@ impl StoreWriter {
     pub fn create(dir: &Path, meta: &RunMeta, secrets: Secrets) -> Result<StoreWriter, StoreError> {
         std::fs::create_dir_all(dir).map_err(|e| StoreError::io(dir, e))?;
         let path = dir.join(STORE_FILE);
+        // Model answers outlive the run they were asked in: a second run in the same
+        // directory answers the same questions from them.
+        let kept = crate::llm_cache::read_old(&path);
         for suffix in ["", "-wal", "-shm"] {
             let p = PathBuf::from(format!("{}{suffix}", path.display()));
             match std::fs::remove_file(&p) {
@@ -80,6 +83,15 @@ impl StoreWriter {
             failures: 0,
             secrets,
         };
+        crate::llm_cache::write_all(&w.conn, &kept)
+            .map_err(|e| StoreError::sql("keeping the cached model answers", e))?;
+        if !kept.is_empty() {
+            tracing::info!(
+                "kept {} cached model answer(s) from the run before in {}",
+                kept.len(),
+                dir.display()
+            );
+        }
         w.put_meta("schema_version", &SCHEMA_VERSION.to_string())?;
         w.put_meta("wayfarer", &meta.wayfarer)?;
         let meta = w.masked(meta);

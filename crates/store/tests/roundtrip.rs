@@ -54,6 +54,7 @@ fn explore(dir: &std::path::Path, observers_end: bool) -> (RunSummary, StoreWrit
         stop: Arc::new(AtomicBool::new(false)),
         target: "sim".into(),
         inference: None,
+        llm: None,
     };
     /// Forwards everything but the end, as a killed run would.
     struct NoEnd<'a>(&'a mut StoreWriter);

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use wayfarer_core::input::InputGenerator;
+use wayfarer_core::input::{InputGenerator, MUTATE_NOTE};
 use wayfarer_core::model::{Action, ActionKind, Element, Event, Observation};
 
 use super::catalogue::{boundary_values, Family, Row};
@@ -406,7 +406,7 @@ fn note(field: &Element, row: &Row, value: &str) -> String {
     } else {
         format!("{value:?}")
     };
-    format!("mutate {name}: {shown} ({})", row.why)
+    format!("{MUTATE_NOTE}{name}: {shown} ({})", row.why)
 }
 
 #[cfg(test)]

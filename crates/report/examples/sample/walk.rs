@@ -168,6 +168,7 @@ pub fn walk(pages: &[Page], steps: u64) -> Walk {
             learn: Duration::ZERO,
             name: Duration::ZERO,
             train: Duration::ZERO,
+            llm: Duration::ZERO,
             total: ms(300, 120),
         };
         let covered = 21_000 + w.first_step.len() as u64 * 2_900 + n * 11;
