@@ -25,6 +25,7 @@ mod clinic;
 mod common;
 mod expense;
 pub mod hazards;
+pub mod llm;
 mod server;
 mod session;
 mod splitter;
@@ -32,6 +33,7 @@ mod truth;
 
 pub use bugs::{seeded_bugs, SeededBug};
 pub use hazards::XSS_PROBES;
+pub use llm::{FixtureReply, LlmFixture};
 pub use server::Server;
 pub use truth::{ground_truth, FeatureCase, Gesture, GroundTruth, Pick, Step};
 

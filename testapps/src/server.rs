@@ -19,23 +19,33 @@ impl Server {
     /// runtime. Returns once the socket is listening. Works inside or outside a runtime.
     pub fn start(app: App, opts: ServeOptions) -> std::io::Result<Server> {
         let listener = StdListener::bind((Ipv4Addr::LOCALHOST, opts.port))?;
-        listener.set_nonblocking(true)?;
-        let addr = listener.local_addr()?;
+        let port = listener.local_addr()?.port();
         let router = match app {
-            App::Expense => crate::expense::router(opts.bugs, addr.port()),
-            App::Clinic => crate::clinic::router(opts.bugs, addr.port()),
-            App::Splitter => crate::splitter::router(opts.bugs, addr.port()),
-            App::Board => crate::board::router(opts.bugs, addr.port(), false),
-            App::BoardDelegated => crate::board::router(opts.bugs, addr.port(), true),
+            App::Expense => crate::expense::router(opts.bugs, port),
+            App::Clinic => crate::clinic::router(opts.bugs, port),
+            App::Splitter => crate::splitter::router(opts.bugs, port),
+            App::Board => crate::board::router(opts.bugs, port, false),
+            App::BoardDelegated => crate::board::router(opts.bugs, port, true),
             App::Hazards => crate::hazards::router(),
         };
+        Server::serve(listener, router, app.name())
+    }
+
+    /// Serve `router` on `listener` (bound to 127.0.0.1) from a background thread.
+    pub(crate) fn serve(
+        listener: StdListener,
+        router: axum::Router,
+        name: &str,
+    ) -> std::io::Result<Server> {
+        listener.set_nonblocking(true)?;
+        let addr = listener.local_addr()?;
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()?;
         let (stop_tx, stop_rx) = oneshot::channel::<()>();
         let (ready_tx, ready_rx) = std::sync::mpsc::channel::<std::io::Result<()>>();
         let thread = std::thread::Builder::new()
-            .name(format!("wf-testapp-{}-{}", app.name(), addr.port()))
+            .name(format!("wf-testapp-{name}-{}", addr.port()))
             .spawn(move || {
                 runtime.block_on(async move {
                     let listener = match tokio::net::TcpListener::from_std(listener) {

@@ -1,0 +1,33 @@
+//! # wayfarer-llm
+//!
+//! One job: ask a language model, and always get an answer (DESIGN section 10). Most
+//! users run without a model: the heuristic provider then answers every question from
+//! the same structured context, offline and deterministically.
+//!
+//! - [`Provider`]: the seam. [`OpenAiProvider`] speaks OpenAI-compatible chat completions
+//!   (hosted, vLLM, Ollama, llama.cpp's server) with images as base64, lenient parsing,
+//!   retries with backoff; [`HeuristicProvider`] answers without a model.
+//! - [`LlmClient`]: the cache in front (keyed by model, prompt and image hash, kept in the
+//!   run store), the heuristic behind, the usage counters, secrets masked out of prompts.
+//! - [`prompt`]: VETL's input and element prompts from versioned template files.
+//! - [`answer`]: reading "Generated Input Text: ..." and "Selected Button Number: ...".
+//! - [`annotate`]: the screenshot with the input framed in red and numbered blue frames
+//!   on the clickables.
+//! - [`LlmInput`]: an input generator that asks the client for each field's value.
+
+pub mod annotate;
+pub mod answer;
+mod client;
+mod heuristic;
+mod input;
+mod openai;
+pub mod prompt;
+mod provider;
+mod setup;
+
+pub use client::{cache_key, image_hash, Answer, LlmClient, Prices, SharedClient, Source};
+pub use heuristic::{nearest, HeuristicProvider};
+pub use input::LlmInput;
+pub use openai::{completions_url, display_endpoint, BadEndpoint, OpenAiConfig, OpenAiProvider};
+pub use provider::{LlmError, Provider, Reply, Request, Task};
+pub use setup::{from_config, with_flags, LlmConfigError, KEY_VAR};
