@@ -65,12 +65,21 @@ pub fn run_strategy(
     let served = serve(target)?;
     let url = served.url.clone();
     let config = plan.config_for(target);
+    // Model answers are cached in this run's store (a rerun of the same run reuses them).
+    let llm = wayfarer_llm::from_config(
+        &config.llm,
+        Box::new(wayfarer_store::StoreCache::at(dir)),
+        Secrets::default(),
+    )
+    .map_err(|e| BenchError::Config(e.to_string()))?
+    .map(|c| c.shared());
     let wayfarer_strategies::Setup {
         mut agent,
         mut abstraction,
         episode_steps,
+        llm: usage,
         ..
-    } = wayfarer_strategies::setup(strategy, &config, None, plan.episode_steps)
+    } = wayfarer_strategies::setup(strategy, &config, None, plan.episode_steps, llm)
         .map_err(|e| BenchError::Config(e.to_string()))?;
     let mut origins = vec![url.origin().ascii_serialization()];
     origins.extend(config.scope.allow_origins.iter().cloned());
@@ -85,6 +94,7 @@ pub fn run_strategy(
         stop: Arc::new(AtomicBool::new(false)),
         target: url.to_string(),
         inference,
+        llm: usage,
     };
     let meta = RunMeta::new(RunStart {
         url: url.as_str(),
@@ -187,6 +197,26 @@ pub(crate) fn strategy_row(plan: &Plan, target: &Target, s: &RunSummary, c: &Col
         restarts: s.restarts,
         step_errors: s.step_errors,
         stopped_early: s.stopped_early.clone().unwrap_or_default(),
+        form_submissions: Some(s.form_acceptance.submissions),
+        form_acceptance: s.form_acceptance.share(),
+        form_deliberate: Some(s.form_acceptance.deliberate),
+        llm_provider: s
+            .llm
+            .as_ref()
+            .map(|u| u.provider.clone())
+            .unwrap_or_default(),
+        llm_questions: s.llm.as_ref().map(|u| u.questions),
+        llm_calls: s.llm.as_ref().map(|u| u.calls),
+        llm_cache_hits: s.llm.as_ref().map(|u| u.cache_hits),
+        llm_heuristic: s.llm.as_ref().map(|u| u.heuristic),
+        llm_failed: s.llm.as_ref().map(|u| u.failed),
+        llm_malformed_share: s.llm.as_ref().map(|u| u.malformed_share()),
+        llm_latency_ms: s.llm.as_ref().map(|u| u.latency_ms_median),
+        llm_tokens: s
+            .llm
+            .as_ref()
+            .map(|u| u.prompt_tokens + u.completion_tokens),
+        llm_cost: s.llm.as_ref().map(|u| u.cost),
     }
 }
 

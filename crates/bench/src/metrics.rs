@@ -49,6 +49,19 @@ pub struct RunRow {
     pub restarts: u64,
     pub step_errors: u64,
     pub stopped_early: String,
+    pub form_submissions: Option<u64>,
+    pub form_acceptance: Option<f64>,
+    pub form_deliberate: Option<u64>,
+    pub llm_provider: String,
+    pub llm_questions: Option<u64>,
+    pub llm_calls: Option<u64>,
+    pub llm_cache_hits: Option<u64>,
+    pub llm_heuristic: Option<u64>,
+    pub llm_failed: Option<u64>,
+    pub llm_malformed_share: Option<f64>,
+    pub llm_latency_ms: Option<f64>,
+    pub llm_tokens: Option<u64>,
+    pub llm_cost: Option<f64>,
 }
 
 /// Every column of `bench.csv`, in order, with what it holds.
@@ -94,6 +107,19 @@ pub const COLUMNS: &[(&str, &str)] = &[
     ("restarts", "browser restarts after a crash or hang"),
     ("step_errors", "steps whose action could not be performed"),
     ("stopped_early", "why the run ended before its budget, if it did"),
+    ("form_submissions", "clicks that submitted a form with values meant to be valid (strategies only)"),
+    ("form_acceptance", "share of those after which the page changed, no field of the form is `:invalid` and no error text appeared, 0 to 1"),
+    ("form_deliberate", "submissions with a value made invalid on purpose by `+mutate` (not in the share)"),
+    ("llm_provider", "`openai` or `heuristic` when the strategy or the input generator asks a language model; empty otherwise"),
+    ("llm_questions", "questions asked (answered by the model, the cache or the heuristic)"),
+    ("llm_calls", "requests the model answered"),
+    ("llm_cache_hits", "questions answered from the cache"),
+    ("llm_heuristic", "questions the heuristic provider answered (all without a model; failed or skipped calls with one)"),
+    ("llm_failed", "calls that failed after their retries"),
+    ("llm_malformed_share", "share of model answers without the asked-for format, 0 to 1"),
+    ("llm_latency_ms", "median answer time of the model's calls"),
+    ("llm_tokens", "prompt + completion tokens the endpoint reported"),
+    ("llm_cost", "estimated cost from `[llm]` prices per 1000 tokens"),
 ];
 
 fn opt<T: ToString>(v: &Option<T>) -> String {
@@ -162,6 +188,19 @@ impl RunRow {
             self.restarts.to_string(),
             self.step_errors.to_string(),
             self.stopped_early.clone(),
+            opt(&self.form_submissions),
+            ratio(&self.form_acceptance),
+            opt(&self.form_deliberate),
+            self.llm_provider.clone(),
+            opt(&self.llm_questions),
+            opt(&self.llm_calls),
+            opt(&self.llm_cache_hits),
+            opt(&self.llm_heuristic),
+            opt(&self.llm_failed),
+            ratio(&self.llm_malformed_share),
+            ms(&self.llm_latency_ms),
+            opt(&self.llm_tokens),
+            self.llm_cost.map(|c| format!("{c:.4}")).unwrap_or_default(),
         ]
     }
 }

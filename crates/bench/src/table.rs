@@ -130,8 +130,8 @@ fn section(s: &mut String, plan: &Plan, target: &Target, result: &BenchResult) {
             known.bugs.len()
         );
     }
-    s.push_str("| strategy | steps | states | URLs | actions | screens | action ids | JS coverage | JS first load | failures | seeded bugs | features | steps/s | step ms | scan / act / wait / coverage / decide ms | train ms/episode | other |\n");
-    s.push_str("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    s.push_str("| strategy | steps | states | URLs | actions | screens | action ids | JS coverage | JS first load | failures | seeded bugs | features | forms accepted | steps/s | step ms | scan / act / wait / coverage / decide ms | train ms/episode | other |\n");
+    s.push_str("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     let labels = plan.strategy_labels();
     let names: Vec<&String> = labels.iter().chain(&plan.peers).collect();
     for who in &names {
@@ -157,7 +157,7 @@ fn section(s: &mut String, plan: &Plan, target: &Target, result: &BenchResult) {
         };
         let _ = writeln!(
             s,
-            "| {}{} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {}{} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             md_escape(who),
             if rows[0].kind == "peer" {
                 " (peer)"
@@ -175,6 +175,7 @@ fn section(s: &mut String, plan: &Plan, target: &Target, result: &BenchResult) {
             col(&rows, |r| Some(r.failures as f64), int),
             col(&rows, |r| r.seeded_bugs.map(|v| v as f64), int),
             col(&rows, |r| r.feature_coverage, pct),
+            col(&rows, |r| r.form_acceptance, pct),
             col(&rows, |r| Some(r.steps_per_second), one),
             col(&rows, |r| r.step_ms, one),
             parts,
@@ -204,6 +205,7 @@ fn section(s: &mut String, plan: &Plan, target: &Target, result: &BenchResult) {
     if plan.inferences.iter().any(Option::is_some) {
         inference_table(s, plan, &name, result);
     }
+    llm_table(s, plan, &name, result);
     if known.bugs.is_empty() {
         return;
     }
@@ -241,6 +243,53 @@ fn section(s: &mut String, plan: &Plan, target: &Target, result: &BenchResult) {
             }
         }
         s.push('\n');
+    }
+}
+
+/// How the strategies that ask a language model used it, when any did.
+fn llm_table(s: &mut String, plan: &Plan, name: &str, result: &BenchResult) {
+    let labels = plan.strategy_labels();
+    let asking: Vec<(&String, Vec<&RunRow>)> = labels
+        .iter()
+        .map(|who| {
+            (
+                who,
+                result
+                    .runs_of(name, who)
+                    .map(|o| &o.row)
+                    .collect::<Vec<_>>(),
+            )
+        })
+        .filter(|(_, rows)| rows.iter().any(|r| !r.llm_provider.is_empty()))
+        .collect();
+    if asking.is_empty() {
+        return;
+    }
+    s.push_str(
+        "\nLanguage model (median over seeds): questions, and who answered them; submissions \
+with values meant to be valid and the share accepted (`+mutate`'s deliberate ones apart).\n\n",
+    );
+    s.push_str("| strategy | provider | questions | model calls | cache hits | heuristic | failed | malformed | latency ms | tokens | submissions | accepted | deliberate |\n");
+    s.push_str("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    for (who, rows) in asking {
+        let n = |f: fn(&RunRow) -> Option<u64>| col(&rows, move |r| f(r).map(|v| v as f64), int);
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            md_escape(who),
+            md_escape(&rows[0].llm_provider),
+            n(|r| r.llm_questions),
+            n(|r| r.llm_calls),
+            n(|r| r.llm_cache_hits),
+            n(|r| r.llm_heuristic),
+            n(|r| r.llm_failed),
+            col(&rows, |r| r.llm_malformed_share, pct),
+            col(&rows, |r| r.llm_latency_ms, one),
+            n(|r| r.llm_tokens),
+            n(|r| r.form_submissions),
+            col(&rows, |r| r.form_acceptance, pct),
+            n(|r| r.form_deliberate),
+        );
     }
 }
 
@@ -298,7 +347,7 @@ mod tests {
         assert!(lines.next().unwrap().starts_with("app,strategy,kind,seed"));
         let row = lines.next().unwrap();
         assert!(row.starts_with("\"http://x/?a=1,2\","));
-        assert!(row.ends_with(",\"said \"\"no\"\"\""));
+        assert!(row.contains(",\"said \"\"no\"\"\","), "{row}");
     }
 
     #[test]

@@ -115,7 +115,8 @@ pub struct TraceArgs {
 
 #[derive(Debug, Args, Clone)]
 pub struct RunArgs {
-    /// Exploration strategy: random, bfs, dfs, webexplor (default).
+    /// Exploration strategy: random, bfs, dfs, webexplor (default), webrled (and its
+    /// ablations webrled+, webrled-, webrled*), vetl, vetl-v1, vetl-lv, vetl-l, vetl-h.
     #[arg(long, short = 's')]
     pub strategy: Option<String>,
     /// Budget: actions (300), wall time (90s, 2m) or both (300,2m). Default 300 (demo: 2m).
@@ -128,11 +129,12 @@ pub struct RunArgs {
     /// the strategy's: random 50, bfs/dfs/webexplor 100, webrled 50 + 2 x 10 probes).
     #[arg(long)]
     pub episode_steps: Option<u32>,
-    /// Input generator for typed values: random, heuristic, random+mutate or
-    /// heuristic+mutate. `+mutate` attacks a form once it was accepted: every other
-    /// submission changes one field to a boundary value. Default: the strategy's
-    /// generator with +mutate (random for random, heuristic for the others); naming a
-    /// plain generator turns mutation off.
+    /// Input generator for typed values: random, heuristic, llm (VETL's prompt to the
+    /// --llm model, the heuristic without one), each alone or with +mutate. `+mutate`
+    /// attacks a form once it was accepted: every other submission changes one field to
+    /// a boundary value. Default: the strategy's generator with +mutate (random for
+    /// random, llm for vetl, heuristic for the others); naming a plain generator turns
+    /// mutation off.
     #[arg(long)]
     pub inputs: Option<String>,
     /// State inference: guess the page an action leads to and skip the scan when the
@@ -144,7 +146,16 @@ pub struct RunArgs {
     /// `model/`, or any directory holding them) instead of untrained ones. Every webrled
     /// run saves its networks in `<out>/model/`.
     #[arg(long, value_name = "DIR")]
-    pub model: Option<PathBuf>,
+    pub networks: Option<PathBuf>,
+    /// An OpenAI-compatible endpoint (hosted, vLLM, Ollama, llama.cpp server) for the
+    /// `llm` input generator and the vetl strategies, e.g. http://127.0.0.1:8080/v1. The
+    /// key, if it needs one, is read from WAYFARER_LLM_KEY. Without it, the heuristic
+    /// provider answers offline.
+    #[arg(long, value_name = "URL")]
+    pub llm: Option<String>,
+    /// The model the --llm endpoint serves (`[llm] model` in the configuration).
+    #[arg(long, value_name = "NAME")]
+    pub model: Option<String>,
     /// A run directory of the same strategy and seed made without inference: the summary
     /// then reports the deviation, the share of steps whose action differs from it.
     #[arg(long, value_name = "DIR")]

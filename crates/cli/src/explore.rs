@@ -96,7 +96,7 @@ fn explore_url(
         .or(config.strategy.name.clone())
         .unwrap_or_else(|| wayfarer_strategies::DEFAULT.into());
     let seed = args.seed.or(config.strategy.seed).unwrap_or(1);
-    if let Some(dir) = &args.model {
+    if let Some(dir) = &args.networks {
         // A run directory holds its networks in model/.
         let inner = dir.join("model");
         let dir = if inner.join("webrled.json").exists() {
@@ -110,16 +110,20 @@ fn explore_url(
         let save = out_dir(args).join("model");
         config.strategy.webrled.save = Some(save.to_string_lossy().into_owned());
     }
+    config.llm = wayfarer_llm::with_flags(&config.llm, args.llm.as_deref(), args.model.as_deref());
+    let llm = crate::llm::client(&config.llm, &out_dir(args), secrets.clone())?;
     let wayfarer_strategies::Setup {
         mut agent,
         mut abstraction,
         episode_steps,
+        llm: usage,
         ..
     } = wayfarer_strategies::setup(
         &strategy,
         &config,
         args.inputs.as_deref(),
         args.episode_steps,
+        llm,
     )?;
 
     let inference = wayfarer_core::infer::parse_inference(&args.inference)?;
@@ -160,6 +164,7 @@ fn explore_url(
         stop,
         target: url.to_string(),
         inference,
+        llm: usage,
     };
 
     let out = out_dir(args);
@@ -185,6 +190,12 @@ fn explore_url(
         eprintln!(
             "wayfarer: exploring {url} with {strategy} (seed {seed}, budget {budget}{guessing}); Ctrl-C stops with a report"
         );
+        if let (Some(u), Some(m)) = (&config.llm.url, &config.llm.model) {
+            eprintln!(
+                "wayfarer: asking {m} at {} (answers cached in the run store)",
+                wayfarer_llm::display_endpoint(u)
+            );
+        }
     }
     // The reset hook runs before every episode only when the configuration asks for it.
     let hook = match config.reset.explore {

@@ -6,6 +6,7 @@ mod bench;
 mod config_file;
 mod explore;
 mod export;
+mod llm;
 mod minimize;
 mod print;
 mod progress;

@@ -93,6 +93,23 @@ pub fn summary_text(s: &RunSummary) -> String {
             }
         }
     }
+    let f = &s.form_acceptance;
+    if let Some(share) = f.share() {
+        let deliberate = if f.deliberate > 0 {
+            format!("; {} more broken on purpose (+mutate)", f.deliberate)
+        } else {
+            String::new()
+        };
+        let _ = writeln!(
+            o,
+            "  forms: {:.0}% of {} submissions with valid values accepted{deliberate}",
+            share * 100.0,
+            f.submissions
+        );
+    }
+    if let Some(u) = &s.llm {
+        let _ = writeln!(o, "  {}", llm_line(u));
+    }
     if s.restarts > 0 {
         let _ = writeln!(
             o,
@@ -130,6 +147,42 @@ pub fn summary_text(s: &RunSummary) -> String {
         }
     }
     o
+}
+
+/// What the language model did: who answered, at what cost, and what went wrong.
+pub fn llm_line(u: &wayfarer_core::llm::LlmUsage) -> String {
+    if u.provider == "heuristic" {
+        return format!(
+            "inputs: {} questions answered by the heuristic provider (no model)",
+            u.questions
+        );
+    }
+    let mut line = format!(
+        "llm {} at {}: {} questions · {} calls ({:.0} ms median, {:.0} ms p90) · {} cache hits ·          {} heuristic · {:.0}% malformed · {} tokens",
+        u.model,
+        u.endpoint.as_deref().unwrap_or("?"),
+        u.questions,
+        u.calls,
+        u.latency_ms_median,
+        u.latency_ms_p90,
+        u.cache_hits,
+        u.heuristic,
+        u.malformed_share() * 100.0,
+        u.prompt_tokens + u.completion_tokens
+    );
+    if u.cost > 0.0 {
+        let _ = write!(line, " · cost {:.4}", u.cost);
+    }
+    if u.failed > 0 || u.skipped > 0 {
+        let _ = write!(
+            line,
+            "\n  llm: {} call(s) failed, {} question(s) not sent while the endpoint was down; last error: {}",
+            u.failed,
+            u.skipped,
+            u.last_error.as_deref().unwrap_or("?")
+        );
+    }
+    line
 }
 
 #[cfg(test)]

@@ -182,7 +182,7 @@ fn bench_refuses_bad_matrices_with_exit_2_and_says_what_is_available() {
     }
 }
 
-/// webrled keeps its networks in `<out>/model/`; `--model` (a run directory or the model
+/// webrled keeps its networks in `<out>/model/`; `--networks` (a run directory or the model
 /// directory) starts a later run from them, and networks of other sizes are refused.
 #[test]
 fn webrled_saves_its_networks_and_a_later_run_starts_from_them() {
@@ -220,7 +220,7 @@ fn webrled_saves_its_networks_and_a_later_run_starts_from_them() {
         assert!(first.join("model").join(file).exists(), "{file}");
     }
     let second = dir.path().join("second");
-    let out = run(&second, &["--model", first.to_str().unwrap()]);
+    let out = run(&second, &["--networks", first.to_str().unwrap()]);
     assert!(
         matches!(out.status.code(), Some(0 | 1)),
         "{}",
@@ -234,7 +234,7 @@ fn webrled_saves_its_networks_and_a_later_run_starts_from_them() {
     let out = run(
         &third,
         &[
-            "--model",
+            "--networks",
             first.to_str().unwrap(),
             "--config",
             cfg.to_str().unwrap(),

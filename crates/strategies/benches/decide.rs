@@ -36,6 +36,7 @@ fn trained(
         stop: Arc::new(AtomicBool::new(false)),
         target: "sim".into(),
         inference: None,
+        llm: None,
     };
     run(&mut env, agent.as_mut(), &mut abs, &opts, &mut []).unwrap();
     (agent, env, abs)

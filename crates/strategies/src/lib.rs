@@ -10,6 +10,9 @@
 //! - `webrled` (DESIGN 7.4) and its ablations `webrled+`, `webrled-`, `webrled*`: deep
 //!   Q-learning over grid cells of the page, an action discriminator for controls no rule
 //!   sees, an episodic x global novelty reward (networks from `wayfarer-ml`).
+//! - `vetl` (DESIGN 7.5) and its variants `vetl-v1`, `vetl-lv`, `vetl-l`, `vetl-h`: every
+//!   empty field filled from its context (a model through `wayfarer-llm`, or the
+//!   heuristic), the button each value belongs to, a bandit over the targets.
 //!
 //! The memory-based ones share `Memory` (the automaton and the concrete steps of each
 //! transition) and `Route` (replaying a known path, with where it broke).
@@ -23,6 +26,7 @@ mod random;
 mod route;
 mod setup;
 mod snapshot;
+mod vetl;
 mod webexplor;
 mod webrled;
 
@@ -57,7 +61,8 @@ use wayfarer_core::Config;
 pub use crawl::{CrawlAgent, Order};
 pub use fill::fill_value;
 pub use random::RandomAgent;
-pub use setup::{setup, Setup, SetupError};
+pub use setup::{input_names, setup, Setup, SetupError};
+pub use vetl::{VetlAgent, VetlVariant};
 pub use webexplor::WebExplorAgent;
 pub use webrled::{Variant, WebRledAgent};
 
@@ -71,6 +76,11 @@ pub const NAMES: &[&str] = &[
     "webrled+",
     "webrled-",
     "webrled*",
+    "vetl",
+    "vetl-v1",
+    "vetl-lv",
+    "vetl-l",
+    "vetl-h",
 ];
 
 /// The strategy `explore` and `demo` use when neither a flag nor the configuration names
@@ -85,7 +95,7 @@ pub enum StrategyError {
     /// A `--strategy` name that is not one of `NAMES`.
     #[error("unknown strategy {0:?}; available: {names}", names = NAMES.join(", "))]
     Unknown(String),
-    /// The networks of `--model DIR` (`strategy.webrled.model`) could not be loaded.
+    /// The networks of `--networks DIR` (`strategy.webrled.model`) could not be loaded.
     #[error("{strategy}: cannot start from the saved networks: {source}")]
     Model {
         strategy: String,
@@ -95,12 +105,36 @@ pub enum StrategyError {
 }
 
 /// Build the strategy called `name` with its parameters from `config` (its `[strategy]`
-/// section; webrled also reads `abstraction.dims`), typing values from `inputs`.
+/// section; webrled also reads `abstraction.dims`), typing values from `inputs`. The vetl
+/// variants ask the heuristic provider for interested elements; `by_name_with` gives them
+/// a model.
 pub fn by_name(
     name: &str,
     config: &Config,
     inputs: Box<dyn InputGenerator + Send>,
 ) -> Result<Box<dyn Agent + Send>, StrategyError> {
+    by_name_with(name, config, inputs, None)
+}
+
+/// `by_name`, with the LLM client the vetl variants ask (`None`: the heuristic provider).
+pub fn by_name_with(
+    name: &str,
+    config: &Config,
+    inputs: Box<dyn InputGenerator + Send>,
+    llm: Option<wayfarer_llm::SharedClient>,
+) -> Result<Box<dyn Agent + Send>, StrategyError> {
+    if let Some(variant) = VetlVariant::from_name(name) {
+        let client = match llm {
+            Some(c) if !variant.heuristic_only() => c,
+            _ => wayfarer_llm::LlmClient::heuristic().shared(),
+        };
+        return Ok(Box::new(VetlAgent::new(
+            variant,
+            config.strategy.vetl.clone(),
+            inputs,
+            client,
+        )));
+    }
     if let Some(variant) = Variant::from_name(name) {
         let agent = WebRledAgent::new(
             config.strategy.webrled.clone(),
@@ -141,6 +175,7 @@ pub fn by_name(
 pub fn default_inputs(name: &str) -> &'static str {
     match name {
         "random" => "random+mutate",
+        n if VetlVariant::from_name(n).is_some() => "llm+mutate",
         _ => "heuristic+mutate",
     }
 }
@@ -155,6 +190,7 @@ pub fn default_episode_steps(name: &str, config: &StrategyConfig) -> u32 {
             config.webrled.episode_steps + 2 * config.webrled.probe_steps
         }
         "webrled-" => config.webrled.episode_steps,
+        n if VetlVariant::from_name(n).is_some() => config.vetl.episode_steps,
         _ => 50,
     }
 }

@@ -53,6 +53,7 @@ pub fn options(url: &str, seed: u64, budget: Budget, episode_steps: u32) -> RunO
         stop: Arc::new(AtomicBool::new(false)),
         target: url.to_string(),
         inference: None,
+        llm: None,
     }
 }
 

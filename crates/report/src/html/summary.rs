@@ -86,6 +86,17 @@ pub fn tiles(data: &RunData) -> Vec<Tile> {
             ),
         ));
     }
+    let f = &s.form_acceptance;
+    if let Some(share) = f.share() {
+        out.push(tile(
+            "Forms accepted",
+            format!("{:.0}%", share * 100.0),
+            format!(
+                "of {} submissions with valid values",
+                thousands(f.submissions)
+            ),
+        ));
+    }
     out.push(tile(
         "Duration",
         duration(s.duration_s),
@@ -118,6 +129,62 @@ pub fn rows(data: &RunData) -> Vec<Row> {
         row("Browser restarts", thousands(s.restarts)),
         row("Step errors", thousands(s.step_errors)),
     ];
+    if s.form_acceptance.deliberate > 0 {
+        out.push(row(
+            "Forms broken on purpose",
+            format!(
+                "{} submissions with a boundary value (+mutate), not in the acceptance share",
+                thousands(s.form_acceptance.deliberate)
+            ),
+        ));
+    }
+    if let Some(u) = &s.llm {
+        let who = match &u.endpoint {
+            Some(e) => format!("{} at {e}", u.model),
+            None => "the heuristic provider (no model)".to_string(),
+        };
+        out.push(row("Language model", who));
+        out.push(row(
+            "Questions",
+            format!(
+                "{}: {} model calls, {} cache hits, {} heuristic answers",
+                thousands(u.questions),
+                thousands(u.calls),
+                thousands(u.cache_hits),
+                thousands(u.heuristic)
+            ),
+        ));
+        if u.calls + u.cache_hits > 0 {
+            out.push(row(
+                "Model answers",
+                format!(
+                    "median {} ms, p90 {} ms; {:.0}% malformed; {} prompt + {} completion tokens{}",
+                    ms(u.latency_ms_median),
+                    ms(u.latency_ms_p90),
+                    u.malformed_share() * 100.0,
+                    thousands(u.prompt_tokens),
+                    thousands(u.completion_tokens),
+                    if u.cost > 0.0 {
+                        format!("; cost {:.4}", u.cost)
+                    } else {
+                        String::new()
+                    }
+                ),
+            ));
+        }
+        if u.failed + u.skipped > 0 {
+            out.push(row(
+                "Model failures",
+                format!(
+                    "{} calls failed, {} questions not sent while it was down (the heuristic \
+                     answered); last: {}",
+                    thousands(u.failed),
+                    thousands(u.skipped),
+                    u.last_error.as_deref().unwrap_or("?")
+                ),
+            ));
+        }
+    }
     if let Some(c) = &s.js_coverage {
         out.push(row(
             "JS functions covered",

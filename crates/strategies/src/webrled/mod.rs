@@ -14,7 +14,7 @@
 //! Ablations (the paper's): `webrled+` values actions by their place in the candidate list
 //! instead of the grid, `webrled-` has no discriminator (no probes), `webrled*` rewards
 //! global novelty alone. The networks live in `wayfarer_ml`; they can be saved after each
-//! episode and a later run can start from them (`--model DIR`).
+//! episode and a later run can start from them (`--networks DIR`).
 
 mod discriminator;
 mod grid;

@@ -41,5 +41,6 @@ pub fn sim_options(budget: Budget, episode_steps: u32, seed: u64) -> RunOptions 
         stop: Arc::new(AtomicBool::new(false)),
         target: "sim".into(),
         inference: None,
+        llm: None,
     }
 }

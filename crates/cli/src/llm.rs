@@ -1,0 +1,16 @@
+//! The language model of a run writing into `out`: `[llm]` with `--llm URL --model NAME`
+//! applied, its answers cached in the run store.
+
+use std::path::Path;
+
+use anyhow::Result;
+use wayfarer_core::config::LlmConfig;
+use wayfarer_core::trace::Secrets;
+use wayfarer_llm::SharedClient;
+use wayfarer_store::StoreCache;
+
+/// The client, or `None` without an endpoint (the heuristic provider answers then).
+pub fn client(config: &LlmConfig, out: &Path, secrets: Secrets) -> Result<Option<SharedClient>> {
+    let cache = Box::new(StoreCache::at(out));
+    Ok(wayfarer_llm::from_config(config, cache, secrets)?.map(|c| c.shared()))
+}

@@ -1,0 +1,615 @@
+//! `vetl` and its variants (paper 000; DESIGN 7.5). On a page with empty fields, fill them
+//! all (values from the input generator: VETL's prompt to a model, or the heuristic), and
+//! for each value find its "interested element", the button that should follow it: asked
+//! of a vision model over the annotated screenshot, or the nearest button in the DOM tree.
+//! With nothing left to fill, a multi-armed bandit picks the target: with probability
+//! epsilon uniformly among all candidates, otherwise among the interested elements by
+//! softmax of Q, where Q is the running mean of the reward "elements never seen before in
+//! the session" on the page the target led to.
+//!
+//! Variants: `vetl` (vision model for values and elements), `vetl-v1` (vision for values,
+//! nearest button), `vetl-lv` (text model for values, vision for elements), `vetl-l` (text
+//! model, nearest button), `vetl-h` (the heuristic provider, nearest button: no model).
+
+use std::collections::{HashMap, HashSet, VecDeque};
+
+use rand::seq::SliceRandom;
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+use wayfarer_core::config::VetlConfig;
+use wayfarer_core::forms;
+use wayfarer_core::input::{InputGenerator, MUTATE_NOTE};
+use wayfarer_core::{
+    Action, ActionKind, Agent, Element, Observation, Rect, StrategySnapshot, Transition, View,
+};
+use wayfarer_llm::annotate::annotate;
+use wayfarer_llm::prompt::Prompts;
+use wayfarer_llm::{nearest, Request, SharedClient, Task};
+
+use crate::fill::{fill_noted, with_note};
+use crate::snapshot::capped;
+
+/// Which model answers what.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VetlVariant {
+    Vetl,
+    V1,
+    LV,
+    L,
+    H,
+}
+
+impl VetlVariant {
+    pub const NAMES: [&'static str; 5] = ["vetl", "vetl-v1", "vetl-lv", "vetl-l", "vetl-h"];
+
+    pub fn from_name(name: &str) -> Option<VetlVariant> {
+        Some(match name {
+            "vetl" => VetlVariant::Vetl,
+            "vetl-v1" => VetlVariant::V1,
+            "vetl-lv" => VetlVariant::LV,
+            "vetl-l" => VetlVariant::L,
+            "vetl-h" => VetlVariant::H,
+            _ => return None,
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            VetlVariant::Vetl => "vetl",
+            VetlVariant::V1 => "vetl-v1",
+            VetlVariant::LV => "vetl-lv",
+            VetlVariant::L => "vetl-l",
+            VetlVariant::H => "vetl-h",
+        }
+    }
+
+    /// Values are asked with the screenshot (a vision model).
+    pub fn sees_for_values(self) -> bool {
+        matches!(self, VetlVariant::Vetl | VetlVariant::V1)
+    }
+
+    /// The interested element is asked of the model over the screenshot; the others take
+    /// the nearest button.
+    pub fn asks_for_elements(self) -> bool {
+        matches!(self, VetlVariant::Vetl | VetlVariant::LV)
+    }
+
+    /// No model at all, whatever is configured.
+    pub fn heuristic_only(self) -> bool {
+        self == VetlVariant::H
+    }
+}
+
+/// Refusals of a submit button in one episode after which it is no longer an interested
+/// element (ours, not the paper's: a login form with no account behind it otherwise
+/// takes 70% of the decisions on its page, and the softmax over one element cannot
+/// learn to leave it; see the README).
+const REFUSALS: u32 = 2;
+
+/// A running mean of rewards.
+#[derive(Clone, Copy, Debug, Default)]
+struct Arm {
+    q: f64,
+    n: u64,
+}
+
+#[derive(Clone)]
+pub struct VetlAgent {
+    variant: VetlVariant,
+    cfg: VetlConfig,
+    inputs: Box<dyn InputGenerator + Send>,
+    client: SharedClient,
+    arms: HashMap<String, Arm>,
+    /// Elements seen in the session (page path and locator).
+    seen: HashSet<String>,
+    /// Fills planned on the current page, taken one per step.
+    queue: VecDeque<(Action, String)>,
+    /// The URL the fills and interested elements belong to.
+    page: String,
+    /// Interested elements of the current page: (button locator, the field it follows).
+    interested: Vec<(String, String)>,
+    /// Fields typed into since the last target: not filled again before one is taken
+    /// (a field that will not keep a value must not be typed into forever).
+    typed: HashSet<String>,
+    /// Why the last fill of each form was unusual (a value broken on purpose), for the
+    /// rationale of its submission.
+    notes: HashMap<Option<String>, String>,
+    /// The arm of the target just taken, updated when its transition comes.
+    pending: Option<String>,
+    /// Submissions of this episode that were refused (the page did not move on, or
+    /// said why), per arm: a button refused `REFUSALS` times is no longer an interested
+    /// element in this episode.
+    refused: HashMap<String, u32>,
+    rationale: Option<String>,
+    counts: Counts,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct Counts {
+    fills: u64,
+    asked: u64,
+    answered: u64,
+    nearest: u64,
+    explore: u64,
+    exploit: u64,
+    no_interested: u64,
+}
+
+impl VetlAgent {
+    pub fn new(
+        variant: VetlVariant,
+        cfg: VetlConfig,
+        inputs: Box<dyn InputGenerator + Send>,
+        client: SharedClient,
+    ) -> VetlAgent {
+        VetlAgent {
+            variant,
+            cfg,
+            inputs,
+            client,
+            arms: HashMap::new(),
+            seen: HashSet::new(),
+            queue: VecDeque::new(),
+            page: String::new(),
+            interested: Vec::new(),
+            typed: HashSet::new(),
+            notes: HashMap::new(),
+            pending: None,
+            refused: HashMap::new(),
+            rationale: None,
+            counts: Counts::default(),
+        }
+    }
+
+    /// The fields to fill on `view`: empty text-like inputs (and selects with no option
+    /// chosen, our addition: a required select left empty refuses the whole form) that a
+    /// candidate action can set, not typed into since the last target.
+    fn empty_fields<'a>(&self, view: &View<'a>) -> Vec<&'a Element> {
+        let page = view.observation;
+        let settable: HashSet<&str> = view
+            .actions
+            .iter()
+            .filter(|a| matches!(a.kind, ActionKind::Type | ActionKind::Select))
+            .filter_map(|a| a.target.as_deref())
+            .collect();
+        page.elements
+            .iter()
+            .filter(|e| settable.contains(e.locator.as_str()) && !self.typed.contains(&e.locator))
+            .filter(|e| e.attr("value").is_none_or(|v| v.is_empty()))
+            .filter(|e| e.is_text_input() || (e.tag == "select" && !e.options.is_empty()))
+            .collect()
+    }
+
+    /// The clickables a value may be followed by: the candidate clicks on elements other
+    /// than fields, in page order, at most `max_buttons` (the nearest to `field` first
+    /// when there are more), limited to `region` when the buttons are to be pictured.
+    fn buttons<'a>(
+        &self,
+        view: &View<'a>,
+        field: &Element,
+        region: Option<&Rect>,
+    ) -> Vec<&'a Element> {
+        let page = view.observation;
+        let clicks: HashSet<&str> = view
+            .actions
+            .iter()
+            .filter(|a| a.kind == ActionKind::Click)
+            .filter_map(|a| a.target.as_deref())
+            .collect();
+        let mut b: Vec<&Element> = page
+            .elements
+            .iter()
+            .filter(|e| clicks.contains(e.locator.as_str()) && !e.is_text_input())
+            .filter(|e| region.is_none_or(|r| inside(&e.rect, r)))
+            .collect();
+        if b.len() > self.cfg.max_buttons {
+            let mut order: Vec<usize> = (0..b.len()).collect();
+            let mut rest = b.clone();
+            let mut keep = HashSet::new();
+            while keep.len() < self.cfg.max_buttons {
+                let Some(i) = nearest(field, &rest) else {
+                    break;
+                };
+                keep.insert(rest[i].locator.clone());
+                rest.remove(i);
+            }
+            order.retain(|&i| keep.contains(&b[i].locator));
+            b = order.into_iter().map(|i| b[i]).collect();
+        }
+        b
+    }
+
+    /// Plan the fills of `view`'s empty fields and find each value's interested element.
+    fn plan_fills(&mut self, view: &View<'_>, rng: &mut ChaCha8Rng) {
+        let page = view.observation;
+        let fields = self.empty_fields(view);
+        // Forms are filled as wholes: the generator may break one field on purpose and
+        // keep the others valid.
+        let mut groups: Vec<(Option<String>, Vec<&Element>)> = Vec::new();
+        for f in fields {
+            match groups.iter_mut().find(|(form, _)| *form == f.form) {
+                Some((_, g)) => g.push(f),
+                None => groups.push((f.form.clone(), vec![f])),
+            }
+        }
+        for (form, group) in groups {
+            let values = self.inputs.fill_form(page, &group, rng);
+            match self.inputs.note() {
+                Some(n) => self.notes.insert(form.clone(), n),
+                None => self.notes.remove(&form),
+            };
+            for (field, value) in group.into_iter().zip(values) {
+                let Some(value) = value else { continue };
+                let kind = if field.tag == "select" {
+                    ActionKind::Select
+                } else {
+                    ActionKind::Type
+                };
+                let how = if field.tag == "select" {
+                    "option".to_string()
+                } else {
+                    self.find_interested(view, field, &value, rng)
+                };
+                let action = Action::on(kind, field.locator.clone()).with_value(value);
+                self.queue.push_back((action, how));
+            }
+        }
+    }
+
+    /// The interested element of `value` typed into `field`, recorded; what was done, for
+    /// the rationale.
+    fn find_interested(
+        &mut self,
+        view: &View<'_>,
+        field: &Element,
+        value: &str,
+        rng: &mut ChaCha8Rng,
+    ) -> String {
+        let page = view.observation;
+        let picture = page
+            .picture
+            .as_ref()
+            .filter(|_| self.variant.asks_for_elements());
+        let buttons = self.buttons(view, field, picture.map(|p| &p.region));
+        if buttons.is_empty() {
+            return "no button to follow".into();
+        }
+        let chosen = if self.variant.asks_for_elements() {
+            self.counts.asked += 1;
+            let image = picture.and_then(|p| {
+                let rects: Vec<Rect> = buttons.iter().map(|b| b.rect).collect();
+                annotate(p, Some(&field.rect), &rects)
+                    .map_err(|e| tracing::debug!("no visual element prompt: {e}"))
+                    .ok()
+            });
+            let prompt = Prompts::get().element(field, value, &buttons, page, image.is_some());
+            let request = Request {
+                task: Task::InterestedElement {
+                    field,
+                    value,
+                    buttons: &buttons,
+                    page,
+                },
+                prompt,
+                image: image.as_deref(),
+                seed: rng.gen(),
+            };
+            let mut client = self.client.lock().unwrap_or_else(|p| p.into_inner());
+            let (i, _) = client.interested(&request);
+            if i.is_some() {
+                self.counts.answered += 1;
+            }
+            i
+        } else {
+            // VETL-V1's "button closest to the input box": buttons when the page has any
+            // (a link just above a field is not what submits it), any clickable otherwise.
+            self.counts.nearest += 1;
+            let real: Vec<usize> = (0..buttons.len())
+                .filter(|&i| is_button(buttons[i]))
+                .collect();
+            if real.is_empty() {
+                nearest(field, &buttons)
+            } else {
+                let only: Vec<&Element> = real.iter().map(|&i| buttons[i]).collect();
+                nearest(field, &only).map(|k| real[k])
+            }
+        };
+        match chosen {
+            Some(i) => {
+                let target = buttons[i].locator.clone();
+                self.interested.retain(|(_, f)| *f != field.locator);
+                self.interested
+                    .push((target.clone(), field.locator.clone()));
+                format!("then {target}")
+            }
+            None => "no interested element".into(),
+        }
+    }
+
+    /// The arm of a target: its page's path and the action without value.
+    fn arm_key(page: &Observation, a: &Action) -> String {
+        format!(
+            "{} {} {}",
+            path_of(&page.url),
+            a.kind.as_str(),
+            a.target.as_deref().unwrap_or("")
+        )
+    }
+
+    /// Algorithm 1: epsilon uniform over all candidates, else softmax of Q over the
+    /// interested elements the page offers.
+    fn bandit(&mut self, view: &View<'_>, rng: &mut ChaCha8Rng) -> (Action, String) {
+        let page = view.observation;
+        // E_I is a set: a button several fields point to is one arm.
+        let mut offered: Vec<(&Action, &str)> = Vec::new();
+        for (target, field) in &self.interested {
+            let Some(a) = view.actions.iter().find(|a| {
+                a.kind == ActionKind::Click && a.target.as_deref() == Some(target.as_str())
+            }) else {
+                continue;
+            };
+            let refused = self
+                .refused
+                .get(&Self::arm_key(page, a))
+                .copied()
+                .unwrap_or(0);
+            if refused < REFUSALS && !offered.iter().any(|(o, _)| o.target == a.target) {
+                offered.push((a, field.as_str()));
+            }
+        }
+        let explore = offered.is_empty() || rng.gen::<f64>() < self.cfg.epsilon;
+        if explore {
+            if offered.is_empty() {
+                self.counts.no_interested += 1;
+            }
+            self.counts.explore += 1;
+            // Targets are clicked (Algorithm 1): typing is the fills' job, which only empty
+            // fields get. A page that offers nothing else is typed into.
+            let clicks: Vec<&Action> = view
+                .actions
+                .iter()
+                .filter(|a| !matches!(a.kind, ActionKind::Type | ActionKind::Select))
+                .collect();
+            let a = if clicks.is_empty() {
+                view.actions.choose(rng).cloned()
+            } else {
+                clicks.choose(rng).map(|a| (*a).clone())
+            }
+            .unwrap_or_else(Action::back);
+            let why = if offered.is_empty() {
+                "explore (no interested element)"
+            } else {
+                "explore"
+            };
+            return (a, why.to_string());
+        }
+        self.counts.exploit += 1;
+        let qs: Vec<f64> = offered
+            .iter()
+            .map(|(a, _)| {
+                self.arms
+                    .get(&Self::arm_key(page, a))
+                    .map_or(0.0, |arm| arm.q)
+            })
+            .collect();
+        let i = softmax_pick(&qs, rng);
+        let (a, field) = offered[i];
+        let why = format!("interested after {field} (Q {:.2})", qs[i]);
+        (a.clone(), why)
+    }
+}
+
+/// An index drawn with probability exp(q_i) / sum exp(q_j) (shifted by the max for
+/// stability).
+fn softmax_pick(qs: &[f64], rng: &mut ChaCha8Rng) -> usize {
+    let max = qs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let w: Vec<f64> = qs.iter().map(|q| (q - max).exp()).collect();
+    let total: f64 = w.iter().sum();
+    let mut x = rng.gen::<f64>() * total;
+    for (i, wi) in w.iter().enumerate() {
+        if x < *wi {
+            return i;
+        }
+        x -= wi;
+    }
+    qs.len() - 1
+}
+
+/// The path of a URL, with the client-side route of a `#/...` fragment.
+fn path_of(url: &str) -> String {
+    match url::Url::parse(url) {
+        Ok(u) => match u.fragment().filter(|f| f.starts_with('/')) {
+            Some(f) => format!("{}#{f}", u.path()),
+            None => u.path().to_string(),
+        },
+        Err(_) => url.to_string(),
+    }
+}
+
+/// A button by tag, type or role.
+fn is_button(e: &Element) -> bool {
+    match e.tag.as_str() {
+        "button" => true,
+        "input" => matches!(e.input_type.as_deref(), Some("submit" | "button" | "image")),
+        _ => e.role.as_deref() == Some("button"),
+    }
+}
+
+fn inside(r: &Rect, region: &Rect) -> bool {
+    let (x, y) = r.center();
+    r.width > 0.0
+        && r.height > 0.0
+        && x >= region.x
+        && y >= region.y
+        && x <= region.x + region.width
+        && y <= region.y + region.height
+}
+
+impl Agent for VetlAgent {
+    fn name(&self) -> &str {
+        self.variant.name()
+    }
+
+    fn fork(&self) -> Option<Box<dyn Agent + Send>> {
+        Some(Box::new(self.clone()))
+    }
+
+    fn wants_picture(&mut self, view: &View<'_>) -> Option<Rect> {
+        let vision = self.variant.sees_for_values() || self.variant.asks_for_elements();
+        // Fills still queued for this page need no new picture (`choose` drops the queue
+        // of another page).
+        if !vision || (!self.queue.is_empty() && view.observation.url == self.page) {
+            return None;
+        }
+        if !self.client.lock().is_ok_and(|c| c.sees_images()) {
+            return None;
+        }
+        let first = self
+            .empty_fields(view)
+            .into_iter()
+            .find(|f| f.is_text_input())?;
+        let page = view.observation;
+        let width = if page.page.width > 0.0 {
+            self.cfg.picture_width.min(page.page.width)
+        } else {
+            self.cfg.picture_width
+        };
+        let height = if page.page.height > 0.0 {
+            self.cfg.picture_height.min(page.page.height)
+        } else {
+            self.cfg.picture_height
+        };
+        // The field a third of the way down, the picture kept inside the page.
+        let bottom = if page.page.height > 0.0 {
+            page.page.height - height
+        } else {
+            f64::MAX
+        };
+        let y = (first.rect.y - height / 3.0).min(bottom).max(0.0);
+        Some(Rect {
+            x: 0.0,
+            y,
+            width,
+            height,
+        })
+    }
+
+    fn choose(&mut self, view: &View<'_>, rng: &mut ChaCha8Rng) -> Action {
+        let page = view.observation;
+        if page.url != self.page {
+            self.page = page.url.clone();
+            self.queue.clear();
+            self.interested.clear();
+            self.typed.clear();
+        }
+        if self.queue.is_empty() {
+            self.plan_fills(view, rng);
+        }
+        // Fills whose field went away (the page re-rendered) are dropped.
+        while let Some((action, how)) = self.queue.pop_front() {
+            let target = action.target.as_deref().unwrap_or("");
+            if !view
+                .actions
+                .iter()
+                .any(|a| a.target.as_deref() == Some(target))
+            {
+                continue;
+            }
+            self.typed.insert(target.to_string());
+            self.counts.fills += 1;
+            let left = self.queue.len();
+            self.rationale = Some(format!("fill {target} ({how}; {left} more)"));
+            return action;
+        }
+        let (action, why) = self.bandit(view, rng);
+        self.typed.clear();
+        self.pending = Some(Self::arm_key(page, &action));
+        let (action, note) = fill_noted(action, page, self.inputs.as_mut(), rng);
+        // A submission of a form filled with a value broken on purpose says so.
+        let form_note = action
+            .target
+            .as_deref()
+            .and_then(|t| page.element(t))
+            .and_then(|b| self.notes.get(&b.form))
+            .cloned();
+        self.rationale = Some(with_note(with_note(why, note), form_note));
+        action
+    }
+
+    fn learn(&mut self, t: &Transition<'_>) {
+        if !t.failed {
+            self.inputs
+                .learn(t.observation, t.action, t.next_observation, t.events);
+        }
+        let path = path_of(&t.next_observation.url);
+        let mut reward = 0u64;
+        for e in &t.next_observation.elements {
+            if self.seen.insert(format!("{path} {}", e.locator)) {
+                reward += 1;
+            }
+        }
+        if let Some(key) = self.pending.take() {
+            // A submission with values meant to be valid that did not go through.
+            let deliberate = self
+                .rationale
+                .as_deref()
+                .is_some_and(|r| r.contains(MUTATE_NOTE));
+            if let Some(button) = forms::submission(t.observation, t.action) {
+                if !t.failed
+                    && !deliberate
+                    && !forms::accepted(t.observation, button, t.next_observation)
+                {
+                    *self.refused.entry(key.clone()).or_default() += 1;
+                }
+            }
+            let arm = self.arms.entry(key).or_default();
+            // Q <- (Q * count + r) / (count + 1)
+            arm.q = (arm.q * arm.n as f64 + reward as f64) / (arm.n + 1) as f64;
+            arm.n += 1;
+        }
+    }
+
+    fn on_episode_end(&mut self) {
+        self.refused.clear();
+        self.queue.clear();
+        self.interested.clear();
+        self.typed.clear();
+        self.pending = None;
+        self.page.clear();
+    }
+
+    fn rationale(&self) -> Option<String> {
+        self.rationale.clone()
+    }
+
+    fn snapshot(&self) -> Option<StrategySnapshot> {
+        let c = self.counts;
+        let mut arms: Vec<(&String, &Arm)> = self.arms.iter().collect();
+        arms.sort_by(|a, b| b.1.q.total_cmp(&a.1.q).then(a.0.cmp(b.0)));
+        let rows = arms
+            .iter()
+            .map(|(k, a)| vec![(*k).clone(), format!("{:.2}", a.q), a.n.to_string()])
+            .collect();
+        Some(StrategySnapshot {
+            strategy: self.variant.name().into(),
+            counters: vec![
+                ("fields filled".into(), c.fills),
+                ("interested elements asked".into(), c.asked),
+                ("interested elements answered".into(), c.answered),
+                ("nearest buttons taken".into(), c.nearest),
+                ("explore".into(), c.explore),
+                ("exploit".into(), c.exploit),
+                ("no interested element".into(), c.no_interested),
+                ("elements seen".into(), self.seen.len() as u64),
+            ],
+            tables: vec![capped(
+                "targets (best first)",
+                &["target", "Q", "count"],
+                rows,
+            )],
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests;
