@@ -94,6 +94,7 @@ mod tests {
             app_actions: ids.iter().map(|s| s.to_string()).collect(),
             app_state: Some(state.into()),
             decision: None,
+            form: None,
             inference: None,
         }
     }

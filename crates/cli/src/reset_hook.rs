@@ -130,6 +130,7 @@ fn send(method: &str, url: &Url, timeout: Duration) -> Result<()> {
         .with_context(|| format!("reset.http method {method:?}"))?;
     let status = rt.block_on(async {
         // No proxy from the environment: the hook talks to the application itself.
+        wayfarer_llm::tls_ready();
         let client = reqwest::Client::builder()
             .no_proxy()
             .timeout(timeout)

@@ -107,6 +107,9 @@ pub struct StepRecord {
     /// Why the strategy chose this action ("explore", "replay 2/5 to s7"), when it says.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub decision: Option<String>,
+    /// How the form this step submitted fared (form acceptance), when it submitted one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub form: Option<crate::forms::Verdict>,
     /// How the step used state inference, when it is on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub inference: Option<crate::runner::StepInference>,

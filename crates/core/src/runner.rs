@@ -440,11 +440,13 @@ pub fn run(
             total: step_start.elapsed(),
         };
         tally.timings.push(timings);
-        if error.is_none() {
+        let form = if error.is_none() {
             tally
                 .forms
-                .count(&cur.obs, &action, &outcome.observation, decision.as_deref());
-        }
+                .step(&cur.obs, &action, &outcome.observation, decision.as_deref())
+        } else {
+            None
+        };
         let record = StepRecord {
             step: steps,
             episode: cur.episode,
@@ -468,6 +470,7 @@ pub fn run(
                 .as_ref()
                 .and_then(|a| a.state.clone()),
             decision,
+            form,
             inference,
         };
         let progress = progress(
@@ -554,7 +557,7 @@ pub fn run(
             .llm
             .as_ref()
             .map(|u| u.lock().unwrap_or_else(|p| p.into_inner()).clone()),
-        form_acceptance: tally.forms,
+        form_acceptance: tally.forms.counts,
     };
     for o in observers.iter_mut() {
         o.on_end(&summary);

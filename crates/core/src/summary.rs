@@ -209,7 +209,7 @@ pub(crate) struct Tally {
     pub resets: Duration,
     pub restarts: u64,
     pub step_errors: u64,
-    pub forms: crate::forms::FormAcceptance,
+    pub forms: crate::forms::FormTracker,
 }
 
 fn median_ms(mut v: Vec<Duration>) -> f64 {

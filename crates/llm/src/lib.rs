@@ -28,6 +28,8 @@ mod setup;
 pub use client::{cache_key, image_hash, Answer, LlmClient, Prices, SharedClient, Source};
 pub use heuristic::{nearest, HeuristicProvider};
 pub use input::LlmInput;
-pub use openai::{completions_url, display_endpoint, BadEndpoint, OpenAiConfig, OpenAiProvider};
+pub use openai::{
+    completions_url, display_endpoint, tls_ready, BadEndpoint, OpenAiConfig, OpenAiProvider,
+};
 pub use provider::{LlmError, Provider, Reply, Request, Task};
 pub use setup::{from_config, with_flags, LlmConfigError, KEY_VAR};

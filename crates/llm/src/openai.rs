@@ -79,6 +79,14 @@ pub fn display_endpoint(url: &str) -> String {
     }
 }
 
+/// Name ring as rustls' crypto provider for the process, once. reqwest is built without
+/// a default TLS backend here (its default needs cmake and a C toolchain for aws-lc), and
+/// Cargo unifies that choice for every reqwest client in the binary: anything that builds
+/// one must call this first. A second call does nothing.
+pub fn tls_ready() {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+}
+
 pub struct OpenAiProvider {
     config: OpenAiConfig,
     url: String,
@@ -106,9 +114,7 @@ impl OpenAiProvider {
         if !matches!(parsed.scheme(), "http" | "https") {
             return Err(bad("the scheme must be http or https".into()));
         }
-        // reqwest is built without a default TLS backend: name ring once per process
-        // (a second install is refused, which is fine).
-        let _ = rustls::crypto::ring::default_provider().install_default();
+        tls_ready();
         let http = reqwest::blocking::Client::builder()
             .timeout(config.timeout)
             .connect_timeout(config.timeout.min(Duration::from_secs(5)))

@@ -49,6 +49,7 @@ fn record(step: u64) -> StepRecord {
         app_actions: vec![],
         app_state: None,
         decision: None,
+        form: None,
         inference: None,
     }
 }

@@ -182,6 +182,7 @@ fn secrets_are_stored_as_references_never_as_values() {
         app_actions: vec![],
         app_state: None,
         decision: None,
+        form: None,
         inference: None,
     };
     w.on_step(&record, &wayfarer_core::Progress::default());

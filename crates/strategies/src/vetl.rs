@@ -18,7 +18,7 @@ use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use wayfarer_core::config::VetlConfig;
 use wayfarer_core::forms;
-use wayfarer_core::input::{InputGenerator, MUTATE_NOTE};
+use wayfarer_core::input::InputGenerator;
 use wayfarer_core::{
     Action, ActionKind, Agent, Element, Observation, Rect, StrategySnapshot, Transition, View,
 };
@@ -549,16 +549,10 @@ impl Agent for VetlAgent {
             }
         }
         if let Some(key) = self.pending.take() {
-            // A submission with values meant to be valid that did not go through.
-            let deliberate = self
-                .rationale
-                .as_deref()
-                .is_some_and(|r| r.contains(MUTATE_NOTE));
+            // A submission that did not go through. One broken on purpose counts too: the
+            // server has seen its value, sending it again teaches nothing.
             if let Some(button) = forms::submission(t.observation, t.action) {
-                if !t.failed
-                    && !deliberate
-                    && !forms::accepted(t.observation, button, t.next_observation)
-                {
+                if !t.failed && !forms::accepted(t.observation, button, t.next_observation) {
                     *self.refused.entry(key.clone()).or_default() += 1;
                 }
             }

@@ -209,6 +209,7 @@ pub fn walk(pages: &[Page], steps: u64) -> Walk {
             app_actions: vec![],
             app_state: None,
             decision: None,
+            form: None,
             inference: None,
         };
         w.steps.push(StoredStep { record, sample });

@@ -56,6 +56,7 @@ fn step(n: u64, from: u64, to: u64) -> StoredStep {
             app_actions: vec![],
             app_state: None,
             decision: Some(format!("replay to {H} (1/2)")),
+            form: None,
             inference: None,
         },
         sample: Sample {
