@@ -43,7 +43,8 @@ pub struct LlmUsage {
     /// Questions not sent because the endpoint had just failed (it is tried again after a
     /// pause).
     pub skipped: u64,
-    /// Repeated requests after a 429, a 5xx or a timeout.
+    /// Requests repeated (after a 429, a 5xx or a timeout) before an answer came; the
+    /// tries of calls that failed in the end are not counted.
     pub retries: u64,
     /// Model answers without the structure the prompt asked for (used as the paper's
     /// fallbacks say).
