@@ -731,14 +731,46 @@ impl Environment for BrowserEnv {
     }
 
     fn screenshot(&mut self) -> Option<Vec<u8>> {
-        use chromiumoxide::cdp::browser_protocol::page::CaptureScreenshotFormat;
+        self.capture(None)
+    }
+
+    fn picture(&mut self, region: wayfarer_core::Rect) -> Option<Vec<u8>> {
+        if !(region.width >= 1.0 && region.height >= 1.0) {
+            return None;
+        }
+        self.capture(Some(region))
+    }
+
+    fn close(&mut self) {
+        if self.closed {
+            return;
+        }
+        self.closed = true;
+        self.rt.block_on(self.inner.stop());
+    }
+}
+
+impl BrowserEnv {
+    /// A PNG of the viewport, or of `region` of the page (CSS pixels, beyond the viewport
+    /// if need be). Evidence and prompts only: a page that cannot be pictured gives none.
+    fn capture(&mut self, region: Option<wayfarer_core::Rect>) -> Option<Vec<u8>> {
+        use chromiumoxide::cdp::browser_protocol::page::{CaptureScreenshotFormat, Viewport};
         use chromiumoxide::page::ScreenshotParams;
         let page = self.inner.page().ok()?;
         let limit = self.inner.lim.cdp;
-        let params = ScreenshotParams::builder()
-            .format(CaptureScreenshotFormat::Png)
-            .build();
-        // Evidence only: a page that cannot be pictured gives no screenshot, not an error.
+        let mut params = ScreenshotParams::builder().format(CaptureScreenshotFormat::Png);
+        if let Some(r) = region {
+            params = params
+                .clip(Viewport {
+                    x: r.x.max(0.0),
+                    y: r.y.max(0.0),
+                    width: r.width,
+                    height: r.height,
+                    scale: 1.0,
+                })
+                .capture_beyond_viewport(true);
+        }
+        let params = params.build();
         self.rt.block_on(async move {
             match tokio::time::timeout(limit, page.screenshot(params)).await {
                 Ok(Ok(png)) => Some(png),
@@ -749,45 +781,6 @@ impl Environment for BrowserEnv {
                 Err(_) => None,
             }
         })
-    }
-
-    fn picture(&mut self, region: wayfarer_core::Rect) -> Option<Vec<u8>> {
-        use chromiumoxide::cdp::browser_protocol::page::{CaptureScreenshotFormat, Viewport};
-        use chromiumoxide::page::ScreenshotParams;
-        if !(region.width >= 1.0 && region.height >= 1.0) {
-            return None;
-        }
-        let page = self.inner.page().ok()?;
-        let limit = self.inner.lim.cdp;
-        let params = ScreenshotParams::builder()
-            .format(CaptureScreenshotFormat::Png)
-            .clip(Viewport {
-                x: region.x.max(0.0),
-                y: region.y.max(0.0),
-                width: region.width,
-                height: region.height,
-                scale: 1.0,
-            })
-            .capture_beyond_viewport(true)
-            .build();
-        self.rt.block_on(async move {
-            match tokio::time::timeout(limit, page.screenshot(params)).await {
-                Ok(Ok(png)) => Some(png),
-                Ok(Err(e)) => {
-                    tracing::debug!("picture: {e}");
-                    None
-                }
-                Err(_) => None,
-            }
-        })
-    }
-
-    fn close(&mut self) {
-        if self.closed {
-            return;
-        }
-        self.closed = true;
-        self.rt.block_on(self.inner.stop());
     }
 }
 

@@ -18,6 +18,17 @@ impl Rect {
     pub fn center(&self) -> (f64, f64) {
         (self.x + self.width / 2.0, self.y + self.height / 2.0)
     }
+
+    /// Whether this rect has an area and its centre lies in `region`.
+    pub fn centered_in(&self, region: &Rect) -> bool {
+        let (x, y) = self.center();
+        self.width > 0.0
+            && self.height > 0.0
+            && x >= region.x
+            && y >= region.y
+            && x <= region.x + region.width
+            && y <= region.y + region.height
+    }
 }
 
 /// Width and height in CSS pixels.

@@ -11,7 +11,7 @@ use wayfarer_core::model::Element;
 use wayfarer_inputs::HeuristicInput;
 
 use crate::answer::{BUTTON_PREFIX, INPUT_PREFIX};
-use crate::prompt::tree_distance;
+use crate::prompt::{steps, tree_distance};
 use crate::provider::{LlmError, Provider, Reply, Request, Task};
 
 #[derive(Clone, Debug, Default)]
@@ -46,29 +46,27 @@ impl HeuristicProvider {
     }
 }
 
-/// The index of the button nearest to `field` in the DOM tree (fewest edges by XPath),
-/// ties broken by the distance on screen, then by order. VETL-V1's interested element.
+/// How far `e` is from `field`: edges between them in the DOM tree (by XPath; unknown
+/// paths are farthest), then the distance between their centres on screen.
+pub fn distance(field: &Element, e: &Element) -> (usize, f64) {
+    let (here, there) = (steps(&field.xpath), steps(&e.xpath));
+    let tree = if here.is_empty() || there.is_empty() {
+        usize::MAX
+    } else {
+        tree_distance(&here, &there)
+    };
+    let ((fx, fy), (x, y)) = (field.rect.center(), e.rect.center());
+    (tree, (x - fx).hypot(y - fy))
+}
+
+/// The index of the button nearest to `field` (`distance`, ties by order). VETL-V1's
+/// interested element.
 pub fn nearest(field: &Element, buttons: &[&Element]) -> Option<usize> {
-    let here: Vec<&str> = field.xpath.split('/').filter(|s| !s.is_empty()).collect();
-    let (fx, fy) = field.rect.center();
     buttons
         .iter()
+        .map(|b| distance(field, b))
         .enumerate()
-        .min_by(|(i, a), (j, b)| {
-            let key = |e: &Element| {
-                let there: Vec<&str> = e.xpath.split('/').filter(|s| !s.is_empty()).collect();
-                let tree = if here.is_empty() || there.is_empty() {
-                    usize::MAX
-                } else {
-                    tree_distance(&here, &there)
-                };
-                let (x, y) = e.rect.center();
-                (tree, ((x - fx).powi(2) + (y - fy).powi(2)).sqrt())
-            };
-            let (ta, da) = key(a);
-            let (tb, db) = key(b);
-            ta.cmp(&tb).then(da.total_cmp(&db)).then(i.cmp(j))
-        })
+        .min_by(|(i, a), (j, b)| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)).then(i.cmp(j)))
         .map(|(i, _)| i)
 }
 

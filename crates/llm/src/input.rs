@@ -5,7 +5,7 @@
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use wayfarer_core::input::InputGenerator;
-use wayfarer_core::model::{Element, Observation, Rect};
+use wayfarer_core::model::{Element, Observation};
 use wayfarer_inputs::HeuristicInput;
 
 use crate::annotate::annotate;
@@ -35,12 +35,6 @@ impl LlmInput {
     }
 }
 
-/// Whether the centre of `r` lies in `region`.
-fn within(r: &Rect, region: &Rect) -> bool {
-    let (x, y) = r.center();
-    x >= region.x && y >= region.y && x <= region.x + region.width && y <= region.y + region.height
-}
-
 impl InputGenerator for LlmInput {
     fn name(&self) -> &str {
         "llm"
@@ -54,7 +48,7 @@ impl InputGenerator for LlmInput {
         let seed = rng.gen::<u64>();
         // A field outside the picture gets a text prompt: its red frame would not show.
         let image = match (&page.picture, self.vision) {
-            (Some(pic), true) if within(&field.rect, &pic.region) => {
+            (Some(pic), true) if field.rect.centered_in(&pic.region) => {
                 match annotate(pic, Some(&field.rect), &[]) {
                     Ok(png) => Some(png),
                     Err(e) => {

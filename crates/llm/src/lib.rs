@@ -26,7 +26,7 @@ mod provider;
 mod setup;
 
 pub use client::{cache_key, image_hash, Answer, LlmClient, Prices, SharedClient, Source};
-pub use heuristic::{nearest, HeuristicProvider};
+pub use heuristic::{distance, nearest, HeuristicProvider};
 pub use input::LlmInput;
 pub use openai::{
     completions_url, display_endpoint, tls_ready, BadEndpoint, OpenAiConfig, OpenAiProvider,

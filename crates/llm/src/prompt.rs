@@ -270,7 +270,8 @@ pub fn local_context(field: &Element, page: &Observation) -> Option<String> {
     (!near.is_empty()).then_some(near)
 }
 
-fn steps(xpath: &str) -> Vec<&str> {
+/// The steps of an absolute XPath (`/html[1]/body[1]/...`).
+pub(crate) fn steps(xpath: &str) -> Vec<&str> {
     xpath.split('/').filter(|s| !s.is_empty()).collect()
 }
 

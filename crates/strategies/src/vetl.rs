@@ -22,9 +22,10 @@ use wayfarer_core::input::InputGenerator;
 use wayfarer_core::{
     Action, ActionKind, Agent, Element, Observation, Rect, StrategySnapshot, Transition, View,
 };
+use wayfarer_inputs::mutate::judge::route;
 use wayfarer_llm::annotate::annotate;
 use wayfarer_llm::prompt::Prompts;
-use wayfarer_llm::{nearest, Request, SharedClient, Task};
+use wayfarer_llm::{distance, nearest, Request, SharedClient, Task};
 
 use crate::fill::{fill_noted, with_note};
 use crate::snapshot::capped;
@@ -200,21 +201,18 @@ impl VetlAgent {
             .elements
             .iter()
             .filter(|e| clicks.contains(e.locator.as_str()) && !e.is_text_input())
-            .filter(|e| region.is_none_or(|r| inside(&e.rect, r)))
+            .filter(|e| region.is_none_or(|r| e.rect.centered_in(r)))
             .collect();
         if b.len() > self.cfg.max_buttons {
-            let mut order: Vec<usize> = (0..b.len()).collect();
-            let mut rest = b.clone();
-            let mut keep = HashSet::new();
-            while keep.len() < self.cfg.max_buttons {
-                let Some(i) = nearest(field, &rest) else {
-                    break;
-                };
-                keep.insert(rest[i].locator.clone());
-                rest.remove(i);
-            }
-            order.retain(|&i| keep.contains(&b[i].locator));
-            b = order.into_iter().map(|i| b[i]).collect();
+            // The nearest ones, kept in page order.
+            let mut by_distance: Vec<usize> = (0..b.len()).collect();
+            by_distance.sort_by(|&i, &j| {
+                let (a, c) = (distance(field, b[i]), distance(field, b[j]));
+                a.0.cmp(&c.0).then(a.1.total_cmp(&c.1))
+            });
+            by_distance.truncate(self.cfg.max_buttons);
+            by_distance.sort_unstable();
+            b = by_distance.into_iter().map(|i| b[i]).collect();
         }
         b
     }
@@ -330,7 +328,7 @@ impl VetlAgent {
     fn arm_key(page: &Observation, a: &Action) -> String {
         format!(
             "{} {} {}",
-            path_of(&page.url),
+            route(&page.url),
             a.kind.as_str(),
             a.target.as_deref().unwrap_or("")
         )
@@ -415,17 +413,6 @@ fn softmax_pick(qs: &[f64], rng: &mut ChaCha8Rng) -> usize {
     qs.len() - 1
 }
 
-/// The path of a URL, with the client-side route of a `#/...` fragment.
-fn path_of(url: &str) -> String {
-    match url::Url::parse(url) {
-        Ok(u) => match u.fragment().filter(|f| f.starts_with('/')) {
-            Some(f) => format!("{}#{f}", u.path()),
-            None => u.path().to_string(),
-        },
-        Err(_) => url.to_string(),
-    }
-}
-
 /// A button by tag, type or role.
 fn is_button(e: &Element) -> bool {
     match e.tag.as_str() {
@@ -433,16 +420,6 @@ fn is_button(e: &Element) -> bool {
         "input" => matches!(e.input_type.as_deref(), Some("submit" | "button" | "image")),
         _ => e.role.as_deref() == Some("button"),
     }
-}
-
-fn inside(r: &Rect, region: &Rect) -> bool {
-    let (x, y) = r.center();
-    r.width > 0.0
-        && r.height > 0.0
-        && x >= region.x
-        && y >= region.y
-        && x <= region.x + region.width
-        && y <= region.y + region.height
 }
 
 impl Agent for VetlAgent {
@@ -541,7 +518,7 @@ impl Agent for VetlAgent {
             self.inputs
                 .learn(t.observation, t.action, t.next_observation, t.events);
         }
-        let path = path_of(&t.next_observation.url);
+        let path = route(&t.next_observation.url);
         let mut reward = 0u64;
         for e in &t.next_observation.elements {
             if self.seen.insert(format!("{path} {}", e.locator)) {

@@ -36,7 +36,7 @@ impl FormKey {
 
 /// The part of a URL that names the page: its path, and a client-side route in the
 /// fragment (`#/owners/7`) when there is one; the query is left out.
-fn route(url: &str) -> String {
+pub fn route(url: &str) -> String {
     match url::Url::parse(url) {
         Ok(u) => {
             let mut r = u.path().to_string();
