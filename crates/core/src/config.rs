@@ -223,6 +223,11 @@ pub struct VetlConfig {
     pub picture_height: f64,
     /// Clickables numbered on a screenshot (or listed to a text model) at most.
     pub max_buttons: usize,
+    /// Ours, not the paper's: the bandit picks the target first and only the fields that
+    /// target sends (its interested fields and the rest of its form) are typed before it.
+    /// Off, every empty field of the page is typed before any target (the paper), and
+    /// most of that typing is never sent (see the README).
+    pub target_first: bool,
 }
 
 impl Default for VetlConfig {
@@ -233,6 +238,7 @@ impl Default for VetlConfig {
             picture_width: 1280.0,
             picture_height: 800.0,
             max_buttons: 30,
+            target_first: true,
         }
     }
 }

@@ -1,11 +1,14 @@
-//! `vetl` and its variants (paper 000; DESIGN 7.5). On a page with empty fields, fill them
-//! all (values from the input generator: VETL's prompt to a model, or the heuristic), and
-//! for each value find its "interested element", the button that should follow it: asked
-//! of a vision model over the annotated screenshot, or the nearest button in the DOM tree.
-//! With nothing left to fill, a multi-armed bandit picks the target: with probability
-//! epsilon uniformly among all candidates, otherwise among the interested elements by
-//! softmax of Q, where Q is the running mean of the reward "elements never seen before in
-//! the session" on the page the target led to.
+//! `vetl` and its variants (paper 000; DESIGN 7.5). On a page with empty fields, a value
+//! for each (from the input generator: VETL's prompt to a model, or the heuristic) and its
+//! "interested element", the button that should follow it: asked of a vision model over the
+//! annotated screenshot, or the nearest button in the DOM tree. A multi-armed bandit picks
+//! the target: with probability epsilon uniformly among all candidates, otherwise among the
+//! interested elements by softmax of Q, where Q is the running mean of the reward "elements
+//! never seen before in the session" on the page the target led to.
+//!
+//! The paper types every value before the bandit picks; by default (`target_first`) the
+//! bandit picks first and only the fields its target sends are typed before it: most of
+//! the paper's typing was never sent (README, "vetl-h against webexplor").
 //!
 //! Variants: `vetl` (vision model for values and elements), `vetl-v1` (vision for values,
 //! nearest button), `vetl-lv` (text model for values, vision for elements), `vetl-l` (text
@@ -87,6 +90,17 @@ impl VetlVariant {
 /// learn to leave it; see the README).
 const REFUSALS: u32 = 2;
 
+/// A value planned for a field, not typed yet (`target_first`).
+#[derive(Clone, Debug)]
+struct Plan {
+    fill: Action,
+    /// What was done to find its interested element, for the rationale.
+    how: String,
+    /// The button its value should be followed by.
+    target: Option<String>,
+    form: Option<String>,
+}
+
 /// A running mean of rewards.
 #[derive(Clone, Copy, Debug, Default)]
 struct Arm {
@@ -105,6 +119,11 @@ pub struct VetlAgent {
     seen: HashSet<String>,
     /// Fills planned on the current page, taken one per step.
     queue: VecDeque<(Action, String)>,
+    /// `target_first`: values planned on the current page, typed only before a target
+    /// they belong to.
+    planned: Vec<Plan>,
+    /// `target_first`: the target chosen before its fields were typed, and why.
+    chosen: Option<(Action, String)>,
     /// The URL the fills and interested elements belong to.
     page: String,
     /// Interested elements of the current page: (button locator, the field it follows).
@@ -151,6 +170,8 @@ impl VetlAgent {
             arms: HashMap::new(),
             seen: HashSet::new(),
             queue: VecDeque::new(),
+            planned: Vec::new(),
+            chosen: None,
             page: String::new(),
             interested: Vec::new(),
             typed: HashSet::new(),
@@ -217,7 +238,9 @@ impl VetlAgent {
         b
     }
 
-    /// Plan the fills of `view`'s empty fields and find each value's interested element.
+    /// Plan the fills of `view`'s empty fields and find each value's interested element:
+    /// queued all (the paper), or kept in `planned` until a target they belong to is
+    /// chosen (`target_first`; the forms planned already are kept).
     fn plan_fills(&mut self, view: &View<'_>, rng: &mut ChaCha8Rng) {
         let page = view.observation;
         let fields = self.empty_fields(view);
@@ -231,6 +254,17 @@ impl VetlAgent {
             }
         }
         for (form, group) in groups {
+            if self.cfg.target_first {
+                let planned = |f: &&Element| {
+                    self.planned
+                        .iter()
+                        .any(|p| p.fill.target.as_deref() == Some(f.locator.as_str()))
+                };
+                if group.iter().all(planned) {
+                    continue;
+                }
+                self.planned.retain(|p| p.form != form);
+            }
             let values = self.inputs.fill_form(page, &group, rng);
             match self.inputs.note() {
                 Some(n) => self.notes.insert(form.clone(), n),
@@ -243,26 +277,118 @@ impl VetlAgent {
                 } else {
                     ActionKind::Type
                 };
-                let how = if field.tag == "select" {
-                    "option".to_string()
-                } else {
+                let (how, target) = if field.tag != "select" {
                     self.find_interested(view, field, &value, rng)
+                } else if self.cfg.target_first {
+                    // An option belongs to the button nearest to it (never asked: VETL
+                    // asks for typed values only).
+                    let buttons = self.buttons(view, field, None);
+                    let t = nearest_button(field, &buttons).map(|i| buttons[i].locator.clone());
+                    ("option".to_string(), t)
+                } else {
+                    ("option".to_string(), None)
                 };
-                let action = Action::on(kind, field.locator.clone()).with_value(value);
-                self.queue.push_back((action, how));
+                let fill = Action::on(kind, field.locator.clone()).with_value(value);
+                if self.cfg.target_first {
+                    self.planned.push(Plan {
+                        fill,
+                        how,
+                        target,
+                        form: form.clone(),
+                    });
+                } else {
+                    self.queue.push_back((fill, how));
+                }
             }
         }
     }
 
+    /// `target_first`: the planned fills `target` sends, in page order, taken out of the
+    /// plan: the values whose interested element it is, and the other planned fields of
+    /// their forms and of its own form.
+    fn fills_for(&mut self, page: &Observation, target: &Action) -> VecDeque<(Action, String)> {
+        let Some(t) = target.target.as_deref() else {
+            return VecDeque::new();
+        };
+        if target.kind != ActionKind::Click {
+            return VecDeque::new();
+        }
+        let mut forms: HashSet<String> = page
+            .element(t)
+            .and_then(|b| b.form.clone())
+            .into_iter()
+            .collect();
+        for p in &self.planned {
+            if p.target.as_deref() == Some(t) {
+                forms.extend(p.form.clone());
+            }
+        }
+        let (sent, kept): (Vec<Plan>, Vec<Plan>) = std::mem::take(&mut self.planned)
+            .into_iter()
+            .partition(|p| {
+                p.target.as_deref() == Some(t) || p.form.as_ref().is_some_and(|f| forms.contains(f))
+            });
+        self.planned = kept;
+        sent.into_iter()
+            .map(|p| {
+                let how = format!("{}, for {t}", p.how);
+                (p.fill, how)
+            })
+            .collect()
+    }
+
+    /// The next queued fill whose field is still there (the page may have re-rendered).
+    fn next_fill(&mut self, view: &View<'_>) -> Option<Action> {
+        while let Some((action, how)) = self.queue.pop_front() {
+            let target = action.target.as_deref().unwrap_or("");
+            if !view
+                .actions
+                .iter()
+                .any(|a| a.target.as_deref() == Some(target))
+            {
+                continue;
+            }
+            self.typed.insert(target.to_string());
+            self.counts.fills += 1;
+            let left = self.queue.len();
+            self.rationale = Some(format!("fill {target} ({how}; {left} more)"));
+            return Some(action);
+        }
+        None
+    }
+
+    /// Take the bandit's target: its arm waits for the transition.
+    fn take(
+        &mut self,
+        view: &View<'_>,
+        action: Action,
+        why: String,
+        rng: &mut ChaCha8Rng,
+    ) -> Action {
+        let page = view.observation;
+        self.typed.clear();
+        self.pending = Some(Self::arm_key(page, &action));
+        let (action, note) = fill_noted(action, page, self.inputs.as_mut(), rng);
+        // A submission of a form filled with a value broken on purpose says so.
+        let form_note = action
+            .target
+            .as_deref()
+            .and_then(|t| page.element(t))
+            .and_then(|b| self.notes.get(&b.form))
+            .cloned();
+        self.rationale = Some(with_note(with_note(why, note), form_note));
+        action
+    }
+
     /// The interested element of `value` typed into `field`, recorded; what was done, for
-    /// the rationale.
+    /// the rationale, and the element.
     fn find_interested(
         &mut self,
         view: &View<'_>,
         field: &Element,
         value: &str,
         rng: &mut ChaCha8Rng,
-    ) -> String {
+    ) -> (String, Option<String>) {
         let page = view.observation;
         let picture = page
             .picture
@@ -270,7 +396,7 @@ impl VetlAgent {
             .filter(|_| self.variant.asks_for_elements());
         let buttons = self.buttons(view, field, picture.map(|p| &p.region));
         if buttons.is_empty() {
-            return "no button to follow".into();
+            return ("no button to follow".into(), None);
         }
         let chosen = if self.variant.asks_for_elements() {
             self.counts.asked += 1;
@@ -299,18 +425,8 @@ impl VetlAgent {
             }
             i
         } else {
-            // VETL-V1's "button closest to the input box": buttons when the page has any
-            // (a link just above a field is not what submits it), any clickable otherwise.
             self.counts.nearest += 1;
-            let real: Vec<usize> = (0..buttons.len())
-                .filter(|&i| is_button(buttons[i]))
-                .collect();
-            if real.is_empty() {
-                nearest(field, &buttons)
-            } else {
-                let only: Vec<&Element> = real.iter().map(|&i| buttons[i]).collect();
-                nearest(field, &only).map(|k| real[k])
-            }
+            nearest_button(field, &buttons)
         };
         match chosen {
             Some(i) => {
@@ -318,9 +434,9 @@ impl VetlAgent {
                 self.interested.retain(|(_, f)| *f != field.locator);
                 self.interested
                     .push((target.clone(), field.locator.clone()));
-                format!("then {target}")
+                (format!("then {target}"), Some(target))
             }
-            None => "no interested element".into(),
+            None => ("no interested element".into(), None),
         }
     }
 
@@ -413,6 +529,19 @@ fn softmax_pick(qs: &[f64], rng: &mut ChaCha8Rng) -> usize {
     qs.len() - 1
 }
 
+/// VETL-V1's "button closest to the input box": among buttons when there are any (a link
+/// just above a field is not what submits it), among all clickables otherwise.
+fn nearest_button(field: &Element, clickables: &[&Element]) -> Option<usize> {
+    let real: Vec<usize> = (0..clickables.len())
+        .filter(|&i| is_button(clickables[i]))
+        .collect();
+    if real.is_empty() {
+        return nearest(field, clickables);
+    }
+    let only: Vec<&Element> = real.iter().map(|&i| clickables[i]).collect();
+    nearest(field, &only).map(|k| real[k])
+}
+
 /// A button by tag, type or role.
 fn is_button(e: &Element) -> bool {
     match e.tag.as_str() {
@@ -476,41 +605,44 @@ impl Agent for VetlAgent {
         if page.url != self.page {
             self.page = page.url.clone();
             self.queue.clear();
+            self.planned.clear();
+            self.chosen = None;
             self.interested.clear();
             self.typed.clear();
         }
-        if self.queue.is_empty() {
-            self.plan_fills(view, rng);
+        if let Some(fill) = self.next_fill(view) {
+            return fill;
         }
-        // Fills whose field went away (the page re-rendered) are dropped.
-        while let Some((action, how)) = self.queue.pop_front() {
-            let target = action.target.as_deref().unwrap_or("");
-            if !view
+        if !self.cfg.target_first {
+            self.plan_fills(view, rng);
+            if let Some(fill) = self.next_fill(view) {
+                return fill;
+            }
+            let (action, why) = self.bandit(view, rng);
+            return self.take(view, action, why, rng);
+        }
+        // Target first: the chosen target once its fields are typed (unless it went away),
+        // else a new target and the fields it sends.
+        if let Some((action, why)) = self.chosen.take() {
+            if view
                 .actions
                 .iter()
-                .any(|a| a.target.as_deref() == Some(target))
+                .any(|a| a.kind == action.kind && a.target == action.target)
             {
-                continue;
+                return self.take(view, action, why, rng);
             }
-            self.typed.insert(target.to_string());
-            self.counts.fills += 1;
-            let left = self.queue.len();
-            self.rationale = Some(format!("fill {target} ({how}; {left} more)"));
-            return action;
         }
+        self.plan_fills(view, rng);
         let (action, why) = self.bandit(view, rng);
-        self.typed.clear();
-        self.pending = Some(Self::arm_key(page, &action));
-        let (action, note) = fill_noted(action, page, self.inputs.as_mut(), rng);
-        // A submission of a form filled with a value broken on purpose says so.
-        let form_note = action
-            .target
-            .as_deref()
-            .and_then(|t| page.element(t))
-            .and_then(|b| self.notes.get(&b.form))
-            .cloned();
-        self.rationale = Some(with_note(with_note(why, note), form_note));
-        action
+        self.queue = self.fills_for(page, &action);
+        if !self.queue.is_empty() {
+            self.chosen = Some((action.clone(), why.clone()));
+            if let Some(fill) = self.next_fill(view) {
+                return fill;
+            }
+            self.chosen = None;
+        }
+        self.take(view, action, why, rng)
     }
 
     fn learn(&mut self, t: &Transition<'_>) {
@@ -543,6 +675,8 @@ impl Agent for VetlAgent {
     fn on_episode_end(&mut self) {
         self.refused.clear();
         self.queue.clear();
+        self.planned.clear();
+        self.chosen = None;
         self.interested.clear();
         self.typed.clear();
         self.pending = None;

@@ -1,6 +1,6 @@
 //! vetl on the simulated application: a chain of forms, each page behind the previous
-//! one's form. Filling every empty field and then favouring the button each value belongs
-//! to (the nearest one) gets through the chain; random clicking around the same forms
+//! one's form. Favouring the button each value belongs to (the nearest one) and typing the
+//! fields it sends gets through the chain; random clicking around the same forms
 //! does not.
 
 mod common;
@@ -13,7 +13,10 @@ use wayfarer_core::{run, Budget, Config, RunSummary};
 use wayfarer_strategies::by_name;
 
 fn explore(strategy: &str, seed: u64) -> (RunSummary, SimEnv) {
-    let config = Config::default();
+    explore_with(strategy, seed, Config::default())
+}
+
+fn explore_with(strategy: &str, seed: u64, config: Config) -> (RunSummary, SimEnv) {
     let mut agent = by_name(strategy, &config, Box::new(Valid)).unwrap();
     let mut env = SimEnv::new(SimApp::form_chain(5, 3));
     let mut abs = TagSeqAbstraction::default();
@@ -24,8 +27,20 @@ fn explore(strategy: &str, seed: u64) -> (RunSummary, SimEnv) {
 
 #[test]
 fn vetl_gets_through_a_chain_of_forms_with_its_values_accepted() {
+    chain_passed(Config::default());
+}
+
+#[test]
+fn vetl_in_the_papers_order_gets_through_the_same_chain() {
+    // Every empty field typed before any target.
+    let mut config = Config::default();
+    config.strategy.vetl.target_first = false;
+    chain_passed(config);
+}
+
+fn chain_passed(config: Config) {
     for seed in 1..=5 {
-        let (s, env) = explore("vetl-h", seed);
+        let (s, env) = explore_with("vetl-h", seed, config.clone());
         assert!(
             env.visited.iter().all(|v| *v),
             "seed {seed}: visited {:?}",

@@ -60,10 +60,15 @@ fn signup(filled: bool) -> (Observation, Vec<Action>) {
     (page, actions)
 }
 
+/// The paper's order: every empty field typed before any target.
 fn agent(variant: VetlVariant) -> VetlAgent {
+    let cfg = VetlConfig {
+        target_first: false,
+        ..VetlConfig::default()
+    };
     VetlAgent::new(
         variant,
-        VetlConfig::default(),
+        cfg,
         Box::new(Fixed),
         wayfarer_llm::LlmClient::heuristic().shared(),
     )
@@ -267,4 +272,129 @@ fn a_button_refused_twice_is_no_longer_interesting_in_the_episode() {
     // A new episode forgets it.
     a.on_episode_end();
     assert!(a.refused.is_empty());
+}
+
+fn target_first(epsilon: f64) -> VetlAgent {
+    let cfg = VetlConfig {
+        epsilon,
+        target_first: true,
+        ..VetlConfig::default()
+    };
+    VetlAgent::new(
+        VetlVariant::H,
+        cfg,
+        Box::new(Fixed),
+        wayfarer_llm::LlmClient::heuristic().shared(),
+    )
+}
+
+/// The sign-up form beside a search form (its own field and button).
+fn two_forms() -> (Observation, Vec<Action>) {
+    let (mut page, mut actions) = signup(false);
+    let mut q = el(
+        "input",
+        "#q",
+        Some("search"),
+        "/html[1]/body[1]/form[2]/input[1]",
+    );
+    q.form = Some("#search".into());
+    q.attrs.insert("value".into(), String::new());
+    let mut go = el(
+        "button",
+        "#go",
+        Some("submit"),
+        "/html[1]/body[1]/form[2]/button[1]",
+    );
+    go.form = Some("#search".into());
+    page.elements.extend([q, go]);
+    actions.extend([
+        Action::on(ActionKind::Type, "#q"),
+        Action::on(ActionKind::Click, "#go"),
+    ]);
+    (page, actions)
+}
+
+#[test]
+fn target_first_types_only_the_form_its_target_sends() {
+    let (page, actions) = two_forms();
+    let mut targets = HashSet::new();
+    for seed in 0..20 {
+        // Epsilon 0: always an interested element (#save or #go, equal Q).
+        let mut a = target_first(0.0);
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut typed = Vec::new();
+        let target = loop {
+            let x = choose(&mut a, &page, &actions, &mut rng);
+            match x.kind {
+                ActionKind::Type => typed.push(x.target.unwrap()),
+                _ => break x.target.unwrap(),
+            }
+            assert!(typed.len() <= 3, "{typed:?}");
+        };
+        let want: Vec<&str> = match target.as_str() {
+            "#save" => vec!["#name", "#email"],
+            "#go" => vec!["#q"],
+            t => panic!("exploited {t}, not an interested element"),
+        };
+        assert_eq!(typed, want, "seed {seed}");
+        assert!(a.pending.is_some());
+        // The other form's values wait for their own target.
+        let left: Vec<&str> = a
+            .planned
+            .iter()
+            .filter_map(|p| p.fill.target.as_deref())
+            .collect();
+        assert_eq!(left.len(), 3 - want.len(), "{left:?}");
+        targets.insert(target);
+    }
+    assert_eq!(targets.len(), 2, "{targets:?}");
+}
+
+#[test]
+fn target_first_types_nothing_before_a_link() {
+    let (page, actions) = signup(false);
+    let mut links = 0;
+    for seed in 0..40 {
+        // Epsilon 1: a uniform click, #save or #home.
+        let mut a = target_first(1.0);
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let first = choose(&mut a, &page, &actions, &mut rng);
+        if first == Action::on(ActionKind::Click, "#home") {
+            links += 1;
+            // Its fields stay planned for when #save is taken.
+            assert_eq!(a.planned.len(), 2);
+        } else {
+            // #save: its form first, then #save itself.
+            assert_eq!(first.target.as_deref(), Some("#name"), "seed {seed}");
+            choose(&mut a, &page, &actions, &mut rng);
+            let t = choose(&mut a, &page, &actions, &mut rng);
+            assert_eq!(t, Action::on(ActionKind::Click, "#save"));
+            assert!(a.rationale().unwrap().starts_with("explore"));
+        }
+    }
+    assert!((10..=30).contains(&links), "{links} of 40");
+}
+
+#[test]
+fn target_first_drops_a_target_that_went_away_while_typing() {
+    let (page, actions) = signup(false);
+    let mut a = target_first(0.0);
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    assert_eq!(
+        choose(&mut a, &page, &actions, &mut rng).kind,
+        ActionKind::Type
+    );
+    assert_eq!(
+        choose(&mut a, &page, &actions, &mut rng).kind,
+        ActionKind::Type
+    );
+    // The page re-rendered without #save: no click on a button that is gone.
+    let without: Vec<Action> = actions
+        .iter()
+        .filter(|x| x.target.as_deref() != Some("#save"))
+        .cloned()
+        .collect();
+    let next = choose(&mut a, &page, &without, &mut rng);
+    assert_ne!(next.target.as_deref(), Some("#save"));
+    assert!(a.chosen.is_none());
 }
