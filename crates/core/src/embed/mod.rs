@@ -10,6 +10,7 @@
 //! on it).
 
 mod simplify;
+pub mod text;
 
 use std::collections::HashMap;
 use std::sync::Arc;
