@@ -72,6 +72,15 @@ pub enum Command {
     /// x seed with one budget, one run after another; writes bench.md, bench.csv and
     /// SVG plots into --out.
     Bench(BenchArgs),
+    /// Infer the features a finished run's exploration shows (AutoE2E) and write
+    /// features.md.
+    Features {
+        /// The run's output directory (it holds run.sqlite).
+        dir: PathBuf,
+        /// Where to write features.md (default: DIR/features.md).
+        #[arg(long, short = 'o')]
+        out: Option<PathBuf>,
+    },
     /// Turn a run's failure traces into tests another tool runs.
     Export {
         /// Output format; only playwright for now.

@@ -6,6 +6,7 @@ mod bench;
 mod config_file;
 mod explore;
 mod export;
+mod features;
 mod llm;
 mod minimize;
 mod print;
@@ -56,6 +57,7 @@ fn main() {
             minimize::command(trace, target, out.as_deref())
         }
         Command::Bench(args) => bench::command(args),
+        Command::Features { dir, out } => features::command(dir, out.as_deref()),
         Command::Export {
             format,
             dir,

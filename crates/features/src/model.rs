@@ -5,17 +5,31 @@
 use std::collections::HashMap;
 
 use wayfarer_core::embed::text::{EmbedError, TextEmbedder};
-use wayfarer_core::StateId;
+use wayfarer_core::{ActionKind, StateId};
 
 use crate::db::{ActionFeatureDb, ActionRef, AfdRow, FeatureDb, FeatureId, Query};
 use crate::score::Ranking;
 
-/// An action as it is described to whoever infers features ("click the button 'Add
-/// Owner'"), with its key in its state.
-#[derive(Clone, Debug, PartialEq)]
+/// An action as it is described to whoever infers features (`click button "Add Owner"
+/// after filling "City"`), with its key in its state and the facts a heuristic reads.
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ActionText {
     pub key: String,
     pub text: String,
+    pub facts: ActionFacts,
+}
+
+/// What is known about an action's target.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ActionFacts {
+    pub kind: Option<ActionKind>,
+    pub tag: String,
+    /// ARIA role, explicit or implied ("link", "button").
+    pub role: Option<String>,
+    /// Accessible name ("Add Owner").
+    pub name: String,
+    /// The labels of the fields filled on the page before it, when it submitted them.
+    pub fields: Vec<String>,
 }
 
 /// One question: the features an action (after the previous one, when given) is part of.
@@ -27,6 +41,8 @@ pub struct FeatureQuestion<'a> {
     pub context: &'a str,
     pub action: &'a ActionText,
     pub previous: Option<&'a ActionText>,
+    /// What the page of the previous action was for.
+    pub previous_context: &'a str,
     /// Features to list at most, most likely first.
     pub r: usize,
 }
@@ -59,8 +75,9 @@ pub struct Visit<'a> {
     /// What the page is for, in a line.
     pub context: &'a str,
     pub actions: &'a [ActionText],
-    /// The action that led here and the state it was taken in; `None` for the start.
-    pub previous: Option<(StateId, &'a ActionText)>,
+    /// The action that led here, the state it was taken in and what that page was for;
+    /// `None` for the start.
+    pub previous: Option<(StateId, &'a ActionText, &'a str)>,
 }
 
 /// Known features closer than this (cosine) are asked about; farther ones never match.
@@ -170,6 +187,7 @@ impl FeatureModel {
                 context: visit.context,
                 action,
                 previous: None,
+                previous_context: "",
                 r,
             };
             self.questions += 1;
@@ -191,7 +209,7 @@ impl FeatureModel {
                     self.db.add_score(feature, rank_score);
                 }
             }
-            let Some((prev_state, prev)) = visit.previous else {
+            let Some((prev_state, prev, prev_context)) = visit.previous else {
                 continue;
             };
             let prev_ref = ActionRef {
@@ -200,6 +218,7 @@ impl FeatureModel {
             };
             let after = FeatureQuestion {
                 previous: Some(prev),
+                previous_context: prev_context,
                 ..alone
             };
             self.questions += 1;
@@ -230,30 +249,41 @@ impl FeatureModel {
         self.db.kept(self.ranking.cutoff())
     }
 
-    /// The action chain of `feature`: its strongest row (the best rank score, a row
-    /// asked after a previous action first, the latest on ties), then back through the
-    /// previous actions while the feature was inferred for them too. The first action's
-    /// state must still be reached from the start; consecutive actions are adjacent.
+    /// The action chain of `feature`: from each row, back through the previous actions
+    /// while the feature was inferred for them too (preferring, at each action, a row
+    /// asked after a previous one); the longest such chain, then the one ending in the
+    /// best rank score, then the latest. The first action's state must still be reached
+    /// from the start; consecutive actions are adjacent.
     pub fn chain(&self, feature: FeatureId) -> Vec<ActionRef> {
         let rows: Vec<&AfdRow> = self.afd.of(feature).collect();
-        let best = |candidates: &mut dyn Iterator<Item = &&AfdRow>| -> Option<AfdRow> {
-            candidates
-                .max_by(|a, b| {
-                    let pa = matches!(a.query, Query::AfterPrevious(_));
-                    let pb = matches!(b.query, Query::AfterPrevious(_));
-                    pa.cmp(&pb).then(a.rank_score.total_cmp(&b.rank_score))
-                })
-                .map(|r| (*r).clone())
-        };
-        let Some(mut row) = best(&mut rows.iter()) else {
-            return Vec::new();
-        };
-        let mut chain = vec![row.at.clone()];
+        let mut best: Option<(Vec<ActionRef>, f64)> = None;
+        for end in &rows {
+            let chain = self.back_from(end, &rows);
+            // `>=`: the later row wins a tie.
+            let better = best
+                .as_ref()
+                .is_none_or(|(c, score)| (chain.len(), end.rank_score) >= (c.len(), *score));
+            if better {
+                best = Some((chain, end.rank_score));
+            }
+        }
+        best.map(|(c, _)| c).unwrap_or_default()
+    }
+
+    /// The chain ending at `end`, first action first.
+    fn back_from(&self, end: &AfdRow, rows: &[&AfdRow]) -> Vec<ActionRef> {
+        let mut chain = vec![end.at.clone()];
+        let mut row = end;
         while let Query::AfterPrevious(prev) = &row.query {
             if chain.contains(prev) {
                 break;
             }
-            let Some(next) = best(&mut rows.iter().filter(|r| r.at == *prev)) else {
+            // At the previous action: a row asked after its own previous action first.
+            let Some(next) = rows
+                .iter()
+                .filter(|r| r.at == *prev)
+                .max_by_key(|r| matches!(r.query, Query::AfterPrevious(_)))
+            else {
                 break;
             };
             chain.push(prev.clone());

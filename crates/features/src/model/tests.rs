@@ -34,6 +34,7 @@ fn act(key: &str) -> ActionText {
     ActionText {
         key: key.into(),
         text: format!("click {key}"),
+        ..ActionText::default()
     }
 }
 
@@ -71,13 +72,13 @@ fn clinic(m: &mut FeatureModel) {
             state: StateId(1),
             context: "find owners",
             actions: &[add.clone(), find.clone()],
-            previous: Some((StateId(0), &nav)),
+            previous: Some((StateId(0), &nav, "home")),
         },
         Visit {
             state: StateId(2),
             context: "new owner",
             actions: std::slice::from_ref(&save),
-            previous: Some((StateId(1), &add)),
+            previous: Some((StateId(1), &add, "find owners")),
         },
     ];
     for v in &visits {

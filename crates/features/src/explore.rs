@@ -1,0 +1,284 @@
+//! What an exploration showed, as the feature model needs it: each state's page, the
+//! actions taken there (a form's fills and its submit are one action: the submit, with
+//! the fields it sent), and the action that first led to it. Built from the step records
+//! of any run, so `wayfarer features RUN_DIR` reuses a finished one.
+
+use std::collections::HashMap;
+
+use wayfarer_core::{ActionKind, StateId, StepRecord};
+
+use crate::model::{ActionFacts, ActionText};
+
+/// An action taken in a state.
+#[derive(Clone, Debug)]
+pub struct ObservedAction {
+    pub text: ActionText,
+    /// The steps that took it (its fills come before each), in order.
+    pub steps: Vec<u64>,
+}
+
+/// A state and what was done there.
+#[derive(Clone, Debug)]
+pub struct StateInfo {
+    pub id: StateId,
+    pub url: String,
+    pub title: String,
+    pub actions: Vec<ObservedAction>,
+    /// The state and action that first led here; `None` for a start page.
+    pub reached_by: Option<(StateId, String)>,
+}
+
+/// A run's states in the order they were found.
+#[derive(Clone, Debug, Default)]
+pub struct Exploration {
+    pub states: Vec<StateInfo>,
+}
+
+/// An action's key in its state: its kind and target, without a value.
+pub fn action_key(r: &StepRecord) -> String {
+    format!(
+        "{} {}",
+        r.action.kind.as_str(),
+        r.action.target.as_deref().unwrap_or("")
+    )
+    .trim_end()
+    .to_string()
+}
+
+fn is_fill(r: &StepRecord) -> bool {
+    matches!(r.action.kind, ActionKind::Type | ActionKind::Select)
+}
+
+impl Exploration {
+    /// From a run's states (id, URL, title; in order of discovery) and its step records
+    /// (in step order). Failed steps are left out; fills count only as part of the next
+    /// action on the same page (their submit).
+    pub fn from_steps(states: &[(StateId, String, String)], steps: &[StepRecord]) -> Exploration {
+        let mut infos: Vec<StateInfo> = states
+            .iter()
+            .map(|(id, url, title)| StateInfo {
+                id: *id,
+                url: url.clone(),
+                title: title.clone(),
+                actions: Vec::new(),
+                reached_by: None,
+            })
+            .collect();
+        let index: HashMap<StateId, usize> =
+            infos.iter().enumerate().map(|(i, s)| (s.id, i)).collect();
+        // Field labels filled on the current page since its last other action.
+        let mut pending: Vec<String> = Vec::new();
+        let mut episode = 0;
+        for r in steps {
+            if r.episode != episode {
+                episode = r.episode;
+                pending.clear();
+            }
+            if r.error.is_some() {
+                continue;
+            }
+            if is_fill(r) {
+                let label = r
+                    .element
+                    .as_ref()
+                    .map(|e| e.name.clone())
+                    .filter(|n| !n.is_empty())
+                    .unwrap_or_else(|| r.action.target.clone().unwrap_or_default());
+                if !pending.contains(&label) {
+                    pending.push(label);
+                }
+                if r.state_after == r.state_before {
+                    continue;
+                }
+            }
+            // The fills count when this step sent them (a form submission); typing that
+            // was never sent is not part of what the next action does.
+            let fields = std::mem::take(&mut pending);
+            let fields = if r.form.is_some() { fields } else { Vec::new() };
+            let key = action_key(r);
+            if let Some(&i) = index.get(&r.state_after) {
+                if r.new_state && infos[i].reached_by.is_none() && r.state_after != r.state_before {
+                    infos[i].reached_by = Some((r.state_before, key.clone()));
+                }
+            }
+            let Some(&i) = index.get(&r.state_before) else {
+                continue;
+            };
+            let state = &mut infos[i];
+            match state.actions.iter_mut().find(|a| a.text.key == key) {
+                Some(a) => {
+                    a.steps.push(r.step);
+                    // The richest form seen: the most fields sent.
+                    if fields.len() > a.text.facts.fields.len() {
+                        a.text.facts.fields = fields;
+                        a.text.text = describe(&a.text.facts);
+                    }
+                }
+                None => {
+                    let facts = ActionFacts {
+                        kind: Some(r.action.kind),
+                        tag: r
+                            .element
+                            .as_ref()
+                            .map(|e| e.tag.clone())
+                            .unwrap_or_default(),
+                        role: r.element.as_ref().and_then(|e| e.role.clone()),
+                        name: r
+                            .element
+                            .as_ref()
+                            .map(|e| e.name.clone())
+                            .unwrap_or_default(),
+                        fields,
+                    };
+                    state.actions.push(ObservedAction {
+                        text: ActionText {
+                            key,
+                            text: describe(&facts),
+                            facts,
+                        },
+                        steps: vec![r.step],
+                    });
+                }
+            }
+        }
+        Exploration { states: infos }
+    }
+
+    pub fn state(&self, id: StateId) -> Option<&StateInfo> {
+        self.states.iter().find(|s| s.id == id)
+    }
+}
+
+/// An action for a prompt: `click button "Add Owner" after filling "First Name", "City"`.
+pub fn describe(f: &ActionFacts) -> String {
+    let verb = f.kind.map_or("use", |k| k.as_str());
+    let what = f.role.as_deref().unwrap_or(f.tag.as_str());
+    let mut s = if f.name.is_empty() {
+        format!("{verb} a {what}")
+    } else {
+        format!("{verb} {what} {:?}", f.name)
+    };
+    if !f.fields.is_empty() {
+        let list: Vec<String> = f.fields.iter().map(|l| format!("{l:?}")).collect();
+        s.push_str(&format!(" after filling {}", list.join(", ")));
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use wayfarer_core::trace::ElementHint;
+    use wayfarer_core::{Action, StepTimings};
+
+    use super::*;
+
+    /// States are numbered in the order found: a step to a higher one found it.
+    fn step(n: u64, from: u64, to: u64, action: Action, role: &str, name: &str) -> StepRecord {
+        StepRecord {
+            step: n,
+            episode: 1,
+            episode_step: n as u32,
+            action,
+            target: None,
+            state_before: StateId(from),
+            state_after: StateId(to),
+            url_after: String::new(),
+            title_after: String::new(),
+            element: Some(ElementHint {
+                tag: "x".into(),
+                role: Some(role.into()),
+                name: name.into(),
+                ..ElementHint::default()
+            }),
+            new_state: from < to,
+            events: Vec::new(),
+            timings: StepTimings::default(),
+            error: None,
+            findings: Vec::new(),
+            app_actions: Vec::new(),
+            app_state: None,
+            decision: None,
+            form: None,
+            inference: None,
+        }
+    }
+
+    #[test]
+    fn fills_belong_to_the_submit_that_follows_them() {
+        let states = vec![
+            (StateId(0), "http://h/".to_string(), "Home".to_string()),
+            (
+                StateId(1),
+                "http://h/new".to_string(),
+                "New owner".to_string(),
+            ),
+            (
+                StateId(2),
+                "http://h/owners/1".to_string(),
+                "Owner".to_string(),
+            ),
+        ];
+        let click = |t: &str| Action::on(ActionKind::Click, t);
+        let steps = vec![
+            step(1, 0, 1, click("#add"), "link", "Add Owner"),
+            step(
+                2,
+                1,
+                1,
+                Action::on(ActionKind::Type, "#first").with_value("Ann"),
+                "textbox",
+                "First Name",
+            ),
+            step(
+                3,
+                1,
+                1,
+                Action::on(ActionKind::Type, "#city").with_value("Oslo"),
+                "textbox",
+                "City",
+            ),
+            StepRecord {
+                form: Some(wayfarer_core::forms::Verdict {
+                    deliberate: false,
+                    refused: None,
+                }),
+                ..step(4, 1, 2, click("#save"), "button", "Add Owner")
+            },
+            step(5, 2, 0, click("#home"), "link", "Home"),
+        ];
+        let x = Exploration::from_steps(&states, &steps);
+        assert_eq!(
+            x.states[1].reached_by,
+            Some((StateId(0), "click #add".to_string()))
+        );
+        assert_eq!(
+            x.states[2].reached_by,
+            Some((StateId(1), "click #save".to_string()))
+        );
+        // Reached again later: the first way in stays.
+        assert_eq!(x.states[0].reached_by, None);
+        let form = &x.states[1].actions;
+        assert_eq!(form.len(), 1, "the fills are not actions of their own");
+        assert_eq!(form[0].text.facts.fields, vec!["First Name", "City"]);
+        assert_eq!(
+            form[0].text.text,
+            "click button \"Add Owner\" after filling \"First Name\", \"City\""
+        );
+        assert_eq!(form[0].steps, vec![4]);
+        assert_eq!(x.states[0].actions[0].text.text, "click link \"Add Owner\"");
+        // Typing that a link click did not send is nobody's.
+        let steps = vec![
+            step(
+                1,
+                0,
+                0,
+                Action::on(ActionKind::Type, "#q").with_value("x"),
+                "textbox",
+                "Search",
+            ),
+            step(2, 0, 1, click("#help"), "link", "Help"),
+        ];
+        let x = Exploration::from_steps(&states, &steps);
+        assert!(x.states[0].actions[0].text.facts.fields.is_empty());
+    }
+}
