@@ -12,9 +12,17 @@ use wayfarer_features::{CosineAtLeast, Exploration, FeatureModel, Ranking};
 /// Two labels are one feature, offline, at this cosine of their embeddings.
 const SAME_FEATURE_COSINE: f64 = 0.8;
 
-/// The embedder: MiniLM when its files are installed, else the hashed fallback.
+/// The embedder: MiniLM when its files are installed (`scripts/ensure-minilm.sh`), else
+/// the hashed fallback, said once.
 fn embedder() -> Box<dyn TextEmbedder> {
-    Box::new(HashedText::default())
+    match wayfarer_ml::MiniLm::locate() {
+        Some(Ok(m)) => Box::new(m),
+        Some(Err(e)) => {
+            eprintln!("warning: {e}; feature labels are matched by hashed words instead");
+            Box::new(HashedText::default())
+        }
+        None => Box::new(HashedText::default()),
+    }
 }
 
 pub fn command(dir: &Path, out: Option<&Path>) -> Result<i32> {

