@@ -128,6 +128,10 @@ impl Exploration {
                             .as_ref()
                             .map(|e| e.name.clone())
                             .unwrap_or_default(),
+                        href: r
+                            .element
+                            .as_ref()
+                            .and_then(|e| e.attrs.get("href").cloned()),
                         fields,
                     };
                     state.actions.push(ObservedAction {
@@ -167,41 +171,10 @@ pub fn describe(f: &ActionFacts) -> String {
 
 #[cfg(test)]
 mod tests {
-    use wayfarer_core::trace::ElementHint;
-    use wayfarer_core::{Action, StepTimings};
+    use wayfarer_core::Action;
 
     use super::*;
-
-    /// States are numbered in the order found: a step to a higher one found it.
-    fn step(n: u64, from: u64, to: u64, action: Action, role: &str, name: &str) -> StepRecord {
-        StepRecord {
-            step: n,
-            episode: 1,
-            episode_step: n as u32,
-            action,
-            target: None,
-            state_before: StateId(from),
-            state_after: StateId(to),
-            url_after: String::new(),
-            title_after: String::new(),
-            element: Some(ElementHint {
-                tag: "x".into(),
-                role: Some(role.into()),
-                name: name.into(),
-                ..ElementHint::default()
-            }),
-            new_state: from < to,
-            events: Vec::new(),
-            timings: StepTimings::default(),
-            error: None,
-            findings: Vec::new(),
-            app_actions: Vec::new(),
-            app_state: None,
-            decision: None,
-            form: None,
-            inference: None,
-        }
-    }
+    use crate::testing::{step, submitted};
 
     #[test]
     fn fills_belong_to_the_submit_that_follows_them() {
@@ -237,13 +210,7 @@ mod tests {
                 "textbox",
                 "City",
             ),
-            StepRecord {
-                form: Some(wayfarer_core::forms::Verdict {
-                    deliberate: false,
-                    refused: None,
-                }),
-                ..step(4, 1, 2, click("#save"), "button", "Add Owner")
-            },
+            submitted(step(4, 1, 2, click("#save"), "button", "Add Owner")),
             step(5, 2, 0, click("#home"), "link", "Home"),
         ];
         let x = Exploration::from_steps(&states, &steps);

@@ -28,6 +28,12 @@ const VERBS: &[&str] = &[
 /// Links that lead back to where one starts.
 const HOME: &[&str] = &["home", "dashboard", "welcome", "start page", "main page"];
 
+/// Where a link home points.
+const HOME_HREFS: &[&str] = &["/", "#", "#/", "./", "index.html", "/index.html"];
+
+/// Buttons that abandon what is being done: a way out, not a feature.
+const ABANDON: &[&str] = &["cancel", "close", "back", "dismiss", "never mind"];
+
 /// The heuristic inferrer.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Heuristic;
@@ -88,6 +94,9 @@ fn labels(f: &ActionFacts, context: &str) -> Vec<String> {
     }
     let lower = name.to_lowercase();
     let first = lower.split_whitespace().next().unwrap_or("");
+    if ABANDON.contains(&lower.as_str()) || lower.starts_with("back to ") {
+        return Vec::new();
+    }
     let generic = GENERIC.contains(&lower.as_str());
     let with_page = |n: &str| {
         if context.is_empty() {
@@ -104,7 +113,8 @@ fn labels(f: &ActionFacts, context: &str) -> Vec<String> {
             name.clone()
         }
     } else if f.role.as_deref() == Some("link") {
-        if HOME.contains(&lower.as_str()) {
+        let home_href = f.href.as_deref().is_some_and(|h| HOME_HREFS.contains(&h));
+        if HOME.contains(&lower.as_str()) || home_href {
             return Vec::new();
         }
         if VERBS.contains(&first) {
@@ -140,10 +150,10 @@ mod tests {
             text: String::new(),
             facts: ActionFacts {
                 kind: Some(ActionKind::Click),
-                tag: String::new(),
                 role: Some(role.into()),
                 name: name.into(),
                 fields: fields.iter().map(|s| s.to_string()).collect(),
+                ..ActionFacts::default()
             },
         }
     }

@@ -14,6 +14,9 @@ pub mod explore;
 pub mod heuristic;
 pub mod model;
 pub mod score;
+pub mod suite;
+#[cfg(test)]
+mod testing;
 
 pub use db::{ActionRef, FeatureId};
 pub use explore::Exploration;

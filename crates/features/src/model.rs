@@ -28,6 +28,8 @@ pub struct ActionFacts {
     pub role: Option<String>,
     /// Accessible name ("Add Owner").
     pub name: String,
+    /// A link's `href`, as written.
+    pub href: Option<String>,
     /// The labels of the fields filled on the page before it, when it submitted them.
     pub fields: Vec<String>,
 }
