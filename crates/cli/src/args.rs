@@ -72,14 +72,21 @@ pub enum Command {
     /// x seed with one budget, one run after another; writes bench.md, bench.csv and
     /// SVG plots into --out.
     Bench(BenchArgs),
-    /// Infer the features a finished run's exploration shows (AutoE2E) and write
-    /// features.md.
+    /// Infer the features a finished run's exploration shows (AutoE2E) and write one
+    /// Playwright test per feature, with features.md.
     Features {
         /// The run's output directory (it holds run.sqlite).
         dir: PathBuf,
-        /// Where to write features.md (default: DIR/features.md).
+        /// Where to write the tests and features.md (default: DIR/features).
         #[arg(long, short = 'o')]
         out: Option<PathBuf>,
+        /// Replay every test in the browser and say what it did (for a bundled
+        /// application: the features of its grammar each covers).
+        #[arg(long)]
+        check: bool,
+        /// Chromium binary (default: $CHROME, then /usr/bin/chromium).
+        #[arg(long)]
+        chrome: Option<String>,
     },
     /// Turn a run's failure traces into tests another tool runs.
     Export {

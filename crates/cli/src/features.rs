@@ -1,13 +1,23 @@
 //! `wayfarer features DIR`: the features a finished run's exploration shows (AutoE2E,
-//! DESIGN 7.6), written to `features.md` with each feature's score and action chain.
+//! DESIGN 7.6), `features.md` with each feature's score and steps, and a Playwright
+//! project with one test per feature. `--check` replays every test in the browser and
+//! says what it did: for a bundled application, which of its grammar's features each
+//! test covers (feature coverage and precision, as E2EBench measures them).
 
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use wayfarer_core::embed::text::{HashedText, TextEmbedder};
+use wayfarer_core::grammar::FeatureGrammar;
+use wayfarer_core::trace::{Expected, Trace, TRACE_VERSION};
+use wayfarer_core::{AppProbe, Environment};
+use wayfarer_export::{FeatureCheck, FeatureSpec, PlaywrightOptions};
 use wayfarer_features::heuristic::Heuristic;
+use wayfarer_features::suite::{tests, FeatureTest, Skipped};
 use wayfarer_features::{CosineAtLeast, Exploration, FeatureModel, Ranking};
+
+use crate::args::TraceArgs;
 
 /// Two labels are one feature, offline, at this cosine of their embeddings.
 const SAME_FEATURE_COSINE: f64 = 0.8;
@@ -25,9 +35,17 @@ fn embedder() -> Box<dyn TextEmbedder> {
     }
 }
 
-pub fn command(dir: &Path, out: Option<&Path>) -> Result<i32> {
-    let data = wayfarer_store::load(dir)
-        .with_context(|| format!("cannot read the run in {}", dir.display()))?;
+/// What the command was asked.
+pub struct FeaturesArgs<'a> {
+    pub dir: &'a Path,
+    pub out: Option<&'a Path>,
+    pub check: bool,
+    pub chrome: Option<&'a str>,
+}
+
+pub fn command(a: FeaturesArgs) -> Result<i32> {
+    let data = wayfarer_store::load(a.dir)
+        .with_context(|| format!("cannot read the run in {}", a.dir.display()))?;
     let states: Vec<_> = data
         .states
         .iter()
@@ -42,30 +60,209 @@ pub fn command(dir: &Path, out: Option<&Path>) -> Result<i32> {
     );
     let app = data.meta.target.clone();
     wayfarer_features::infer(&x, &app, &mut Heuristic, &mut model)?;
-    let mut md = String::new();
-    writeln!(md, "# Features of {app}\n")?;
-    writeln!(
-        md,
-        "{} kept of {} inferred ({} questions, labels embedded by {}).\n",
+    let (suite, skipped) = tests(&model, &x, &steps);
+    let out = a
+        .out
+        .map_or_else(|| a.dir.join("features"), Path::to_path_buf);
+    let specs: Vec<FeatureSpec> = suite
+        .iter()
+        .map(|t| FeatureSpec {
+            name: format!("feature-{}", t.label),
+            trace: trace_of(t, &data.meta.setup, a.dir),
+            check: FeatureCheck {
+                label: t.label.clone(),
+                score: t.score,
+                end_url: t.end_url.clone(),
+                end_title: t.end_title.clone(),
+                also: t.also.clone(),
+            },
+        })
+        .collect();
+    let chromium = wayfarer_browser::find_chrome(a.chrome)
+        .ok()
+        .map(|p| p.to_string_lossy().into_owned());
+    let written =
+        wayfarer_export::playwright_features(&specs, &PlaywrightOptions { chromium }, &out)?;
+    let files: Vec<PathBuf> = written
+        .into_iter()
+        .filter(|p| p.to_string_lossy().ends_with(".spec.ts"))
+        .collect();
+    let md = features_md(&app, &model, &suite, &skipped, &files, &out);
+    let md_path = out.join("features.md");
+    std::fs::write(&md_path, &md).with_context(|| format!("cannot write {}", md_path.display()))?;
+    println!(
+        "{} features kept of {} inferred ({} questions, labels matched by {}); {} tests in {}",
         model.kept().len(),
         model.db.len(),
         model.questions(),
-        model.embedder_name()
-    )?;
-    for id in model.kept() {
-        let f = model.db.get(id);
-        writeln!(md, "## {} (score {:.2})\n", f.label, f.score)?;
-        for a in model.chain(id) {
-            let text = x
-                .state(a.state)
-                .and_then(|s| s.actions.iter().find(|o| o.text.key == a.action))
-                .map_or(a.action.clone(), |o| o.text.text.clone());
-            writeln!(md, "1. on state {}: {text}", a.state)?;
-        }
-        writeln!(md)?;
+        model.embedder_name(),
+        suite.len(),
+        out.display()
+    );
+    for s in &skipped {
+        println!("  no test for {:?}: {}", s.label, s.why);
     }
-    let path = out.map_or_else(|| dir.join("features.md"), Path::to_path_buf);
-    std::fs::write(&path, &md).with_context(|| format!("cannot write {}", path.display()))?;
-    print!("{md}");
+    println!("features: {}", md_path.display());
+    println!(
+        "run them: cd {} && npm install && npx playwright test",
+        out.display()
+    );
+    if a.check {
+        return check(&specs, a.chrome);
+    }
+    Ok(0)
+}
+
+/// A feature's test as a trace: the run's setup, no failure expected.
+fn trace_of(t: &FeatureTest, setup: &wayfarer_core::trace::ReplaySetup, dir: &Path) -> Trace {
+    Trace {
+        version: TRACE_VERSION,
+        wayfarer: env!("CARGO_PKG_VERSION").to_string(),
+        setup: setup.clone(),
+        expected: Expected {
+            kind: "feature".into(),
+            signature: String::new(),
+            message: t.label.clone(),
+        },
+        origin: format!("features of {}", dir.display()),
+        outside_state: None,
+        steps: t.steps.clone(),
+    }
+}
+
+fn features_md(
+    app: &str,
+    model: &FeatureModel,
+    suite: &[FeatureTest],
+    skipped: &[Skipped],
+    files: &[PathBuf],
+    out: &Path,
+) -> String {
+    let mut md = String::new();
+    let _ = writeln!(md, "# Features of {app}\n");
+    let _ = writeln!(
+        md,
+        "{} features kept (score at least ln 0.5) of {} inferred from {} questions; labels matched by {}. One test each: {} tests.\n",
+        model.kept().len(),
+        model.db.len(),
+        model.questions(),
+        model.embedder_name(),
+        suite.len()
+    );
+    for (t, file) in suite.iter().zip(files) {
+        let rel = file.strip_prefix(out).unwrap_or(file);
+        let _ = writeln!(md, "## {} (score {:.2})\n", t.label, t.score);
+        if !t.also.is_empty() {
+            let _ = writeln!(md, "Also: {}.\n", t.also.join(", "));
+        }
+        let _ = writeln!(md, "Test: `{}`\n", rel.display());
+        for (i, s) in t.steps.iter().enumerate() {
+            let way = if i < t.prefix { " (on the way)" } else { "" };
+            let _ = writeln!(md, "{}. {}{way}", i + 1, s.describe());
+        }
+        let _ = writeln!(md, "\nEnds on: {} ({})\n", t.end_title, t.end_url);
+    }
+    if !skipped.is_empty() {
+        let _ = writeln!(md, "## Without a test\n");
+        for s in skipped {
+            let _ = writeln!(md, "- {}: {}", s.label, s.why);
+        }
+    }
+    md
+}
+
+/// Replay every test in the browser (a bundled application served again, without its
+/// seeded bugs) and say what each did; for a bundled application, the grammar features
+/// each covers.
+fn check(specs: &[FeatureSpec], chrome: Option<&str>) -> Result<i32> {
+    let Some(first) = specs.first() else {
+        println!("check: no test to replay");
+        return Ok(0);
+    };
+    let grammar = first
+        .trace
+        .setup
+        .app
+        .as_deref()
+        .and_then(wayfarer_testapps::App::from_name)
+        .and_then(|app| FeatureGrammar::parse(wayfarer_testapps::feature_grammar(app)).ok());
+    let args = TraceArgs {
+        url: None,
+        fixed: true,
+        chrome: chrome.map(str::to_string),
+        cdp: None,
+        quiet: true,
+        config: None,
+    };
+    let mut target = crate::trace_env::open_trace(first.trace.clone(), &args)?;
+    let start = url::Url::parse(&target.start_url)?;
+    let mut logs: Vec<Vec<String>> = Vec::new();
+    let mut precise = 0;
+    let mut passed = 0;
+    for spec in specs {
+        let moved = spec.trace.rebased(&start);
+        let mut obs = target.env.reset()?.observation;
+        let mut log: Vec<String> = Vec::new();
+        let mut problem = None;
+        let mut failures = Vec::new();
+        for (i, s) in moved.steps.iter().enumerate() {
+            match target.env.step(&s.action) {
+                Ok(o) => {
+                    log.extend(AppProbe::logged_since(&obs, &o.observation));
+                    failures.extend(
+                        target
+                            .oracles
+                            .judge(&o.events, Some(&o.observation))
+                            .into_iter()
+                            .map(|f| f.signature),
+                    );
+                    obs = o.observation;
+                }
+                Err(e) => {
+                    problem = Some(format!("step {} could not be taken: {e}", i + 1));
+                    break;
+                }
+            }
+        }
+        let covered: Vec<String> = grammar
+            .as_ref()
+            .map(|g| g.covered(&log).into_iter().map(str::to_string).collect())
+            .unwrap_or_default();
+        if !covered.is_empty() {
+            precise += 1;
+        }
+        let verdict = match (&problem, failures.is_empty()) {
+            (Some(p), _) => format!("FAILS: {p}"),
+            (None, false) => format!("FAILS: {}", failures.join("; ")),
+            (None, true) => {
+                passed += 1;
+                "passes".to_string()
+            }
+        };
+        println!(
+            "  {:<40} {verdict}; covers {}",
+            spec.check.label,
+            if covered.is_empty() {
+                "no grammar feature".to_string()
+            } else {
+                covered.join(", ")
+            }
+        );
+        logs.push(log);
+    }
+    target.close();
+    println!("check: {passed} of {} tests ran through", specs.len());
+    if let Some(g) = &grammar {
+        let covered = g.covered_by_any(&logs);
+        println!(
+            "check: feature coverage {:.1}% ({} of {} grammar features: {}); precision {:.2} ({precise} of {} tests cover one)",
+            100.0 * covered.len() as f64 / g.len().max(1) as f64,
+            covered.len(),
+            g.len(),
+            covered.join(", "),
+            precise as f64 / specs.len() as f64,
+            specs.len()
+        );
+    }
     Ok(0)
 }

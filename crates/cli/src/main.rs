@@ -57,7 +57,17 @@ fn main() {
             minimize::command(trace, target, out.as_deref())
         }
         Command::Bench(args) => bench::command(args),
-        Command::Features { dir, out } => features::command(dir, out.as_deref()),
+        Command::Features {
+            dir,
+            out,
+            check,
+            chrome,
+        } => features::command(features::FeaturesArgs {
+            dir,
+            out: out.as_deref(),
+            check: *check,
+            chrome: chrome.as_deref(),
+        }),
         Command::Export {
             format,
             dir,

@@ -45,7 +45,11 @@ pub fn read_trace(path: &Path) -> Result<Trace> {
 }
 
 pub fn open(path: &Path, args: &TraceArgs) -> Result<Target> {
-    let trace = read_trace(path)?;
+    open_trace(read_trace(path)?, args)
+}
+
+/// As [`open`], for a trace in memory.
+pub fn open_trace(trace: Trace, args: &TraceArgs) -> Result<Target> {
     let (config, _secrets) = crate::config_file::load(args.config.as_deref())?;
     let mut server = None;
     let start = if let Some(raw) = &args.url {

@@ -29,6 +29,28 @@ pub struct NamedTrace {
     pub trace: Trace,
 }
 
+/// What a feature's test checks once its steps ran (wayfarer's `features`): the page
+/// the exploration ended on, as a person would check it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FeatureCheck {
+    /// The feature's name ("Add Owner").
+    pub label: String,
+    pub score: f64,
+    /// The page after the last step: its URL (checked up to ids) and its title.
+    pub end_url: String,
+    pub end_title: String,
+    /// Other features whose test is this one.
+    pub also: Vec<String>,
+}
+
+/// A feature's test: its steps as a trace (no failure expected) and what to check.
+#[derive(Clone, Debug)]
+pub struct FeatureSpec {
+    pub name: String,
+    pub trace: Trace,
+    pub check: FeatureCheck,
+}
+
 /// How to export.
 #[derive(Clone, Debug, Default)]
 pub struct PlaywrightOptions {
@@ -62,6 +84,47 @@ pub fn playwright(
     opts: &PlaywrightOptions,
     out_dir: &Path,
 ) -> Result<Vec<PathBuf>, ExportError> {
+    let items: Vec<Item> = traces
+        .iter()
+        .map(|t| Item {
+            name: &t.name,
+            trace: &t.trace,
+            check: None,
+        })
+        .collect();
+    project(&items, opts, out_dir)
+}
+
+/// Write a Playwright project with one test per feature into `out_dir`: each repeats
+/// the feature's steps, then checks the page it ends on and that nothing failed.
+pub fn playwright_features(
+    specs: &[FeatureSpec],
+    opts: &PlaywrightOptions,
+    out_dir: &Path,
+) -> Result<Vec<PathBuf>, ExportError> {
+    let items: Vec<Item> = specs
+        .iter()
+        .map(|t| Item {
+            name: &t.name,
+            trace: &t.trace,
+            check: Some(&t.check),
+        })
+        .collect();
+    project(&items, opts, out_dir)
+}
+
+/// One spec to write.
+struct Item<'a> {
+    name: &'a str,
+    trace: &'a Trace,
+    check: Option<&'a FeatureCheck>,
+}
+
+fn project(
+    traces: &[Item],
+    opts: &PlaywrightOptions,
+    out_dir: &Path,
+) -> Result<Vec<PathBuf>, ExportError> {
     let Some(first) = traces.first() else {
         return Ok(Vec::new());
     };
@@ -69,14 +132,14 @@ pub fn playwright(
         .iter()
         .map(|t| {
             Url::parse(&t.trace.setup.start_url).map_err(|source| ExportError::StartUrl {
-                name: t.name.clone(),
+                name: t.name.to_string(),
                 url: t.trace.setup.start_url.clone(),
                 source,
             })
         })
         .collect::<Result<Vec<_>, _>>()?;
     let base = &starts[0];
-    let test_id_attr = &test_id_attribute(traces);
+    let test_id_attr = &test_id_attribute(traces.iter().map(|t| t.trace));
     let mut files = vec![
         (
             out_dir.join("playwright.config.ts"),
@@ -93,16 +156,17 @@ pub fn playwright(
             project::SUPPORT_TS.to_string(),
         ),
     ];
-    let names = file_names(traces.iter().map(|t| t.name.as_str()));
+    let names = file_names(traces.iter().map(|t| t.name));
     for ((t, start), name) in traces.iter().zip(&starts).zip(names) {
         let cx = SpecContext {
-            trace_name: &t.name,
+            trace_name: t.name,
             start,
             base,
             test_id_attr,
+            check: t.check,
         };
         let path = out_dir.join("tests").join(format!("{name}.spec.ts"));
-        files.push((path, spec(&t.trace, &cx)));
+        files.push((path, spec(t.trace, &cx)));
     }
     let mut written = Vec::with_capacity(files.len());
     for (path, text) in files {
@@ -126,9 +190,9 @@ fn write(path: &Path, text: &str) -> Result<(), ExportError> {
 /// The test id attribute the traces' locators use most (`data-testid` on a tie or when
 /// none does): Playwright has one `testIdAttribute` per project; locators by another
 /// attribute are written as attribute selectors.
-fn test_id_attribute(traces: &[NamedTrace]) -> String {
+fn test_id_attribute<'a>(traces: impl Iterator<Item = &'a Trace>) -> String {
     let mut count: BTreeMap<String, usize> = BTreeMap::new();
-    for s in traces.iter().flat_map(|t| &t.trace.steps) {
+    for s in traces.flat_map(|t| &t.steps) {
         if let Some(target) = s.action.target.as_deref() {
             let c = locator::chosen(target, s.element.as_ref());
             if c.kind == wayfarer_core::trace::LocatorKind::TestId {

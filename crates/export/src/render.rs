@@ -44,14 +44,20 @@ pub fn document(trace: &Trace, cx: &SpecContext, b: &Body) -> String {
     // The first line (a stack may follow), without the origin the config already names.
     let first_line = e.message.lines().next().unwrap_or("");
     let short = first_line.replace(&origin, "");
-    let title = format!(
-        "no {}: {} (found by wayfarer)",
-        kind_phrase(&e.kind),
-        shorten(&comment(&short), 100)
-    );
+    let title = match cx.check {
+        Some(c) => format!("feature: {}", shorten(&comment(&c.label), 100)),
+        None => format!(
+            "no {}: {} (found by wayfarer)",
+            kind_phrase(&e.kind),
+            shorten(&comment(&short), 100)
+        ),
+    };
     let mut s = String::new();
     let w = &mut s;
-    header(w, trace, cx);
+    match cx.check {
+        Some(c) => feature_header(w, trace, cx, c),
+        None => header(w, trace, cx),
+    }
     let _ = writeln!(w);
     let _ = writeln!(w, "import {{ expect, test }} from '@playwright/test';");
     let mut imports = b.imports.clone();
@@ -128,6 +134,35 @@ fn header(w: &mut String, trace: &Trace, cx: &SpecContext) {
         "// Trace: {} ({} steps; wayfarer {}{origin_note}).",
         comment(cx.trace_name),
         trace.steps.len(),
+        comment(&trace.wayfarer)
+    );
+}
+
+/// The comment on top of a feature's test: what the feature is and where it came from.
+fn feature_header(w: &mut String, trace: &Trace, cx: &SpecContext, c: &crate::FeatureCheck) {
+    let _ = writeln!(w, "// Feature: {}", comment(&c.label));
+    for other in &c.also {
+        let _ = writeln!(w, "// Also:    {}", comment(other));
+    }
+    let _ = writeln!(w, "//");
+    let _ = writeln!(
+        w,
+        "// wayfarer inferred this feature from an exploration of the application (score"
+    );
+    let _ = writeln!(
+        w,
+        "// {:.2}) and wrote this test from the steps it took: it repeats them, then checks",
+        c.score
+    );
+    let _ = writeln!(
+        w,
+        "// the page they end on and that no page error, console error or HTTP error happened."
+    );
+    let _ = writeln!(
+        w,
+        "// Steps: {} ({}; wayfarer {}).",
+        trace.steps.len(),
+        comment(cx.trace_name),
         comment(&trace.wayfarer)
     );
 }

@@ -22,6 +22,8 @@ pub struct SpecContext<'a> {
     pub base: &'a Url,
     /// The config's `testIdAttribute`.
     pub test_id_attr: &'a str,
+    /// For a feature's test: what to check at the end (else a regression test).
+    pub check: Option<&'a crate::FeatureCheck>,
 }
 
 /// The test body's lines, the support functions they use and the secrets they read.
@@ -104,8 +106,59 @@ pub fn spec(trace: &Trace, cx: &SpecContext) -> String {
     b.line("");
     b.line("// Late failures (timers, slow requests) count too: let the page settle first.");
     b.line("await app.settle(500);");
+    if let Some(check) = cx.check {
+        feature_checks(&mut b, check, cx);
+    }
     b.line("expect(app.failures, 'failures while the steps ran').toEqual([]);");
     crate::render::document(trace, cx, &b)
+}
+
+/// What a person checks after a feature's steps: the page it ends on (its URL up to
+/// ids, its title).
+fn feature_checks(b: &mut Body, check: &crate::FeatureCheck, cx: &SpecContext) {
+    b.line("// Where the feature ends, as wayfarer saw it.");
+    if let Ok(end) = Url::parse(&check.end_url) {
+        if end.origin() == cx.base.origin() {
+            b.line(format!(
+                "await expect(page).toHaveURL(new RegExp({}));",
+                str_lit(&url_pattern(&end))
+            ));
+        }
+    }
+    let title = check.end_title.trim();
+    if !title.is_empty() {
+        b.line(format!(
+            "await expect(page).toHaveTitle(new RegExp({}));",
+            str_lit(&format!("^{}$", digits_free(title)))
+        ));
+    }
+}
+
+/// A regular expression for `url`'s path, query and fragment with every run of digits
+/// (ids, dates) free: the same page for another record.
+pub(crate) fn url_pattern(url: &Url) -> String {
+    format!("{}$", digits_free(&url[url::Position::BeforePath..]))
+}
+
+/// `text` as a regular expression, every run of digits matching any other.
+fn digits_free(text: &str) -> String {
+    let mut out = String::new();
+    let mut digits = false;
+    for c in text.chars() {
+        if c.is_ascii_digit() {
+            if !digits {
+                out.push_str("\\d+");
+            }
+            digits = true;
+            continue;
+        }
+        digits = false;
+        if "\\.+*?()|[]{}^$".contains(c) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// `url` as the spec writes it: relative to `baseURL` when on its origin, so the suite

@@ -6,7 +6,9 @@ use std::collections::BTreeMap;
 use wayfarer_core::config::{LoginStep, OracleConfig};
 use wayfarer_core::trace::{ElementHint, Expected, ReplaySetup, TraceStep, TRACE_VERSION};
 use wayfarer_core::{Action, ActionKind, Trace};
-use wayfarer_export::{playwright, NamedTrace, PlaywrightOptions};
+use wayfarer_export::{
+    playwright, playwright_features, FeatureCheck, FeatureSpec, NamedTrace, PlaywrightOptions,
+};
 
 const START: &str = "http://127.0.0.1:41234/";
 
@@ -244,4 +246,40 @@ fn a_bad_start_url_names_the_trace() {
             .starts_with("trace t1: start URL \"not a url\""),
         "{e}"
     );
+}
+
+#[test]
+fn a_feature_spec_checks_where_the_feature_ends() {
+    let mut trace = owner_email_500();
+    trace.expected = Expected {
+        kind: "feature".into(),
+        signature: String::new(),
+        message: "Add Owner".into(),
+    };
+    let start = trace.setup.start_url.clone();
+    let end = url::Url::parse(&start)
+        .unwrap()
+        .join("/owners/12?x=1")
+        .unwrap();
+    let spec = FeatureSpec {
+        name: "add-owner".into(),
+        trace,
+        check: FeatureCheck {
+            label: "Add Owner".into(),
+            score: 2.77,
+            end_url: end.to_string(),
+            end_title: "Owner 12 · PetClinic".into(),
+            also: vec!["Find owners".into()],
+        },
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let files = playwright_features(&[spec], &PlaywrightOptions::default(), dir.path()).unwrap();
+    assert_eq!(files.len(), 4);
+    let text = std::fs::read_to_string(dir.path().join("tests/add-owner.spec.ts")).unwrap();
+    assert!(text.contains("test('feature: Add Owner'"), "{text}");
+    assert!(
+        text.contains(r"await expect(page).toHaveURL(new RegExp('/owners/\\d+\\?x=\\d+$'));"),
+        "{text}"
+    );
+    insta::assert_snapshot!("feature_add_owner.spec.ts", text);
 }
