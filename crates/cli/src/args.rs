@@ -80,10 +80,10 @@ pub enum Command {
         /// Where to write the tests and features.md (default: DIR/features).
         #[arg(long, short = 'o')]
         out: Option<PathBuf>,
-        /// Replay every test in the browser and say what it did (for a bundled
-        /// application: the features of its grammar each covers).
+        /// Write the tests without replaying them first (by default each is replayed in
+        /// the browser and left out when it does not run through).
         #[arg(long)]
-        check: bool,
+        no_check: bool,
         /// Chromium binary (default: $CHROME, then /usr/bin/chromium).
         #[arg(long)]
         chrome: Option<String>,

@@ -1,8 +1,10 @@
 //! `wayfarer features DIR`: the features a finished run's exploration shows (AutoE2E,
 //! DESIGN 7.6), `features.md` with each feature's score and steps, and a Playwright
-//! project with one test per feature. `--check` replays every test in the browser and
-//! says what it did: for a bundled application, which of its grammar's features each
-//! test covers (feature coverage and precision, as E2EBench measures them).
+//! project with one test per feature. Every test is first replayed in the browser: the
+//! short way (the shortest known path, then the chain), else the way its episode really
+//! went; a test neither replays is left out and said. For a bundled application the
+//! replay also says which of its grammar's features each test covers (feature coverage
+//! and precision, as E2EBench measures them).
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -60,7 +62,25 @@ pub fn command(a: FeaturesArgs) -> Result<i32> {
     );
     let app = data.meta.target.clone();
     wayfarer_features::infer(&x, &app, &mut Heuristic, &mut model)?;
-    let (suite, skipped) = tests(&model, &x, &steps);
+    let (mut suite, mut skipped) = tests(&model, &x, &steps);
+    let mut verdicts = Vec::new();
+    if a.check && !suite.is_empty() {
+        let setup = &data.meta.setup;
+        let (kept, v) = replay_all(suite, setup, a.dir, a.chrome)?;
+        suite = Vec::new();
+        for (t, v) in kept.into_iter().zip(v) {
+            match &v.problem {
+                None => {
+                    suite.push(t);
+                    verdicts.push(v);
+                }
+                Some(p) => skipped.push(Skipped {
+                    label: t.label,
+                    why: format!("its steps do not replay: {p}"),
+                }),
+            }
+        }
+    }
     let out = a
         .out
         .map_or_else(|| a.dir.join("features"), Path::to_path_buf);
@@ -107,10 +127,62 @@ pub fn command(a: FeaturesArgs) -> Result<i32> {
         "run them: cd {} && npm install && npx playwright test",
         out.display()
     );
-    if a.check {
-        return check(&specs, a.chrome);
+    if let Some(g) = grammar_of(&data.meta.setup) {
+        score(&g, &suite, &verdicts);
     }
     Ok(0)
+}
+
+/// The feature grammar of the bundled application a run explored.
+fn grammar_of(setup: &wayfarer_core::trace::ReplaySetup) -> Option<FeatureGrammar> {
+    let app = wayfarer_testapps::App::from_name(setup.app.as_deref()?)?;
+    FeatureGrammar::parse(wayfarer_testapps::feature_grammar(app)).ok()
+}
+
+/// What replaying one test showed.
+struct Verdict {
+    /// Why it does not run through; `None` when it does.
+    problem: Option<String>,
+    /// The action ids the application logged.
+    log: Vec<String>,
+    /// The as-recorded way was taken instead of the short one.
+    as_recorded: bool,
+}
+
+/// Feature coverage and precision of the kept tests, per test and in all.
+fn score(g: &FeatureGrammar, suite: &[FeatureTest], verdicts: &[Verdict]) {
+    if verdicts.is_empty() {
+        return;
+    }
+    let mut precise = 0;
+    for (t, v) in suite.iter().zip(verdicts) {
+        let covered = g.covered(&v.log);
+        if !covered.is_empty() {
+            precise += 1;
+        }
+        println!(
+            "  {:<40} {} steps{}; covers {}",
+            t.label,
+            t.steps.len(),
+            if v.as_recorded { " (as recorded)" } else { "" },
+            if covered.is_empty() {
+                "no grammar feature".to_string()
+            } else {
+                covered.join(", ")
+            }
+        );
+    }
+    let logs: Vec<Vec<String>> = verdicts.iter().map(|v| v.log.clone()).collect();
+    let covered = g.covered_by_any(&logs);
+    println!(
+        "feature coverage {:.1}% ({} of {} grammar features: {}); precision {:.2} ({precise} of {} tests cover one)",
+        100.0 * covered.len() as f64 / g.len().max(1) as f64,
+        covered.len(),
+        g.len(),
+        covered.join(", "),
+        precise as f64 / verdicts.len() as f64,
+        verdicts.len()
+    );
 }
 
 /// A feature's test as a trace: the run's setup, no failure expected.
@@ -171,21 +243,14 @@ fn features_md(
     md
 }
 
-/// Replay every test in the browser (a bundled application served again, without its
-/// seeded bugs) and say what each did; for a bundled application, the grammar features
-/// each covers.
-fn check(specs: &[FeatureSpec], chrome: Option<&str>) -> Result<i32> {
-    let Some(first) = specs.first() else {
-        println!("check: no test to replay");
-        return Ok(0);
-    };
-    let grammar = first
-        .trace
-        .setup
-        .app
-        .as_deref()
-        .and_then(wayfarer_testapps::App::from_name)
-        .and_then(|app| FeatureGrammar::parse(wayfarer_testapps::feature_grammar(app)).ok());
+/// Replay every test in one browser (a bundled application served again, without its
+/// seeded bugs): the short way, else as recorded (the test then keeps those steps).
+fn replay_all(
+    mut suite: Vec<FeatureTest>,
+    setup: &wayfarer_core::trace::ReplaySetup,
+    dir: &Path,
+    chrome: Option<&str>,
+) -> Result<(Vec<FeatureTest>, Vec<Verdict>)> {
     let args = TraceArgs {
         url: None,
         fixed: true,
@@ -194,75 +259,61 @@ fn check(specs: &[FeatureSpec], chrome: Option<&str>) -> Result<i32> {
         quiet: true,
         config: None,
     };
-    let mut target = crate::trace_env::open_trace(first.trace.clone(), &args)?;
+    let mut target = crate::trace_env::open_trace(trace_of(&suite[0], setup, dir), &args)?;
     let start = url::Url::parse(&target.start_url)?;
-    let mut logs: Vec<Vec<String>> = Vec::new();
-    let mut precise = 0;
-    let mut passed = 0;
-    for spec in specs {
-        let moved = spec.trace.rebased(&start);
-        let mut obs = target.env.reset()?.observation;
-        let mut log: Vec<String> = Vec::new();
-        let mut problem = None;
-        let mut failures = Vec::new();
-        for (i, s) in moved.steps.iter().enumerate() {
-            match target.env.step(&s.action) {
-                Ok(o) => {
-                    log.extend(AppProbe::logged_since(&obs, &o.observation));
-                    failures.extend(
-                        target
-                            .oracles
-                            .judge(&o.events, Some(&o.observation))
-                            .into_iter()
-                            .map(|f| f.signature),
-                    );
-                    obs = o.observation;
-                }
-                Err(e) => {
-                    problem = Some(format!("step {} could not be taken: {e}", i + 1));
-                    break;
-                }
+    let mut verdicts = Vec::new();
+    for t in &mut suite {
+        let mut v = replay_one(&mut target, &trace_of(t, setup, dir).rebased(&start))?;
+        if v.problem.is_some() && !t.as_recorded.is_empty() {
+            let mut alt = t.clone();
+            alt.take_as_recorded();
+            let w = replay_one(&mut target, &trace_of(&alt, setup, dir).rebased(&start))?;
+            if w.problem.is_none() {
+                *t = alt;
+                v = Verdict {
+                    as_recorded: true,
+                    ..w
+                };
             }
         }
-        let covered: Vec<String> = grammar
-            .as_ref()
-            .map(|g| g.covered(&log).into_iter().map(str::to_string).collect())
-            .unwrap_or_default();
-        if !covered.is_empty() {
-            precise += 1;
-        }
-        let verdict = match (&problem, failures.is_empty()) {
-            (Some(p), _) => format!("FAILS: {p}"),
-            (None, false) => format!("FAILS: {}", failures.join("; ")),
-            (None, true) => {
-                passed += 1;
-                "passes".to_string()
-            }
-        };
-        println!(
-            "  {:<40} {verdict}; covers {}",
-            spec.check.label,
-            if covered.is_empty() {
-                "no grammar feature".to_string()
-            } else {
-                covered.join(", ")
-            }
-        );
-        logs.push(log);
+        verdicts.push(v);
     }
     target.close();
-    println!("check: {passed} of {} tests ran through", specs.len());
-    if let Some(g) = &grammar {
-        let covered = g.covered_by_any(&logs);
-        println!(
-            "check: feature coverage {:.1}% ({} of {} grammar features: {}); precision {:.2} ({precise} of {} tests cover one)",
-            100.0 * covered.len() as f64 / g.len().max(1) as f64,
-            covered.len(),
-            g.len(),
-            covered.join(", "),
-            precise as f64 / specs.len() as f64,
-            specs.len()
-        );
+    Ok((suite, verdicts))
+}
+
+/// Replay one test's steps from a reset: its action-id log, and why it does not run
+/// through (a step that cannot be taken, a failure an oracle sees).
+fn replay_one(target: &mut crate::trace_env::Target, trace: &Trace) -> Result<Verdict> {
+    let mut obs = target.env.reset()?.observation;
+    let mut log: Vec<String> = Vec::new();
+    let mut problem = None;
+    for (i, s) in trace.steps.iter().enumerate() {
+        match target.env.step(&s.action) {
+            Ok(o) => {
+                log.extend(AppProbe::logged_since(&obs, &o.observation));
+                let failures: Vec<String> = target
+                    .oracles
+                    .judge(&o.events, Some(&o.observation))
+                    .into_iter()
+                    .map(|f| f.signature)
+                    .collect();
+                if !failures.is_empty() {
+                    problem = Some(format!("step {} fails: {}", i + 1, failures.join("; ")));
+                    break;
+                }
+                obs = o.observation;
+            }
+            Err(e) if e.is_fatal() => return Err(e.into()),
+            Err(e) => {
+                problem = Some(format!("step {} cannot be taken: {e}", i + 1));
+                break;
+            }
+        }
     }
-    Ok(0)
+    Ok(Verdict {
+        problem,
+        log,
+        as_recorded: false,
+    })
 }

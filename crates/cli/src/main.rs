@@ -60,12 +60,12 @@ fn main() {
         Command::Features {
             dir,
             out,
-            check,
+            no_check,
             chrome,
         } => features::command(features::FeaturesArgs {
             dir,
             out: out.as_deref(),
-            check: *check,
+            check: !*no_check,
             chrome: chrome.as_deref(),
         }),
         Command::Export {

@@ -27,6 +27,19 @@ pub struct FeatureTest {
     pub end_title: String,
     /// Other kept features whose test would be this one, step for step.
     pub also: Vec<String>,
+    /// The same test as the episode of the chain's first step went up to it: longer,
+    /// but it makes whatever data that step needed the way the run did, for when the
+    /// short way (steps from several episodes) cannot be replayed.
+    pub as_recorded: Vec<TraceStep>,
+    pub as_recorded_prefix: usize,
+}
+
+impl FeatureTest {
+    /// Use the steps as recorded (when the short way did not replay).
+    pub fn take_as_recorded(&mut self) {
+        self.steps = std::mem::take(&mut self.as_recorded);
+        self.prefix = self.as_recorded_prefix;
+    }
 }
 
 /// Why a kept feature has no test.
@@ -55,16 +68,18 @@ pub fn tests(
         let f = model.db.get(id);
         let chain = model.chain(id);
         match build(&graph, x, steps, start, &chain) {
-            Ok((steps, prefix, last)) => {
+            Ok(b) => {
                 let test = FeatureTest {
                     feature: id,
                     label: f.label.clone(),
                     score: f.score,
-                    steps,
-                    prefix,
-                    end_url: last.url_after.clone(),
-                    end_title: last.title_after.clone(),
+                    steps: b.steps,
+                    prefix: b.prefix,
+                    end_url: b.last.url_after.clone(),
+                    end_title: b.last.title_after.clone(),
                     also: Vec::new(),
+                    as_recorded: b.as_recorded,
+                    as_recorded_prefix: b.as_recorded_prefix,
                 };
                 match out.iter_mut().find(|t| same_steps(t, &test)) {
                     Some(t) => t.also.push(test.label),
@@ -154,14 +169,23 @@ impl Graph {
     }
 }
 
-/// The steps of one test, how many lead to the chain, and the last step's record.
+/// One test's steps, how many lead to the chain, the last step's record, and the
+/// steps of the same test as its chain's first action's episode really went.
+struct Built<'a> {
+    steps: Vec<TraceStep>,
+    prefix: usize,
+    last: &'a StepRecord,
+    as_recorded: Vec<TraceStep>,
+    as_recorded_prefix: usize,
+}
+
 fn build<'a>(
     graph: &Graph,
     x: &Exploration,
     steps: &'a [StepRecord],
     start: StateId,
     chain: &[ActionRef],
-) -> Result<(Vec<TraceStep>, usize, &'a StepRecord), String> {
+) -> Result<Built<'a>, String> {
     let first = chain.first().ok_or("no action was inferred for it")?;
     let way = graph
         .path(start, first.state)
@@ -175,50 +199,85 @@ fn build<'a>(
             .ok_or_else(|| format!("{} was never taken in {}", a.action, a.state))?;
         taken.push(i);
     }
+    let page = |r: &StepRecord| {
+        x.state(r.state_before)
+            .map_or("", |s| s.url.as_str())
+            .to_string()
+    };
+    let with_set_up = |out: &mut Vec<TraceStep>, i: usize| {
+        for f in set_up_before(steps, i) {
+            out.push(trace_step(&steps[f], &page(&steps[i])));
+        }
+        out.push(trace_step(&steps[i], &page(&steps[i])));
+    };
     let mut out = Vec::new();
     let mut prefix = 0;
     for (k, &i) in taken.iter().enumerate() {
-        let r = &steps[i];
-        let page = x.state(r.state_before).map_or("", |s| s.url.as_str());
-        for f in fills_before(steps, i) {
-            out.push(trace_step(&steps[f], page));
-        }
-        out.push(trace_step(r, page));
+        with_set_up(&mut out, i);
         if k + 1 == prefix_steps {
             prefix = out.len();
         }
     }
+    // The episode of the chain's first step, as it went up to that step: what that step
+    // was taken after, data the episode made included.
+    let chain_first = taken[prefix_steps];
+    let episode = steps[chain_first].episode;
+    let mut as_recorded: Vec<TraceStep> = steps[..chain_first]
+        .iter()
+        .filter(|r| r.episode == episode && r.error.is_none())
+        .map(|r| trace_step(r, &page(r)))
+        .collect();
+    let as_recorded_prefix = as_recorded.len();
+    as_recorded.push(trace_step(&steps[chain_first], &page(&steps[chain_first])));
+    for &i in &taken[prefix_steps + 1..] {
+        with_set_up(&mut as_recorded, i);
+    }
     let last = &steps[*taken.last().ok_or("no step")?];
-    Ok((out, prefix, last))
+    Ok(Built {
+        steps: out,
+        prefix,
+        last,
+        as_recorded,
+        as_recorded_prefix,
+    })
 }
 
-/// The fills sent by the step at `i`: the type and select steps right before it on the
-/// same page in the same episode, when it submitted them.
-fn fills_before(steps: &[StepRecord], i: usize) -> Vec<usize> {
+/// Steps on one page that set it up before the step leaving it.
+const SET_UP_MAX: usize = 12;
+
+/// What the step at `i` needed done on its page first: the steps taken there since the
+/// page was reached in that episode (fills, and clicks that changed nothing a state
+/// tells, such as "Fill demo credentials"), the last value of each field only.
+fn set_up_before(steps: &[StepRecord], i: usize) -> Vec<usize> {
     let r = &steps[i];
-    if r.form.is_none() {
-        return Vec::new();
-    }
     let mut out = Vec::new();
     let mut j = i;
-    while j > 0 {
+    while j > 0 && out.len() < SET_UP_MAX {
         j -= 1;
         let f = &steps[j];
-        let fill = matches!(f.action.kind, ActionKind::Type | ActionKind::Select);
-        if !fill || f.episode != r.episode || f.state_before != r.state_before || f.error.is_some()
-        {
+        let here = f.state_before == r.state_before && f.state_after == r.state_before;
+        if !here || f.episode != r.episode || f.error.is_some() {
+            break;
+        }
+        if f.action.kind == ActionKind::Back {
             break;
         }
         out.push(j);
     }
     out.reverse();
-    // One value per field: the last typed.
+    // One value per field: the last typed (clicks are kept as they were taken).
     let mut last: HashMap<String, usize> = HashMap::new();
     for &j in &out {
-        last.insert(action_key(&steps[j]), j);
+        if is_fill(&steps[j]) {
+            last.insert(action_key(&steps[j]), j);
+        }
     }
-    out.retain(|j| last.get(&action_key(&steps[*j])) == Some(j));
+    out.retain(|j| !is_fill(&steps[*j]) || last.get(&action_key(&steps[*j])) == Some(j));
     out
+}
+
+fn is_fill(r: &StepRecord) -> bool {
+    matches!(r.action.kind, ActionKind::Type | ActionKind::Select)
 }
 
 fn trace_step(r: &StepRecord, page: &str) -> TraceStep {
@@ -321,5 +380,40 @@ mod tests {
             .find(|s| s.label == "Add Owner")
             .map(|s| s.why.as_str());
         assert_eq!(why, Some("no known way from the start page to s1"));
+    }
+
+    #[test]
+    fn a_click_that_set_up_the_page_comes_along() {
+        let states: Vec<(StateId, String, String)> = (0..3)
+            .map(|i| (StateId(i), format!("http://h/{i}"), format!("Page {i}")))
+            .collect();
+        let steps = vec![
+            // An earlier episode typed into the page, then left it: not part of it.
+            step(1, 0, 0, typed("#email", "old"), "textbox", "E-mail"),
+            StepRecord {
+                episode: 2,
+                ..step(2, 0, 0, click("#demo"), "button", "Fill demo credentials")
+            },
+            StepRecord {
+                episode: 2,
+                ..step(3, 0, 1, click("#login"), "button", "Log in")
+            },
+            StepRecord {
+                episode: 2,
+                ..step(4, 1, 2, click("#export"), "button", "Export")
+            },
+        ];
+        let (m, x) = inferred(&states, &steps);
+        let (tests, _) = tests(&m, &x, &steps);
+        let export = tests.iter().find(|t| t.label == "Export").unwrap();
+        let did: Vec<String> = export.steps.iter().map(|s| s.action.describe()).collect();
+        assert_eq!(did, vec!["click #demo", "click #login", "click #export"]);
+        assert_eq!(export.prefix, 2);
+        // As recorded: episode 2 up to the chain (the first episode's typing is not in it).
+        let mut export = export.clone();
+        export.take_as_recorded();
+        let did: Vec<String> = export.steps.iter().map(|s| s.action.describe()).collect();
+        assert_eq!(did, vec!["click #demo", "click #login", "click #export"]);
+        assert_eq!(export.prefix, 2);
     }
 }
