@@ -145,8 +145,8 @@ struct Verdict {
     problem: Option<String>,
     /// The action ids the application logged.
     log: Vec<String>,
-    /// The as-recorded way was taken instead of the short one.
-    as_recorded: bool,
+    /// Which way ran through.
+    way: &'static str,
 }
 
 /// Feature coverage and precision of the kept tests, per test and in all.
@@ -164,7 +164,11 @@ fn score(g: &FeatureGrammar, suite: &[FeatureTest], verdicts: &[Verdict]) {
             "  {:<40} {} steps{}; covers {}",
             t.label,
             t.steps.len(),
-            if v.as_recorded { " (as recorded)" } else { "" },
+            if v.way == "short" {
+                String::new()
+            } else {
+                format!(" ({})", v.way)
+            },
             if covered.is_empty() {
                 "no grammar feature".to_string()
             } else {
@@ -244,7 +248,8 @@ fn features_md(
 }
 
 /// Replay every test in one browser (a bundled application served again, without its
-/// seeded bugs): the short way, else as recorded (the test then keeps those steps).
+/// seeded bugs): its steps, else each alternative way in turn (the test then keeps the
+/// first that runs through).
 fn replay_all(
     mut suite: Vec<FeatureTest>,
     setup: &wayfarer_core::trace::ReplaySetup,
@@ -264,16 +269,19 @@ fn replay_all(
     let mut verdicts = Vec::new();
     for t in &mut suite {
         let mut v = replay_one(&mut target, &trace_of(t, setup, dir).rebased(&start))?;
-        if v.problem.is_some() && !t.as_recorded.is_empty() {
+        for k in 0..t.alternatives.len() {
+            if v.problem.is_none() {
+                break;
+            }
             let mut alt = t.clone();
-            alt.take_as_recorded();
+            alt.take_alternative(k);
             let w = replay_one(&mut target, &trace_of(&alt, setup, dir).rebased(&start))?;
             if w.problem.is_none() {
-                *t = alt;
                 v = Verdict {
-                    as_recorded: true,
+                    way: t.alternatives[k].how,
                     ..w
                 };
+                *t = alt;
             }
         }
         verdicts.push(v);
@@ -314,6 +322,6 @@ fn replay_one(target: &mut crate::trace_env::Target, trace: &Trace) -> Result<Ve
     Ok(Verdict {
         problem,
         log,
-        as_recorded: false,
+        way: "short",
     })
 }

@@ -259,6 +259,10 @@ pub struct AbstractionConfig {
     pub cosine: f64,
     /// `embedding` (and every page embedding, e.g. webrled's): slots of the vector.
     pub dims: usize,
+    /// `tagseq` and `structure`: URL path segments of digits are one page ("/owners/11"
+    /// and "/owners/12" are "/owners/{id}"). Off by default (the papers' URLs keep them);
+    /// `wayfarer features` turns it on, so a crawl does not visit every record.
+    pub mask_ids: bool,
 }
 
 impl Default for AbstractionConfig {
@@ -269,6 +273,7 @@ impl Default for AbstractionConfig {
             max_tags: 1000,
             cosine: crate::embed::DEFAULT_COSINE,
             dims: crate::embed::DEFAULT_DIMS,
+            mask_ids: false,
         }
     }
 }

@@ -95,16 +95,53 @@ pub trait Abstraction {
 /// The kind is checked by `Config::validate`; an unknown one falls back to `tagseq`.
 pub fn abstraction_for(config: &crate::config::AbstractionConfig) -> Box<dyn Abstraction + Send> {
     match config.kind.as_str() {
-        "structure" => Box::new(StructureAbstraction::default()),
+        "structure" => Box::new(StructureAbstraction {
+            mask_ids: config.mask_ids,
+            ..StructureAbstraction::default()
+        }),
         "embedding" => Box::new(crate::embed::EmbeddingAbstraction::new(
             config.dims,
             config.cosine,
         )),
-        _ => Box::new(crate::tagseq::TagSeqAbstraction::new(
-            config.threshold,
-            config.max_tags,
-        )),
+        _ => Box::new(
+            crate::tagseq::TagSeqAbstraction::new(config.threshold, config.max_tags)
+                .masking_ids(config.mask_ids),
+        ),
     }
+}
+
+/// `normalize_url`, with path segments of digits (in the path or a route fragment) as
+/// `{id}` when `mask` is set.
+pub fn page_url(raw: &str, mask: bool) -> String {
+    let url = normalize_url(raw);
+    if !mask {
+        return url;
+    }
+    // Past the origin: its port is no segment.
+    let start = url.find("://").map_or(0, |i| {
+        url[i + 3..].find('/').map_or(url.len(), |j| i + 3 + j)
+    });
+    let (origin, rest) = url.split_at(start);
+    let mut out = origin.to_string();
+    let mut token = String::new();
+    let flush = |token: &mut String, out: &mut String| {
+        if !token.is_empty() && token.chars().all(|c| c.is_ascii_digit()) {
+            out.push_str("{id}");
+        } else {
+            out.push_str(token);
+        }
+        token.clear();
+    };
+    for c in rest.chars() {
+        if matches!(c, '/' | '?' | '#' | '&') {
+            flush(&mut token, &mut out);
+            out.push(c);
+        } else {
+            token.push(c);
+        }
+    }
+    flush(&mut token, &mut out);
+    out
 }
 
 /// URL normalisation shared by the abstractions: scheme, host, port, path and the
@@ -137,6 +174,8 @@ pub fn normalize_url(raw: &str) -> String {
 #[derive(Debug, Default)]
 pub struct StructureAbstraction {
     ids: HashMap<(String, u64), StateId>,
+    /// Record ids in URL paths are one page (`[abstraction] mask_ids`).
+    pub mask_ids: bool,
 }
 
 impl Abstraction for StructureAbstraction {
@@ -145,7 +184,7 @@ impl Abstraction for StructureAbstraction {
     }
 
     fn analyse(&mut self, obs: &Observation) -> Analysis {
-        let url = normalize_url(&obs.url);
+        let url = page_url(&obs.url, self.mask_ids);
         let mut h = std::collections::hash_map::DefaultHasher::new();
         obs.tags.hash(&mut h);
         let key = (url.clone(), h.finish());
@@ -203,6 +242,18 @@ mod tests {
         assert_eq!(an.data().get::<u32>(), Some(&42));
         assert_eq!(an.data().get::<String>().map(String::as_str), Some("x"));
         assert_eq!(an.data().get::<u64>(), None);
+    }
+
+    #[test]
+    fn ids_in_paths_and_routes_are_masked_only_when_asked() {
+        let u = "http://h:8080/owners/12/pets/3?lastName=x#/groups/2";
+        assert_eq!(page_url(u, false), normalize_url(u));
+        assert_eq!(
+            page_url(u, true),
+            "http://h:8080/owners/{id}/pets/{id}?lastName#/groups/{id}"
+        );
+        assert_eq!(page_url("http://h/v2/a1", true), "http://h/v2/a1");
+        assert_eq!(page_url("http://h:8", true), "http://h:8/");
     }
 
     proptest! {

@@ -9,7 +9,7 @@ use std::hash::{Hash, Hasher};
 
 use crate::model::Observation;
 use crate::similarity::{quick_ratio, real_quick_ratio, Matcher};
-use crate::state::{normalize_url, Abstraction, Analysis, StateId};
+use crate::state::{page_url, Abstraction, Analysis, StateId};
 
 /// The defaults of DESIGN section 5.
 pub const DEFAULT_THRESHOLD: f64 = 0.8;
@@ -35,6 +35,8 @@ pub struct TagSeqAbstraction {
     states: usize,
     /// Full comparisons made (for the bench and tests: what the cache and bounds saved).
     pub comparisons: u64,
+    /// Record ids in URL paths are one page (`[abstraction] mask_ids`).
+    mask_ids: bool,
 }
 
 impl Default for TagSeqAbstraction {
@@ -54,7 +56,14 @@ impl TagSeqAbstraction {
             matcher: Matcher::default(),
             states: 0,
             comparisons: 0,
+            mask_ids: false,
         }
+    }
+
+    /// Record ids in URL paths count as one page.
+    pub fn masking_ids(mut self, mask: bool) -> TagSeqAbstraction {
+        self.mask_ids = mask;
+        self
     }
 
     fn intern(&mut self, tags: &[String]) -> Vec<u32> {
@@ -93,7 +102,7 @@ impl Abstraction for TagSeqAbstraction {
     }
 
     fn analyse(&mut self, obs: &Observation) -> Analysis {
-        let url = normalize_url(&obs.url);
+        let url = page_url(&obs.url, self.mask_ids);
         let tags = self.intern(&obs.tags);
         let mut h = std::collections::hash_map::DefaultHasher::new();
         tags.hash(&mut h);

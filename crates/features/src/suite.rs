@@ -27,18 +27,25 @@ pub struct FeatureTest {
     pub end_title: String,
     /// Other kept features whose test would be this one, step for step.
     pub also: Vec<String>,
-    /// The same test as the episode of the chain's first step went up to it: longer,
-    /// but it makes whatever data that step needed the way the run did, for when the
-    /// short way (steps from several episodes) cannot be replayed.
-    pub as_recorded: Vec<TraceStep>,
-    pub as_recorded_prefix: usize,
+    /// Other ways to the same feature, to try in order when `steps` cannot be replayed.
+    pub alternatives: Vec<Way>,
+}
+
+/// One way to perform a feature.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Way {
+    /// What it is: "short", "short, with what was done on each page first", "as recorded".
+    pub how: &'static str,
+    pub steps: Vec<TraceStep>,
+    pub prefix: usize,
 }
 
 impl FeatureTest {
-    /// Use the steps as recorded (when the short way did not replay).
-    pub fn take_as_recorded(&mut self) {
-        self.steps = std::mem::take(&mut self.as_recorded);
-        self.prefix = self.as_recorded_prefix;
+    /// Take the `k`-th alternative instead of the steps.
+    pub fn take_alternative(&mut self, k: usize) {
+        let way = self.alternatives.remove(k);
+        self.steps = way.steps;
+        self.prefix = way.prefix;
     }
 }
 
@@ -73,13 +80,12 @@ pub fn tests(
                     feature: id,
                     label: f.label.clone(),
                     score: f.score,
-                    steps: b.steps,
-                    prefix: b.prefix,
+                    steps: b.ways[0].steps.clone(),
+                    prefix: b.ways[0].prefix,
                     end_url: b.last.url_after.clone(),
                     end_title: b.last.title_after.clone(),
                     also: Vec::new(),
-                    as_recorded: b.as_recorded,
-                    as_recorded_prefix: b.as_recorded_prefix,
+                    alternatives: b.ways[1..].to_vec(),
                 };
                 match out.iter_mut().find(|t| same_steps(t, &test)) {
                     Some(t) => t.also.push(test.label),
@@ -169,14 +175,10 @@ impl Graph {
     }
 }
 
-/// One test's steps, how many lead to the chain, the last step's record, and the
-/// steps of the same test as its chain's first action's episode really went.
+/// The ways to one feature, the preferred first, and the last step's record.
 struct Built<'a> {
-    steps: Vec<TraceStep>,
-    prefix: usize,
+    ways: Vec<Way>,
     last: &'a StepRecord,
-    as_recorded: Vec<TraceStep>,
-    as_recorded_prefix: usize,
 }
 
 fn build<'a>(
@@ -204,51 +206,69 @@ fn build<'a>(
             .map_or("", |s| s.url.as_str())
             .to_string()
     };
-    let with_set_up = |out: &mut Vec<TraceStep>, i: usize| {
-        for f in set_up_before(steps, i) {
+    let with_set_up = |out: &mut Vec<TraceStep>, i: usize, clicks: bool| {
+        for f in set_up_before(steps, i, clicks) {
             out.push(trace_step(&steps[f], &page(&steps[i])));
         }
         out.push(trace_step(&steps[i], &page(&steps[i])));
     };
-    let mut out = Vec::new();
-    let mut prefix = 0;
-    for (k, &i) in taken.iter().enumerate() {
-        with_set_up(&mut out, i);
-        if k + 1 == prefix_steps {
-            prefix = out.len();
+    let mut ways: Vec<Way> = Vec::new();
+    for (how, clicks) in [
+        ("short", false),
+        ("short, with what was done on each page first", true),
+    ] {
+        let mut out = Vec::new();
+        let mut prefix = 0;
+        for (k, &i) in taken.iter().enumerate() {
+            with_set_up(&mut out, i, clicks);
+            if k + 1 == prefix_steps {
+                prefix = out.len();
+            }
         }
+        ways.push(Way {
+            how,
+            steps: out,
+            prefix,
+        });
     }
     // The episode of the chain's first step, as it went up to that step: what that step
     // was taken after, data the episode made included.
     let chain_first = taken[prefix_steps];
     let episode = steps[chain_first].episode;
-    let mut as_recorded: Vec<TraceStep> = steps[..chain_first]
+    let mut recorded: Vec<TraceStep> = steps[..chain_first]
         .iter()
         .filter(|r| r.episode == episode && r.error.is_none())
         .map(|r| trace_step(r, &page(r)))
         .collect();
-    let as_recorded_prefix = as_recorded.len();
-    as_recorded.push(trace_step(&steps[chain_first], &page(&steps[chain_first])));
+    let prefix = recorded.len();
+    recorded.push(trace_step(&steps[chain_first], &page(&steps[chain_first])));
     for &i in &taken[prefix_steps + 1..] {
-        with_set_up(&mut as_recorded, i);
+        with_set_up(&mut recorded, i, true);
+    }
+    ways.push(Way {
+        how: "as recorded",
+        steps: recorded,
+        prefix,
+    });
+    // Two ways that are the same steps are one.
+    let mut unique: Vec<Way> = Vec::new();
+    for w in ways {
+        if !unique.iter().any(|u| u.steps == w.steps) {
+            unique.push(w);
+        }
     }
     let last = &steps[*taken.last().ok_or("no step")?];
-    Ok(Built {
-        steps: out,
-        prefix,
-        last,
-        as_recorded,
-        as_recorded_prefix,
-    })
+    Ok(Built { ways: unique, last })
 }
 
 /// Steps on one page that set it up before the step leaving it.
 const SET_UP_MAX: usize = 12;
 
 /// What the step at `i` needed done on its page first: the steps taken there since the
-/// page was reached in that episode (fills, and clicks that changed nothing a state
-/// tells, such as "Fill demo credentials"), the last value of each field only.
-fn set_up_before(steps: &[StepRecord], i: usize) -> Vec<usize> {
+/// page was reached in that episode (fills, and with `clicks` the clicks that changed
+/// nothing a state tells, such as "Fill demo credentials"), the last value of each
+/// field only.
+fn set_up_before(steps: &[StepRecord], i: usize, clicks: bool) -> Vec<usize> {
     let r = &steps[i];
     let mut out = Vec::new();
     let mut j = i;
@@ -259,7 +279,7 @@ fn set_up_before(steps: &[StepRecord], i: usize) -> Vec<usize> {
         if !here || f.episode != r.episode || f.error.is_some() {
             break;
         }
-        if f.action.kind == ActionKind::Back {
+        if f.action.kind == ActionKind::Back || (!clicks && !is_fill(f)) {
             break;
         }
         out.push(j);
@@ -406,14 +426,19 @@ mod tests {
         let (m, x) = inferred(&states, &steps);
         let (tests, _) = tests(&m, &x, &steps);
         let export = tests.iter().find(|t| t.label == "Export").unwrap();
+        // The short way first: the clicks that set the page up are left out...
         let did: Vec<String> = export.steps.iter().map(|s| s.action.describe()).collect();
-        assert_eq!(did, vec!["click #demo", "click #login", "click #export"]);
-        assert_eq!(export.prefix, 2);
-        // As recorded: episode 2 up to the chain (the first episode's typing is not in it).
+        assert_eq!(did, vec!["click #login", "click #export"]);
+        assert_eq!(export.prefix, 1);
+        // ...then the same with the set-up click; as recorded (episode 2 up to the chain,
+        // without the first episode's typing) is that again, so not another way.
+        let hows: Vec<&str> = export.alternatives.iter().map(|w| w.how).collect();
+        assert_eq!(hows, vec!["short, with what was done on each page first"]);
         let mut export = export.clone();
-        export.take_as_recorded();
+        export.take_alternative(0);
         let did: Vec<String> = export.steps.iter().map(|s| s.action.describe()).collect();
         assert_eq!(did, vec!["click #demo", "click #login", "click #export"]);
         assert_eq!(export.prefix, 2);
+        assert!(export.alternatives.is_empty());
     }
 }
