@@ -66,8 +66,8 @@ impl Exploration {
             .collect();
         let index: HashMap<StateId, usize> =
             infos.iter().enumerate().map(|(i, s)| (s.id, i)).collect();
-        // Field labels filled on the current page since its last other action.
-        let mut pending: Vec<String> = Vec::new();
+        // Fills on the current page since its last other action: label and step.
+        let mut pending: Vec<(String, &StepRecord)> = Vec::new();
         let mut episode = 0;
         for r in steps {
             if r.episode != episode {
@@ -84,65 +84,32 @@ impl Exploration {
                     .map(|e| e.name.clone())
                     .filter(|n| !n.is_empty())
                     .unwrap_or_else(|| r.action.target.clone().unwrap_or_default());
-                if !pending.contains(&label) {
-                    pending.push(label);
-                }
+                pending.retain(|(l, _)| *l != label);
+                pending.push((label, r));
                 if r.state_after == r.state_before {
                     continue;
                 }
             }
-            // The fills count when this step sent them (a form submission); typing that
-            // was never sent is not part of what the next action does.
-            let fields = std::mem::take(&mut pending);
-            let fields = if r.form.is_some() { fields } else { Vec::new() };
-            let key = action_key(r);
-            if let Some(&i) = index.get(&r.state_after) {
-                if r.new_state && infos[i].reached_by.is_none() && r.state_after != r.state_before {
-                    infos[i].reached_by = Some((r.state_before, key.clone()));
-                }
-            }
-            let Some(&i) = index.get(&r.state_before) else {
-                continue;
-            };
-            let state = &mut infos[i];
-            match state.actions.iter_mut().find(|a| a.text.key == key) {
-                Some(a) => {
-                    a.steps.push(r.step);
-                    // The richest form seen: the most fields sent.
-                    if fields.len() > a.text.facts.fields.len() {
-                        a.text.facts.fields = fields;
-                        a.text.text = describe(&a.text.facts);
+            // The fills belong to this step when it sent them (a form submission); typing
+            // nothing sent (a live filter, a search box) is an action of its own.
+            let fills = std::mem::take(&mut pending);
+            let fields = if r.form.is_some() {
+                fills.into_iter().map(|(l, _)| l).collect()
+            } else {
+                for (_, f) in fills {
+                    if let Some(&i) = index.get(&f.state_before) {
+                        note(&mut infos[i], f, Vec::new());
                     }
                 }
-                None => {
-                    let facts = ActionFacts {
-                        kind: Some(r.action.kind),
-                        tag: r
-                            .element
-                            .as_ref()
-                            .map(|e| e.tag.clone())
-                            .unwrap_or_default(),
-                        role: r.element.as_ref().and_then(|e| e.role.clone()),
-                        name: r
-                            .element
-                            .as_ref()
-                            .map(|e| e.name.clone())
-                            .unwrap_or_default(),
-                        href: r
-                            .element
-                            .as_ref()
-                            .and_then(|e| e.attrs.get("href").cloned()),
-                        fields,
-                    };
-                    state.actions.push(ObservedAction {
-                        text: ActionText {
-                            key,
-                            text: describe(&facts),
-                            facts,
-                        },
-                        steps: vec![r.step],
-                    });
+                Vec::new()
+            };
+            if let Some(&i) = index.get(&r.state_after) {
+                if r.new_state && infos[i].reached_by.is_none() && r.state_after != r.state_before {
+                    infos[i].reached_by = Some((r.state_before, action_key(r)));
                 }
+            }
+            if let Some(&i) = index.get(&r.state_before) {
+                note(&mut infos[i], r, fields);
             }
         }
         Exploration { states: infos }
@@ -150,6 +117,40 @@ impl Exploration {
 
     pub fn state(&self, id: StateId) -> Option<&StateInfo> {
         self.states.iter().find(|s| s.id == id)
+    }
+}
+
+/// Record that `r` was taken in `state`, sending `fields`.
+fn note(state: &mut StateInfo, r: &StepRecord, fields: Vec<String>) {
+    let key = action_key(r);
+    match state.actions.iter_mut().find(|a| a.text.key == key) {
+        Some(a) => {
+            a.steps.push(r.step);
+            // The richest form seen: the most fields sent.
+            if fields.len() > a.text.facts.fields.len() {
+                a.text.facts.fields = fields;
+                a.text.text = describe(&a.text.facts);
+            }
+        }
+        None => {
+            let hint = r.element.as_ref();
+            let facts = ActionFacts {
+                kind: Some(r.action.kind),
+                tag: hint.map(|e| e.tag.clone()).unwrap_or_default(),
+                role: hint.and_then(|e| e.role.clone()),
+                name: hint.map(|e| e.name.clone()).unwrap_or_default(),
+                href: hint.and_then(|e| e.attrs.get("href").cloned()),
+                fields,
+            };
+            state.actions.push(ObservedAction {
+                text: ActionText {
+                    key,
+                    text: describe(&facts),
+                    facts,
+                },
+                steps: vec![r.step],
+            });
+        }
     }
 }
 

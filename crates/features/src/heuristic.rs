@@ -2,7 +2,8 @@
 //! submit (or a field of it) is the form's feature ("Add Owner"; "New expense (Save)"
 //! when the button only says "Save"); a button or a link whose name starts with a verb is
 //! its own feature ("Log out", "Export"); other links are "View <name>"; other clickables
-//! are "<name> (<page>)" ("By month (Reports)"). Links home are a way somewhere, not a
+//! are "<name> (<page>)" ("By month (Reports)"); a field typed into that nothing sent is
+//! a feature when its name starts with a verb ("Filter expenses"). Links home are a way somewhere, not a
 //! feature. Asked after a previous action, a button's answer adds the previous action's
 //! feature second: the previous action led here, and what is done here may be part of it.
 
@@ -85,15 +86,21 @@ pub fn page_subject(title: &str, url: &str) -> String {
 /// What one action is part of, most likely first (`context`: the page's subject; empty
 /// when only the action's own name may be used).
 fn labels(f: &ActionFacts, context: &str) -> Vec<String> {
-    if !matches!(f.kind, Some(ActionKind::Click | ActionKind::Submit)) {
-        return Vec::new();
-    }
     let name = clean(&f.name);
     if name.is_empty() {
         return Vec::new();
     }
     let lower = name.to_lowercase();
     let first = lower.split_whitespace().next().unwrap_or("");
+    match f.kind {
+        Some(ActionKind::Click | ActionKind::Submit) => {}
+        // A field typed into on its own (nothing sent it) is a feature when its name
+        // says what it does ("Filter expenses", "Search").
+        Some(ActionKind::Type | ActionKind::Select) if VERBS.contains(&first) => {
+            return vec![name];
+        }
+        _ => return Vec::new(),
+    }
     if ABANDON.contains(&lower.as_str()) || lower.starts_with("back to ") {
         return Vec::new();
     }
@@ -191,6 +198,9 @@ mod tests {
         let mut typed = facts("textbox", "City", &[]);
         typed.facts.kind = Some(ActionKind::Type);
         assert!(ask(&typed, None, "New owner").is_empty());
+        let mut filter = facts("textbox", "Filter expenses", &[]);
+        filter.facts.kind = Some(ActionKind::Type);
+        assert_eq!(ask(&filter, None, "Dashboard"), vec!["Filter expenses"]);
     }
 
     #[test]
