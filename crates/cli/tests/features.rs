@@ -1,0 +1,144 @@
+//! `wayfarer features`: a breadth-first crawl of a bundled application becomes one
+//! Playwright test per inferred feature. Each test was replayed by wayfarer before it was
+//! written; here Playwright itself runs them: all pass on the application without its
+//! seeded bugs.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use wayfarer_testapps::{App, ServeOptions, Server};
+
+fn wayfarer() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_wayfarer"))
+}
+
+/// `tools/playwright/node_modules` (scripts/ensure-playwright.sh installs it).
+fn node_modules() -> PathBuf {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tools/playwright/node_modules");
+    assert!(
+        dir.join("@playwright/test").is_dir(),
+        "{} lacks @playwright/test: run scripts/ensure-playwright.sh",
+        dir.display()
+    );
+    dir.canonicalize().unwrap()
+}
+
+/// Crawl `app` (without its bugs) breadth-first and write its feature tests; the
+/// directory of the Playwright project and what `features` printed.
+fn feature_tests(app: &str, budget: &str, dir: &Path) -> (PathBuf, String) {
+    let config = dir.join("wayfarer.toml");
+    std::fs::write(&config, "[abstraction]\nmask_ids = true\n").unwrap();
+    let run = dir.join("run");
+    let out = wayfarer()
+        .args([
+            "demo",
+            "--app",
+            app,
+            "--fixed",
+            "--strategy",
+            "bfs",
+            "--seed",
+            "1",
+            "-q",
+        ])
+        .args(["--budget", budget, "--config"])
+        .arg(&config)
+        .arg("--out")
+        .arg(&run)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.code().is_some_and(|c| c <= 1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = wayfarer().arg("features").arg(&run).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let project = run.join("features");
+    std::os::unix::fs::symlink(node_modules(), project.join("node_modules")).unwrap();
+    (project, stdout)
+}
+
+/// Run the project's tests against `base`; (passed, failed test titles, output).
+fn playwright(project: &Path, base: &str) -> (usize, Vec<String>, String) {
+    let out = Command::new("node")
+        .arg("node_modules/@playwright/test/cli.js")
+        .args(["test", "--reporter=list"])
+        .current_dir(project)
+        .env("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1")
+        .env("CI", "1")
+        .env("BASE_URL", base)
+        .output()
+        .expect("node runs (scripts/ensure-playwright.sh installs it)");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let passed = text
+        .lines()
+        .filter(|l| l.trim_start().starts_with('✓') || l.trim_start().starts_with("ok "))
+        .count();
+    let failed = text
+        .lines()
+        .map(str::trim_start)
+        .filter(|l| l.starts_with('✘') || l.starts_with("x "))
+        .filter_map(|l| l.split("feature: ").nth(1).map(|t| t.to_string()))
+        .collect();
+    (passed, failed, text)
+}
+
+/// Crawl `app`, write its feature tests, run them with and without the seeded bugs:
+/// (tests, failed on the buggy application).
+fn with_and_without_bugs(app: App, budget: &str) -> (usize, Vec<String>) {
+    let dir = tempfile::tempdir().unwrap();
+    let (project, printed) = feature_tests(app.name(), budget, dir.path());
+    assert!(printed.contains("feature coverage"), "{printed}");
+    let specs = std::fs::read_dir(project.join("tests"))
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .path()
+                .to_string_lossy()
+                .ends_with(".spec.ts")
+        })
+        .count();
+    assert!(specs >= 5, "{specs} specs: {printed}");
+    let serve = |bugs| {
+        Server::start(
+            app,
+            ServeOptions {
+                bugs,
+                ..Default::default()
+            },
+        )
+        .unwrap()
+    };
+    let fixed = serve(false);
+    let (passed, failed, text) = playwright(&project, &fixed.url());
+    fixed.shutdown();
+    assert!(
+        failed.is_empty(),
+        "failed without the bugs: {failed:?}\n{text}"
+    );
+    assert_eq!(passed, specs, "{text}");
+    let buggy = serve(true);
+    let (_, failed, _) = playwright(&project, &buggy.url());
+    buggy.shutdown();
+    (specs, failed)
+}
+
+#[test]
+fn clinic_feature_tests_pass_under_playwright_without_the_bugs() {
+    let (specs, failed) = with_and_without_bugs(App::Clinic, "400");
+    // Which tests the seeded bugs break is reported, not yet required: none of these
+    // features' recorded values or paths reaches one.
+    println!("{specs} tests; failed on the buggy clinic: {failed:?}");
+}
