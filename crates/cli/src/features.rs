@@ -98,9 +98,14 @@ pub fn command(a: FeaturesArgs) -> Result<i32> {
             },
         })
         .collect();
-    let chromium = wayfarer_browser::find_chrome(a.chrome)
-        .ok()
-        .map(|p| p.to_string_lossy().into_owned());
+    // As `export`: no Chromium found is not fatal, Playwright's own browsers can stand in.
+    let chromium = match wayfarer_browser::find_chrome(a.chrome) {
+        Ok(p) => Some(p.to_string_lossy().into_owned()),
+        Err(e) => {
+            eprintln!("warning: {e}; playwright.config.ts will use Playwright's own browser");
+            None
+        }
+    };
     let written =
         wayfarer_export::playwright_features(&specs, &PlaywrightOptions { chromium }, &out)?;
     let files: Vec<PathBuf> = written

@@ -7,7 +7,7 @@
 //! It knows no synonyms ("sign in" and "log in" are far apart): the MiniLM model in
 //! `wayfarer-ml` does, and is taken whenever its files are present.
 
-use super::{add, fnv1a};
+use super::add;
 
 /// Why texts could not be embedded.
 #[derive(Debug, thiserror::Error)]
@@ -94,11 +94,6 @@ fn words(text: &str) -> impl Iterator<Item = String> + '_ {
             Some(stem) if stem.chars().count() >= 3 && !stem.ends_with('s') => stem.to_string(),
             _ => w,
         })
-}
-
-/// A stable key of a text's vector source, for caches of embeddings.
-pub fn text_key(model: &str, text: &str) -> u64 {
-    fnv1a(&[model, text])
 }
 
 #[cfg(test)]
