@@ -74,19 +74,20 @@ pub enum Command {
     Bench(BenchArgs),
     /// Infer the features a finished run's exploration shows (AutoE2E) and write one
     /// Playwright test per feature, with features.md.
+    ///
+    /// TARGET is a finished run's directory (it holds run.sqlite; the tests go to
+    /// TARGET/features, or --out), or a URL: then it is crawled first (bfs unless
+    /// --strategy says otherwise, record ids in URLs as one page) into --out, and the
+    /// tests go to OUT/features.
     Features {
-        /// The run's output directory (it holds run.sqlite).
-        dir: PathBuf,
-        /// Where to write the tests and features.md (default: DIR/features).
-        #[arg(long, short = 'o')]
-        out: Option<PathBuf>,
+        /// A run directory or the URL of the application.
+        target: String,
         /// Write the tests without replaying them first (by default each is replayed in
         /// the browser and left out when it does not run through).
         #[arg(long)]
         no_check: bool,
-        /// Chromium binary (default: $CHROME, then /usr/bin/chromium).
-        #[arg(long)]
-        chrome: Option<String>,
+        #[command(flatten)]
+        run: RunArgs,
     },
     /// Turn a run's failure traces into tests another tool runs.
     Export {

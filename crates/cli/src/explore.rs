@@ -69,13 +69,13 @@ pub fn out_dir(args: &RunArgs) -> PathBuf {
 
 /// A bundled application a run explores: its name and whether its bugs are on.
 #[derive(Clone, Copy)]
-struct Bundled<'a> {
+pub(crate) struct Bundled<'a> {
     app: &'a str,
     bugs: bool,
 }
 
 /// Explore `url`, recording the run into its output directory; returns that directory.
-fn explore_url(
+pub(crate) fn explore_url(
     raw_url: &str,
     args: &RunArgs,
     bundled: Option<Bundled>,

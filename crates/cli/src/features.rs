@@ -19,7 +19,7 @@ use wayfarer_features::heuristic::Heuristic;
 use wayfarer_features::suite::{tests, FeatureTest, Skipped};
 use wayfarer_features::{CosineAtLeast, Exploration, FeatureModel, Ranking};
 
-use crate::args::TraceArgs;
+use crate::args::{RunArgs, TraceArgs};
 
 /// Two labels are one feature, offline, at this cosine of their embeddings.
 const SAME_FEATURE_COSINE: f64 = 0.8;
@@ -38,14 +38,49 @@ fn embedder() -> Box<dyn TextEmbedder> {
 }
 
 /// What the command was asked.
-pub struct FeaturesArgs<'a> {
-    pub dir: &'a Path,
-    pub out: Option<&'a Path>,
-    pub check: bool,
-    pub chrome: Option<&'a str>,
+struct FeaturesArgs<'a> {
+    dir: &'a Path,
+    out: Option<&'a Path>,
+    check: bool,
+    chrome: Option<&'a str>,
 }
 
-pub fn command(a: FeaturesArgs) -> Result<i32> {
+/// `wayfarer features TARGET`: a run directory, or a URL crawled first.
+pub fn command(target: &str, check: bool, run: &RunArgs) -> Result<i32> {
+    let is_url = target.contains("://");
+    if !is_url {
+        let dir = Path::new(target);
+        if !wayfarer_store::store_path(dir).exists() {
+            anyhow::bail!(
+                "{target} is neither a URL nor a run directory (no run.sqlite in it); give \
+                 the application's URL, or a directory written by `wayfarer explore`"
+            );
+        }
+        return features(FeaturesArgs {
+            dir,
+            out: run.out.as_deref(),
+            check,
+            chrome: run.chrome.as_deref(),
+        });
+    }
+    // A crawl as AutoE2E's: breadth-first unless told otherwise, every record one page.
+    let mut crawl = run.clone();
+    crawl.strategy = crawl.strategy.or(Some("bfs".into()));
+    let dir = crate::explore::explore_url(target, &crawl, None, |c| {
+        c.abstraction.mask_ids = true;
+    })?;
+    if !run.quiet {
+        eprintln!("wayfarer: crawled {target} into {}", dir.display());
+    }
+    features(FeaturesArgs {
+        dir: &dir,
+        out: None,
+        check,
+        chrome: run.chrome.as_deref(),
+    })
+}
+
+fn features(a: FeaturesArgs) -> Result<i32> {
     let data = wayfarer_store::load(a.dir)
         .with_context(|| format!("cannot read the run in {}", a.dir.display()))?;
     let states: Vec<_> = data

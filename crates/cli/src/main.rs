@@ -58,16 +58,10 @@ fn main() {
         }
         Command::Bench(args) => bench::command(args),
         Command::Features {
-            dir,
-            out,
+            target,
             no_check,
-            chrome,
-        } => features::command(features::FeaturesArgs {
-            dir,
-            out: out.as_deref(),
-            check: !*no_check,
-            chrome: chrome.as_deref(),
-        }),
+            run,
+        } => features::command(target, !*no_check, run),
         Command::Export {
             format,
             dir,

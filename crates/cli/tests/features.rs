@@ -1,4 +1,4 @@
-//! `wayfarer features`: a breadth-first crawl of a bundled application becomes one
+//! `wayfarer features URL`: a breadth-first crawl of an application becomes one
 //! Playwright test per inferred feature. Each test was replayed by wayfarer before it was
 //! written; here Playwright itself runs them: all pass on the application without its
 //! seeded bugs.
@@ -23,36 +23,33 @@ fn node_modules() -> PathBuf {
     dir.canonicalize().unwrap()
 }
 
-/// Crawl `app` (without its bugs) breadth-first and write its feature tests; the
-/// directory of the Playwright project and what `features` printed.
-fn feature_tests(app: &str, budget: &str, dir: &Path) -> (PathBuf, String) {
-    let config = dir.join("wayfarer.toml");
-    std::fs::write(&config, "[abstraction]\nmask_ids = true\n").unwrap();
+/// `wayfarer features URL` on `app` served without its bugs: the crawl's directory, the
+/// Playwright project in it and what `features` printed.
+fn feature_tests(app: App, budget: &str, dir: &Path) -> (PathBuf, String) {
+    let server = Server::start(
+        app,
+        ServeOptions {
+            bugs: false,
+            ..Default::default()
+        },
+    )
+    .unwrap();
     let run = dir.join("run");
     let out = wayfarer()
         .args([
-            "demo",
-            "--app",
-            app,
-            "--fixed",
-            "--strategy",
-            "bfs",
+            "features",
+            &server.url(),
             "--seed",
             "1",
             "-q",
+            "--budget",
+            budget,
         ])
-        .args(["--budget", budget, "--config"])
-        .arg(&config)
         .arg("--out")
         .arg(&run)
         .output()
         .unwrap();
-    assert!(
-        out.status.code().is_some_and(|c| c <= 1),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let out = wayfarer().arg("features").arg(&run).output().unwrap();
+    server.shutdown();
     let stdout = String::from_utf8_lossy(&out.stdout).to_string();
     assert_eq!(
         out.status.code(),
@@ -98,8 +95,8 @@ fn playwright(project: &Path, base: &str) -> (usize, Vec<String>, String) {
 /// (tests, failed on the buggy application).
 fn with_and_without_bugs(app: App, budget: &str) -> (usize, Vec<String>) {
     let dir = tempfile::tempdir().unwrap();
-    let (project, printed) = feature_tests(app.name(), budget, dir.path());
-    assert!(printed.contains("feature coverage"), "{printed}");
+    let (project, printed) = feature_tests(app, budget, dir.path());
+    assert!(printed.contains("tests in"), "{printed}");
     let specs = std::fs::read_dir(project.join("tests"))
         .unwrap()
         .filter(|e| {
@@ -141,4 +138,16 @@ fn clinic_feature_tests_pass_under_playwright_without_the_bugs() {
     // Which tests the seeded bugs break is reported, not yet required: none of these
     // features' recorded values or paths reaches one.
     println!("{specs} tests; failed on the buggy clinic: {failed:?}");
+}
+
+#[test]
+fn a_target_that_is_neither_a_url_nor_a_run_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = wayfarer().arg("features").arg(dir.path()).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("neither a URL nor a run directory"),
+        "{stderr}"
+    );
 }
