@@ -69,9 +69,9 @@ pub fn command(target: &str, check: bool, run: &RunArgs) -> Result<i32> {
     let dir = crate::explore::explore_url(target, &crawl, None, |c| {
         c.abstraction.mask_ids = true;
     })?;
-    if !run.quiet {
-        eprintln!("wayfarer: crawled {target} into {}", dir.display());
-    }
+    // The crawl's own reports (and failures), as `explore` leaves them; its exit code is
+    // not this command's.
+    crate::report::emit(&dir, run)?;
     features(FeaturesArgs {
         dir: &dir,
         out: None,
@@ -149,6 +149,8 @@ fn features(a: FeaturesArgs) -> Result<i32> {
         .collect();
     let md = features_md(&app, &model, &suite, &skipped, &files, &out);
     let md_path = out.join("features.md");
+    // No test leaves no project behind, but features.md says why.
+    std::fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
     std::fs::write(&md_path, &md).with_context(|| format!("cannot write {}", md_path.display()))?;
     println!(
         "{} features kept of {} inferred ({} questions, labels matched by {}); {} tests in {}",
@@ -298,7 +300,8 @@ fn replay_all(
 ) -> Result<(Vec<FeatureTest>, Vec<Verdict>)> {
     let args = TraceArgs {
         url: None,
-        fixed: true,
+        // A bundled application is served again without its bugs.
+        fixed: setup.app.is_some(),
         chrome: chrome.map(str::to_string),
         cdp: None,
         quiet: true,

@@ -269,7 +269,11 @@ impl FeatureModel {
                 best = Some((chain, end.rank_score));
             }
         }
-        best.map(|(c, _)| c).unwrap_or_default()
+        let mut chain = best.map(|(c, _)| c).unwrap_or_default();
+        // The same action again on the page it led to (a menu link clicked from its own
+        // page) adds nothing a person would do twice.
+        chain.dedup_by(|later, earlier| later.action == earlier.action);
+        chain
     }
 
     /// The chain ending at `end`, first action first.

@@ -173,3 +173,39 @@ fn two_labels_of_one_feature_in_an_answer_count_once_at_the_better_rank() {
     assert_eq!(m.afd.rows().len(), 1);
     assert!((m.db.get(FeatureId(0)).score + LN2).abs() < 1e-12);
 }
+
+#[test]
+fn a_chain_does_not_take_the_same_action_twice_in_a_row() {
+    let mut m = model(0.99);
+    let mut answers = Scripted::new(&[
+        ("vets", "", &["View vets"]),
+        ("vets", "vets", &["View vets"]),
+    ]);
+    let vets = act("vets");
+    m.observe(
+        &Visit {
+            state: StateId(0),
+            context: "home",
+            actions: std::slice::from_ref(&vets),
+            previous: None,
+        },
+        "",
+        &mut answers,
+    )
+    .unwrap();
+    // The vets page has the same menu link, asked after the link that led there.
+    m.observe(
+        &Visit {
+            state: StateId(1),
+            context: "vets",
+            actions: std::slice::from_ref(&vets),
+            previous: Some((StateId(0), &vets, "home")),
+        },
+        "",
+        &mut answers,
+    )
+    .unwrap();
+    let chain = m.chain(id(&m, "View vets"));
+    assert_eq!(chain.len(), 1, "{chain:?}");
+    assert_eq!(chain[0].state, StateId(0));
+}
