@@ -141,6 +141,7 @@ fn features(a: FeaturesArgs) -> Result<i32> {
             None
         }
     };
+    remove_old_specs(&out)?;
     let written =
         wayfarer_export::playwright_features(&specs, &PlaywrightOptions { chromium }, &out)?;
     let files: Vec<PathBuf> = written
@@ -229,6 +230,22 @@ fn score(g: &FeatureGrammar, suite: &[FeatureTest], verdicts: &[Verdict]) {
         precise as f64 / verdicts.len() as f64,
         verdicts.len()
     );
+}
+
+/// The feature specs an earlier `features` wrote into `out`: a feature no longer kept
+/// must not leave its old test behind. Other files are the user's and stay.
+fn remove_old_specs(out: &Path) -> Result<()> {
+    let Ok(entries) = std::fs::read_dir(out.join("tests")) else {
+        return Ok(());
+    };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name.starts_with("feature-") && name.ends_with(".spec.ts") {
+            std::fs::remove_file(e.path())
+                .with_context(|| format!("cannot remove the old {}", e.path().display()))?;
+        }
+    }
+    Ok(())
 }
 
 /// A feature's test as a trace: the run's setup, no failure expected.
@@ -367,4 +384,36 @@ fn replay_one(target: &mut crate::trace_env::Target, trace: &Trace) -> Result<Ve
         log,
         way: "short",
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn old_feature_specs_go_and_other_files_stay() {
+        let dir = tempfile::tempdir().unwrap();
+        let tests = dir.path().join("tests");
+        std::fs::create_dir_all(&tests).unwrap();
+        for f in [
+            "feature-Old.spec.ts",
+            "mine.spec.ts",
+            "wayfarer.ts",
+            "feature-notes.md",
+        ] {
+            std::fs::write(tests.join(f), "x").unwrap();
+        }
+        remove_old_specs(dir.path()).unwrap();
+        let mut left: Vec<String> = std::fs::read_dir(&tests)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        assert_eq!(
+            left,
+            vec!["feature-notes.md", "mine.spec.ts", "wayfarer.ts"]
+        );
+        // No project yet: nothing to do.
+        remove_old_specs(&dir.path().join("none")).unwrap();
+    }
 }
