@@ -45,7 +45,8 @@ pub fn action_key(r: &StepRecord) -> String {
     .to_string()
 }
 
-fn is_fill(r: &StepRecord) -> bool {
+/// A type or select step: a value put into a field.
+pub(crate) fn is_fill(r: &StepRecord) -> bool {
     matches!(r.action.kind, ActionKind::Type | ActionKind::Select)
 }
 

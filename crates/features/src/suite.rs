@@ -9,7 +9,7 @@ use wayfarer_core::trace::TraceStep;
 use wayfarer_core::{ActionKind, StateId, StepRecord};
 
 use crate::db::{ActionRef, FeatureId};
-use crate::explore::{action_key, Exploration};
+use crate::explore::{action_key, is_fill, Exploration};
 use crate::model::FeatureModel;
 
 /// A feature's test, as steps.
@@ -294,10 +294,6 @@ fn set_up_before(steps: &[StepRecord], i: usize, clicks: bool) -> Vec<usize> {
     }
     out.retain(|j| !is_fill(&steps[*j]) || last.get(&action_key(&steps[*j])) == Some(j));
     out
-}
-
-fn is_fill(r: &StepRecord) -> bool {
-    matches!(r.action.kind, ActionKind::Type | ActionKind::Select)
 }
 
 fn trace_step(r: &StepRecord, page: &str) -> TraceStep {
