@@ -1,6 +1,7 @@
 //! The one way wayfarer asks a model: `LlmClient` puts the cache in front of the provider,
 //! the heuristic behind it, counts everything, and keeps configured secrets out of every
-//! prompt. A question always gets an answer; what failed is counted and said once.
+//! prompt. VETL's questions always get an answer; AutoE2E's get the model's or a
+//! [`NoAnswer`] saying why not. What failed is counted and said once.
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -11,7 +12,8 @@ use wayfarer_core::trace::Secrets;
 
 use crate::answer;
 use crate::heuristic::HeuristicProvider;
-use crate::provider::{LlmError, Provider, Request, Task};
+use crate::prompt::Prompts;
+use crate::provider::{FeatureAsk, LlmError, Provider, Request, Task};
 
 /// Prices per 1000 tokens, for the cost counter (0: not counted).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -34,6 +36,21 @@ pub enum Source {
 pub struct Answer {
     pub text: String,
     pub source: Source,
+}
+
+/// Why a question only a model answers (AutoE2E's) got no answer: the caller then answers
+/// it with a heuristic of its own.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum NoAnswer {
+    /// No model is configured, and the heuristic provider has no answer to these.
+    #[error("no language model to ask, and the heuristic provider has no answer to {0} questions")]
+    NoModel(&'static str),
+    /// The call failed, or the endpoint is paused after a failure (counted in the usage).
+    #[error("the language model gave no answer to a {kind} question: {reason}")]
+    Failed { kind: &'static str, reason: String },
+    /// The model answered, but nothing in it reads as what was asked (its start, here).
+    #[error("the model's answer to a {kind} question could not be read: {answer:?}")]
+    Unreadable { kind: &'static str, answer: String },
 }
 
 /// How long a failing endpoint is left alone before it is asked again.
@@ -148,11 +165,22 @@ impl LlmClient {
         f(&mut u);
     }
 
-    /// Ask, and always answer: the cache, else the model, else the heuristic.
+    /// Ask, and always answer: the cache, else the model, else the heuristic (whose text
+    /// is empty for AutoE2E's questions: ask those with `features` and `same_feature`).
     pub fn ask(&mut self, request: &Request<'_>) -> Answer {
+        match self.ask_model(request) {
+            Ok(a) => a,
+            Err(_) => self.heuristic_answer(request),
+        }
+    }
+
+    /// The cache's or the model's answer (counted); why there is none otherwise (no model,
+    /// the endpoint paused after a failure, or this call failed).
+    fn ask_model(&mut self, request: &Request<'_>) -> Result<Answer, NoAnswer> {
         self.count(|u| u.questions += 1);
+        let kind = request.task.kind();
         if !self.provider.cacheable() {
-            return self.heuristic_answer(request);
+            return Err(NoAnswer::NoModel(kind));
         }
         let masked;
         let request = if self.secrets.is_empty() {
@@ -174,14 +202,17 @@ impl LlmClient {
         let key = cache_key(&model, &request.prompt, img.as_deref());
         if let Some(text) = self.cache.get(&key) {
             self.count(|u| u.cache_hits += 1);
-            return Answer {
+            return Ok(Answer {
                 text,
                 source: Source::Cache,
-            };
+            });
         }
         if self.down_until.is_some_and(|t| Instant::now() < t) {
             self.count(|u| u.skipped += 1);
-            return self.heuristic_answer(request);
+            return Err(NoAnswer::Failed {
+                kind,
+                reason: "the endpoint is paused after a failure".into(),
+            });
         }
         let started = Instant::now();
         match self.provider.complete(request) {
@@ -206,20 +237,23 @@ impl LlmClient {
                     &key,
                     &CachedAnswer {
                         model: &model,
-                        kind: request.task.kind(),
+                        kind,
                         prompt: &request.prompt,
                         image_hash: img.as_deref(),
                         answer: &reply.text,
                     },
                 );
-                Answer {
+                Ok(Answer {
                     text: reply.text,
                     source: Source::Model,
-                }
+                })
             }
             Err(e) => {
                 self.failed(&e);
-                self.heuristic_answer(request)
+                Err(NoAnswer::Failed {
+                    kind,
+                    reason: e.to_string(),
+                })
             }
         }
     }
@@ -252,6 +286,64 @@ impl LlmClient {
         }
     }
 
+    /// AutoE2E's feature question (DESIGN 7.6): at most `ask.r` labels, most likely first,
+    /// from the model or the cache. The heuristic provider has no answer to it: `Err` says
+    /// why there is none, and the caller answers with its own heuristic (counted as such).
+    pub fn features(&mut self, ask: &FeatureAsk<'_>) -> Result<(Vec<String>, Source), NoAnswer> {
+        let request = Request {
+            task: Task::Features(*ask),
+            prompt: Prompts::get().features(ask),
+            image: None,
+            seed: 0,
+        };
+        let r = ask.r;
+        self.read(&request, |text| {
+            let labels = answer::feature_labels(text, r);
+            (!labels.is_empty()).then_some(labels)
+        })
+    }
+
+    /// AutoE2E's judge: whether `new` and `known` name the same feature of `app`, from the
+    /// model or the cache; `Err` (the caller decides by itself) as for `features`.
+    pub fn same_feature(
+        &mut self,
+        app: &str,
+        new: &str,
+        known: &str,
+    ) -> Result<(bool, Source), NoAnswer> {
+        let request = Request {
+            task: Task::SameFeature { app, new, known },
+            prompt: Prompts::get().same_feature(app, new, known),
+            image: None,
+            seed: 0,
+        };
+        self.read(&request, answer::yes_no)
+    }
+
+    /// A question only a model answers, its answer read by `parse`; an answer `parse`
+    /// cannot read counts as malformed and is no answer.
+    fn read<T>(
+        &mut self,
+        request: &Request<'_>,
+        parse: impl FnOnce(&str) -> Option<T>,
+    ) -> Result<(T, Source), NoAnswer> {
+        let kind = request.task.kind();
+        let got = self.ask_model(request).and_then(|a| match parse(&a.text) {
+            Some(v) => Ok((v, a.source)),
+            None => {
+                self.count(|u| u.malformed += 1);
+                let answer: String = a.text.chars().take(200).collect();
+                tracing::debug!(kind, ?answer, "a model answer that could not be read");
+                Err(NoAnswer::Unreadable { kind, answer })
+            }
+        });
+        if got.is_err() {
+            // The caller's own heuristic answers it.
+            self.count(|u| u.heuristic += 1);
+        }
+        got
+    }
+
     fn heuristic_answer(&mut self, request: &Request<'_>) -> Answer {
         self.count(|u| u.heuristic += 1);
         let text = self
@@ -279,7 +371,8 @@ impl LlmClient {
             None => {
                 let seed = request.seed;
                 self.count(|u| u.heuristic += 1);
-                (self.fallback.answer(&request.task, seed), Source::Heuristic)
+                let value = self.fallback.answer(&request.task, seed);
+                (value.unwrap_or_default(), Source::Heuristic)
             }
         }
     }

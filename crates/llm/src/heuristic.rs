@@ -1,8 +1,9 @@
 //! `heuristic`: the offline provider, and the default. It answers the same questions as a
 //! model, in the format the prompts ask for, from the structured context they were built
 //! from: a value from wayfarer's heuristic generator (type, names, label, constraints),
-//! and the clickable nearest to the field in the DOM tree. It never fails, so it is also
-//! what answers when a model does not.
+//! and the clickable nearest to the field in the DOM tree. It never fails at these, so it
+//! is also what answers them when a model does not. AutoE2E's questions (features, same
+//! feature) it does not answer: their callers have heuristics of their own.
 
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -25,10 +26,11 @@ impl HeuristicProvider {
     }
 
     /// The value for `request` (an input question) or the button's number (an element
-    /// question), without the format around it. `seed` varies the value between
-    /// questions about the same field (a second registration needs another user name).
-    pub fn answer(&mut self, task: &Task<'_>, seed: u64) -> String {
-        match *task {
+    /// question), without the format around it; `None` for the AutoE2E questions, which
+    /// it cannot answer. `seed` varies the value between questions about the same field
+    /// (a second registration needs another user name).
+    pub fn answer(&mut self, task: &Task<'_>, seed: u64) -> Option<String> {
+        Some(match *task {
             Task::InputText { field, page } => {
                 let mut rng = ChaCha8Rng::seed_from_u64(seed);
                 if field.tag == "select" {
@@ -42,7 +44,8 @@ impl HeuristicProvider {
             Task::InterestedElement { field, buttons, .. } => nearest(field, buttons)
                 .map(|i| (i + 1).to_string())
                 .unwrap_or_default(),
-        }
+            Task::Features(_) | Task::SameFeature { .. } => return None,
+        })
     }
 }
 
@@ -87,8 +90,11 @@ impl Provider for HeuristicProvider {
         let prefix = match request.task {
             Task::InputText { .. } => INPUT_PREFIX,
             Task::InterestedElement { .. } => BUTTON_PREFIX,
+            Task::Features(_) | Task::SameFeature { .. } => {
+                return Err(LlmError::NoHeuristic(request.task.kind()))
+            }
         };
-        let answer = self.answer(&request.task, request.seed);
+        let answer = self.answer(&request.task, request.seed).unwrap_or_default();
         Ok(Reply {
             text: format!("{prefix} {answer}"),
             ..Reply::default()

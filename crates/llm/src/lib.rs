@@ -9,8 +9,12 @@
 //!   retries with backoff; [`HeuristicProvider`] answers without a model.
 //! - [`LlmClient`]: the cache in front (keyed by model, prompt and image hash, kept in the
 //!   run store), the heuristic behind, the usage counters, secrets masked out of prompts.
-//! - [`prompt`]: VETL's input and element prompts from versioned template files.
-//! - [`answer`]: reading "Generated Input Text: ..." and "Selected Button Number: ...".
+//!   AutoE2E's questions ([`LlmClient::features`], [`LlmClient::same_feature`]) have no
+//!   heuristic answer here: without a usable model answer they return [`NoAnswer`].
+//! - [`prompt`]: VETL's input and element prompts and AutoE2E's feature and judge prompts,
+//!   from versioned template files.
+//! - [`answer`]: reading "Generated Input Text: ..." and "Selected Button Number: ...", and
+//!   AutoE2E's feature labels and yes-or-no answers.
 //! - [`annotate`]: the screenshot with the input framed in red and numbered blue frames
 //!   on the clickables.
 //! - [`LlmInput`]: an input generator that asks the client for each field's value.
@@ -25,11 +29,13 @@ pub mod prompt;
 mod provider;
 mod setup;
 
-pub use client::{cache_key, image_hash, Answer, LlmClient, Prices, SharedClient, Source};
+pub use client::{
+    cache_key, image_hash, Answer, LlmClient, NoAnswer, Prices, SharedClient, Source,
+};
 pub use heuristic::{distance, nearest, HeuristicProvider};
 pub use input::LlmInput;
 pub use openai::{
     completions_url, display_endpoint, tls_ready, BadEndpoint, OpenAiConfig, OpenAiProvider,
 };
-pub use provider::{LlmError, Provider, Reply, Request, Task};
+pub use provider::{FeatureAsk, LlmError, Provider, Reply, Request, Task};
 pub use setup::{from_config, with_flags, LlmConfigError, KEY_VAR};

@@ -298,7 +298,9 @@ impl Provider for OpenAiProvider {
                         LlmError::Http { status, .. } => *status >= 500 || *status == 0,
                         // A server still starting: one more try; a closed port stays closed.
                         LlmError::Unreachable { .. } => tries == 0,
-                        LlmError::Malformed(_) | LlmError::Empty => false,
+                        LlmError::Malformed(_) | LlmError::Empty | LlmError::NoHeuristic(_) => {
+                            false
+                        }
                     };
                     if !again || tries >= self.config.retries {
                         tracing::debug!(

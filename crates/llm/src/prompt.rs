@@ -1,12 +1,16 @@
-//! VETL's prompts (paper 000, Tables I and II), rendered from the versioned templates in
-//! `templates/`: the input prompt asks for a field's value, the element prompt for the
-//! button that should follow it. The cache key holds the rendered prompt, so a changed
-//! template never answers from old entries.
+//! VETL's prompts (paper 000, Tables I and II) and AutoE2E's (paper 003), rendered from the
+//! versioned templates in `templates/`: the input prompt asks for a field's value, the
+//! element prompt for the button that should follow it; the feature prompt for the
+//! features an action is part of, the judge's whether two labels name one feature. The
+//! cache key holds the rendered prompt, so a changed template never answers from old
+//! entries.
 
 use std::sync::OnceLock;
 
 use minijinja::{context, AutoEscape, Environment};
 use wayfarer_core::model::{Element, Observation};
+
+use crate::provider::FeatureAsk;
 
 /// The template files, by name; the version is in the name.
 pub const INPUT_TEMPLATE: (&str, &str) = (
@@ -17,6 +21,14 @@ pub const ELEMENT_TEMPLATE: (&str, &str) = (
     "vetl-element.v1.txt",
     include_str!("../templates/vetl-element.v1.txt"),
 );
+pub const FEATURES_TEMPLATE: (&str, &str) = (
+    "autoe2e-features.v1.txt",
+    include_str!("../templates/autoe2e-features.v1.txt"),
+);
+pub const SAME_FEATURE_TEMPLATE: (&str, &str) = (
+    "autoe2e-same.v1.txt",
+    include_str!("../templates/autoe2e-same.v1.txt"),
+);
 pub const CONSTRAINTS: (&str, &str) = (
     "vetl-constraints.v1.txt",
     include_str!("../templates/vetl-constraints.v1.txt"),
@@ -24,6 +36,8 @@ pub const CONSTRAINTS: (&str, &str) = (
 
 /// Longest page text (title, nearby text, value) put in a prompt, in characters.
 const MAX_CONTEXT: usize = 100;
+/// Longest action or application description (an action names the fields it sent).
+const MAX_DESCRIPTION: usize = 300;
 
 /// One row of the constraint table.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -81,7 +95,12 @@ impl Prompts {
     pub fn new() -> Result<Prompts, String> {
         let mut env = Environment::new();
         env.set_auto_escape_callback(|_| AutoEscape::None);
-        for (name, text) in [INPUT_TEMPLATE, ELEMENT_TEMPLATE] {
+        for (name, text) in [
+            INPUT_TEMPLATE,
+            ELEMENT_TEMPLATE,
+            FEATURES_TEMPLATE,
+            SAME_FEATURE_TEMPLATE,
+        ] {
             env.add_template(name, text)
                 .map_err(|e| format!("{name}: {e}"))?;
         }
@@ -149,6 +168,38 @@ impl Prompts {
         )
     }
 
+    /// AutoE2E's feature prompt: at most `ask.r` features the action (after the previous
+    /// one, when given) is part of, most likely first, one per line.
+    pub fn features(&self, ask: &FeatureAsk<'_>) -> String {
+        let (previous, previous_context) = match ask.previous {
+            Some((action, context)) => (Some(clip_to(action, MAX_DESCRIPTION)), clip(context)),
+            None => (None, String::new()),
+        };
+        self.render(
+            FEATURES_TEMPLATE.0,
+            context! {
+                app => clip_to(ask.app, MAX_DESCRIPTION),
+                context => clip(ask.context),
+                action => clip_to(ask.action, MAX_DESCRIPTION),
+                previous,
+                previous_context,
+                r => ask.r,
+            },
+        )
+    }
+
+    /// AutoE2E's judge prompt: whether `new` and `known` are one feature of `app`.
+    pub fn same_feature(&self, app: &str, new: &str, known: &str) -> String {
+        self.render(
+            SAME_FEATURE_TEMPLATE.0,
+            context! {
+                app => clip_to(app, MAX_DESCRIPTION),
+                new => clip(new),
+                known => clip(known),
+            },
+        )
+    }
+
     fn render(&self, name: &str, ctx: minijinja::Value) -> String {
         let text = self
             .env
@@ -200,9 +251,14 @@ fn numbers(n: usize) -> String {
 
 /// Page text made fit for a prompt: whitespace collapsed, cut at `MAX_CONTEXT` chars.
 fn clip(s: &str) -> String {
+    clip_to(s, MAX_CONTEXT)
+}
+
+/// Whitespace collapsed, cut at `max` chars.
+fn clip_to(s: &str, max: usize) -> String {
     let s = s.split_whitespace().collect::<Vec<_>>().join(" ");
-    if s.chars().count() > MAX_CONTEXT {
-        let cut: String = s.chars().take(MAX_CONTEXT).collect();
+    if s.chars().count() > max {
+        let cut: String = s.chars().take(max).collect();
         format!("{cut}…")
     } else {
         s

@@ -22,14 +22,42 @@ pub enum Task<'a> {
         buttons: &'a [&'a Element],
         page: &'a Observation,
     },
+    /// AutoE2E's feature question (paper 003): the features an action is part of. The
+    /// heuristic provider has no answer to it (the caller has its own heuristic).
+    Features(FeatureAsk<'a>),
+    /// AutoE2E's judge: whether two feature labels name the same feature. No heuristic
+    /// answer either.
+    SameFeature {
+        app: &'a str,
+        new: &'a str,
+        known: &'a str,
+    },
+}
+
+/// What the feature prompt is built from.
+#[derive(Clone, Copy, Debug)]
+pub struct FeatureAsk<'a> {
+    /// What the application is: a sentence, or its URL.
+    pub app: &'a str,
+    /// What the action's page is for, in a line.
+    pub context: &'a str,
+    /// The action, described (`click button "Add Owner" after filling "City"`).
+    pub action: &'a str,
+    /// The action that led to the page, and what its own page was for.
+    pub previous: Option<(&'a str, &'a str)>,
+    /// Labels wanted at most, most likely first.
+    pub r: usize,
 }
 
 impl Task<'_> {
-    /// The kind of question, for logs and the cache: `input` or `element`.
+    /// The kind of question, for logs and the cache: `input`, `element`, `features` or
+    /// `same-feature`.
     pub fn kind(&self) -> &'static str {
         match self {
             Task::InputText { .. } => "input",
             Task::InterestedElement { .. } => "element",
+            Task::Features(_) => "features",
+            Task::SameFeature { .. } => "same-feature",
         }
     }
 }
@@ -77,6 +105,9 @@ pub enum LlmError {
     /// A well-formed response with no text in it.
     #[error("empty answer")]
     Empty,
+    /// The heuristic provider has no answer to this kind of question.
+    #[error("the heuristic has no answer to {0} questions")]
+    NoHeuristic(&'static str),
 }
 
 impl LlmError {

@@ -4,6 +4,7 @@ use wayfarer_core::model::{Element, Observation};
 
 use super::*;
 use crate::provider::Reply;
+use crate::HeuristicProvider;
 
 /// Answers from a script, and remembers the prompts it saw.
 struct Scripted {
@@ -217,4 +218,137 @@ fn the_cache_key_depends_on_model_prompt_and_image() {
     assert_ne!(k, cache_key("m", "p2", None));
     assert_ne!(k, cache_key("m", "p", Some(&image_hash(b"png"))));
     assert_eq!(k, cache_key("m", "p", None));
+}
+
+fn owner_ask<'a>() -> FeatureAsk<'a> {
+    FeatureAsk {
+        app: "PetClinic, a veterinary clinic's records of owners and pets",
+        context: "New owner",
+        action: "click button \"Add Owner\" after filling \"First Name\", \"City\"",
+        previous: Some(("click link \"Add Owner\"", "Find owners")),
+        r: 3,
+    }
+}
+
+#[test]
+fn feature_labels_come_from_the_model_then_the_cache() {
+    let (mut c, seen) = client(vec![text(
+        "Here are the features:\n1. Add an owner\n2. Add an owner\n3. Find owners\n4. Edit an owner\n5. Add a pet",
+    )]);
+    let ask = owner_ask();
+    let (labels, s) = c.features(&ask).unwrap();
+    assert_eq!(labels, ["Add an owner", "Find owners", "Edit an owner"]);
+    assert_eq!(s, Source::Model);
+    assert_eq!(c.features(&ask).unwrap().1, Source::Cache);
+    assert_eq!(
+        seen.lock().unwrap().as_slice(),
+        [Prompts::get().features(&ask)]
+    );
+    let u = c.usage().lock().unwrap().clone();
+    assert_eq!(
+        (u.questions, u.calls, u.cache_hits, u.malformed, u.heuristic),
+        (2, 1, 1, 0, 0)
+    );
+}
+
+#[test]
+fn an_unreadable_feature_answer_is_no_answer() {
+    let (mut c, _) = client(vec![text("I'm sorry, I cannot help with that.")]);
+    let e = c.features(&owner_ask()).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            NoAnswer::Unreadable {
+                kind: "features",
+                ..
+            }
+        ),
+        "{e}"
+    );
+    let u = c.usage().lock().unwrap().clone();
+    assert_eq!((u.calls, u.malformed, u.heuristic), (1, 1, 1));
+}
+
+#[test]
+fn without_a_model_autoe2e_questions_get_no_heuristic_answer() {
+    let mut c = LlmClient::heuristic();
+    assert_eq!(
+        c.features(&owner_ask()).unwrap_err(),
+        NoAnswer::NoModel("features")
+    );
+    let e = c
+        .same_feature("app", "Add an owner", "Add owner")
+        .unwrap_err();
+    assert_eq!(e, NoAnswer::NoModel("same-feature"));
+    assert!(e.to_string().contains("no answer to same-feature"), "{e}");
+    let u = c.usage().lock().unwrap().clone();
+    assert_eq!((u.questions, u.heuristic, u.calls), (2, 2, 0));
+    // The provider itself says so too.
+    let ask = owner_ask();
+    let r = HeuristicProvider::new().complete(&Request {
+        task: Task::Features(ask),
+        prompt: String::new(),
+        image: None,
+        seed: 0,
+    });
+    assert_eq!(r, Err(LlmError::NoHeuristic("features")));
+}
+
+#[test]
+fn a_failed_autoe2e_question_is_no_answer_and_pauses_the_endpoint() {
+    let down = LlmError::Unreachable {
+        endpoint: "x".into(),
+        reason: "refused".into(),
+    };
+    let (mut c, seen) = client(vec![Err(down)]);
+    let e = c.features(&owner_ask()).unwrap_err();
+    assert!(
+        matches!(&e, NoAnswer::Failed { reason, .. } if reason.contains("refused")),
+        "{e}"
+    );
+    let e = c.same_feature("app", "a", "b").unwrap_err();
+    assert!(
+        matches!(&e, NoAnswer::Failed { reason, .. } if reason.contains("paused")),
+        "{e}"
+    );
+    assert_eq!(seen.lock().unwrap().len(), 1);
+    let u = c.usage().lock().unwrap().clone();
+    assert_eq!((u.failed, u.skipped, u.heuristic), (1, 1, 2));
+}
+
+#[test]
+fn the_judge_answers_yes_or_no_and_secrets_stay_out() {
+    let (c, seen) = client(vec![
+        text("Yes, both add an owner."),
+        text("**No**"),
+        text("Maybe."),
+    ]);
+    let mut c = c.with_secrets(Secrets::new([("PW".to_string(), "hunter22".to_string())]));
+    let app = "Clinic (admin password hunter22)";
+    assert_eq!(
+        c.same_feature(app, "Add an owner", "Add owner"),
+        Ok((true, Source::Model))
+    );
+    assert_eq!(
+        c.same_feature(app, "Add an owner", "Edit an owner"),
+        Ok((false, Source::Model))
+    );
+    let e = c
+        .same_feature(app, "Add an owner", "Find owners")
+        .unwrap_err();
+    assert!(
+        matches!(
+            e,
+            NoAnswer::Unreadable {
+                kind: "same-feature",
+                ..
+            }
+        ),
+        "{e}"
+    );
+    let seen = seen.lock().unwrap();
+    assert!(seen
+        .iter()
+        .all(|p| p.contains("${PW}") && !p.contains("hunter22")));
+    assert_eq!(c.usage().lock().unwrap().malformed, 1);
 }

@@ -191,3 +191,53 @@ fn page_text_is_clipped_and_a_missing_title_falls_back_to_the_url() {
     let p = Prompts::get().input(&amount, &page, false);
     assert!(p.contains("entitled: http://127.0.0.1:4200/#/new."), "{p}");
 }
+
+/// PetClinic's owner form, reached from the search page.
+fn owner_form<'a>() -> FeatureAsk<'a> {
+    FeatureAsk {
+        app: "PetClinic: a veterinary clinic keeps its owners, their pets and their visits",
+        context: "New owner",
+        action: "click button \"Add Owner\" after filling \"First Name\", \"Last Name\", \"Address\", \"City\", \"Telephone\"",
+        previous: Some(("click link \"Add Owner\"", "Find owners")),
+        r: 5,
+    }
+}
+
+#[test]
+fn autoe2e_features_prompt_for_an_action_alone() {
+    let ask = FeatureAsk {
+        previous: None,
+        ..owner_form()
+    };
+    insta::assert_snapshot!(Prompts::get().features(&ask));
+}
+
+#[test]
+fn autoe2e_features_prompt_after_the_previous_action() {
+    insta::assert_snapshot!(Prompts::get().features(&owner_form()));
+}
+
+#[test]
+fn autoe2e_same_feature_prompt() {
+    insta::assert_snapshot!(Prompts::get().same_feature(
+        "PetClinic: a veterinary clinic keeps its owners, their pets and their visits",
+        "Register a new owner",
+        "Add an owner",
+    ));
+}
+
+#[test]
+fn autoe2e_prompts_without_an_app_description_leave_it_out() {
+    let ask = FeatureAsk {
+        app: " ",
+        ..owner_form()
+    };
+    let p = Prompts::get().features(&ask);
+    assert!(!p.contains("The application is"), "{p}");
+    assert!(
+        p.contains("at most 5 features that these actions are part of"),
+        "{p}"
+    );
+    let p = Prompts::get().same_feature("", "a", "b");
+    assert!(!p.contains("The application is"), "{p}");
+}
