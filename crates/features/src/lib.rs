@@ -7,11 +7,13 @@
 //! features scoring at least ln p are kept, each with the chain of actions it was inferred
 //! along. Whoever answers (a model, the [`heuristic`]) and whatever embeds the labels
 //! (MiniLM, the hashed fallback) are traits: this crate holds the bookkeeping and the
-//! arithmetic, and reads any run's steps ([`explore`]).
+//! arithmetic, and reads any run's steps ([`explore`]). With a language model, [`llm`]
+//! asks it both questions, the heuristic and a cosine threshold behind it.
 
 pub mod db;
 pub mod explore;
 pub mod heuristic;
+pub mod llm;
 pub mod model;
 pub mod score;
 pub mod suite;
@@ -20,6 +22,7 @@ mod testing;
 
 pub use db::{ActionRef, FeatureId};
 pub use explore::Exploration;
+pub use llm::{with_client, LlmInferrer, LlmJudge, LlmStats};
 pub use model::{
     ActionFacts, ActionText, CosineAtLeast, FeatureModel, FeatureQuestion, Inferrer, SameFeature,
     Visit,
