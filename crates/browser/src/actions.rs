@@ -267,6 +267,13 @@ impl Actor<'_> {
             .ok_or_else(|| BrowserError::NotFound(loc.to_string()))?;
         let id = Identified::from_items(a, 6);
         let num = |i: usize| a.get(i).and_then(|x| x.as_f64()).unwrap_or(0.0);
+        // No box, no click: the scan never offers such an element, and a click at its
+        // corner would land on whatever is there (Playwright waits for it to show).
+        if num(2) <= 0.0 || num(3) <= 0.0 {
+            return Err(BrowserError::NotFound(format!(
+                "{loc} (in the page, but not shown)"
+            )));
+        }
         let aim = Aim {
             x: num(0),
             y: num(1),

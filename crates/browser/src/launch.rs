@@ -59,6 +59,9 @@ pub fn launch_flags(c: &BrowserConfig) -> Vec<Flag> {
         Flag::on("no-first-run"),
         Flag::on("disable-default-apps"),
         Flag::on("mute-audio"),
+        // As Playwright launches Chromium: a page reached by going back is loaded again,
+        // not restored with its scripts' state, so exported tests go back as wayfarer did.
+        Flag::on("disable-back-forward-cache"),
     ];
     if let Some(rules) = c
         .host_resolver_rules

@@ -39,14 +39,14 @@ pub(crate) const NAMES_JS: &str = r#"const __wfRole = (el) => {
 };
 // Playwright's names, counted its way (injected script of Playwright 1.65: elementText,
 // getElementLabels, the text and test id engines); locators pierce open shadow roots.
-const __wfFacts = (el, role, tids) => {
+const __wfFacts = (el, role, tids, loc) => {
   const t0 = performance.now();
   const doc = el.ownerDocument, roots = [doc];
   for (let i = 0; i < roots.length; i++)
     for (const e of roots[i].querySelectorAll("*")) if (e.shadowRoot) roots.push(e.shadowRoot);
   const q = (sel) => roots.flatMap((r) => Array.from(r.querySelectorAll(sel)));
   const norm = (s) => (s || "").replace(/[\u200b\u00ad]/g, "").trim().replace(/\s+/g, " ");
-  const f = { text: "", same_text: 0, label: "", same_label: 0, test_ids: [], frame: doc !== document };
+  const f = { text: "", same_text: 0, label: "", same_label: 0, same_path: 0, covered_by: "", test_ids: [], frame: doc !== document };
   const cache = new Map();
   const skip = (e) => ["script", "noscript", "style"].includes(e.localName) || (doc.head && doc.head.contains(e));
   const full = (n) => {
@@ -133,6 +133,25 @@ const __wfFacts = (el, role, tids) => {
     for (const l of q("label")) if (l.control) cands.add(l.control);
     f.same_label = [...cands].filter((e) => labels(e).includes(f.label)).length;
   }
+  // The structural path: a replay that found the first of several would act on a guess.
+  if (loc) {
+    const parts = loc.split(" >>> ");
+    try { f.same_path = el.getRootNode().querySelectorAll(parts[parts.length - 1]).length; } catch (e) { f.same_path = 0; }
+  }
+  // What a pointer at the element's centre would hit, when not the element or inside it
+  // (an overlay over it): Playwright then refuses to click it.
+  const r = el.getBoundingClientRect();
+  const px = r.left + r.width / 2, py = r.top + r.height / 2;
+  let hit = r.width > 0 && r.height > 0 ? doc.elementFromPoint(px, py) : null;
+  // Into open shadow roots: the document answers with their hosts.
+  for (let h = hit; h && h.shadowRoot; h = hit) {
+    const inner = h.shadowRoot.elementFromPoint(px, py);
+    if (!inner || inner === h) break;
+    hit = inner;
+  }
+  let inside = !hit;
+  for (let n = hit; n && !inside; n = n.parentNode || n.host) inside = n === el;
+  if (!inside) f.covered_by = hit.localName + (hit.id ? '#' + hit.id : '');
   // Test ids: exact values (Playwright's test id engine).
   for (const a of tids) {
     const v = el.getAttribute(a);
@@ -187,7 +206,7 @@ impl Identified {
 /// The call that identifies `el` for `Identified::from_items` (three items); `tids` is
 /// the JSON array of test id attributes.
 pub(crate) fn identify_items(tids: &str) -> String {
-    format!("el, __wfRole(el), __wfFacts(el, __wfRole(el), {tids})")
+    format!("el, __wfRole(el), __wfFacts(el, __wfRole(el), {tids}, loc)")
 }
 
 /// A deep-serialized value (`Runtime.evaluate` with `serialization: "deep"`) as plain

@@ -924,3 +924,41 @@ fn a_picture_of_a_page_region_is_in_page_coordinates_and_fields_report_validity(
     assert!(env.picture(empty).is_none());
     env.close();
 }
+
+const LOCATORS_PAGE: &str = r#"<!doctype html><html><head><title>Locators</title></head><body>
+<div style="display:none"><span id="open" onclick="document.title='opened'">Open</span></div>
+<ul><li><button>Mark paid</button></li><li><button>Mark paid</button></li></ul>
+<button id="under" onclick="document.title='under'">Under</button>
+<button id="show" onclick="document.getElementById('veil').style.display='block'">Veil</button>
+<div id="veil" style="position:fixed;inset:0;display:none;background:rgba(0,0,0,.3)"></div>
+</body></html>"#;
+
+/// What a replay needs to act as Playwright would: a hidden element is not clicked (the
+/// click used to land on whatever was at the page's corner), and the names read before
+/// acting say how many elements a CSS path finds and what covers the element.
+#[test]
+fn hidden_targets_are_not_clicked_and_names_count_paths_and_covers() {
+    let srv = TestServer::start(vec![("/", html(LOCATORS_PAGE))]);
+    let mut env = launch(options(&srv.url("/")));
+    env.reset().unwrap();
+    match env.step(&Action::on(ActionKind::Click, "#open")) {
+        Err(EnvError::ElementNotFound(why)) => assert!(why.contains("not shown"), "{why}"),
+        other => panic!("a hidden element must not be clicked: {other:?}"),
+    }
+    let page = |env: &mut wayfarer_browser::BrowserEnv| {
+        env.target_name()
+            .and_then(|n| n.page)
+            .expect("the page counted the target's names")
+    };
+    env.step(&Action::on(ActionKind::Click, "ul > li > button"))
+        .unwrap();
+    assert_eq!(page(&mut env).same_path, 2);
+    let o = env.step(&Action::on(ActionKind::Click, "#under")).unwrap();
+    assert_eq!(o.observation.title, "under");
+    let p = page(&mut env);
+    assert_eq!((p.same_path, p.covered_by.as_str()), (1, ""));
+    env.step(&Action::on(ActionKind::Click, "#show")).unwrap();
+    env.step(&Action::on(ActionKind::Click, "#under")).unwrap();
+    assert_eq!(page(&mut env).covered_by, "div#veil");
+    env.close();
+}

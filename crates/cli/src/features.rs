@@ -13,7 +13,7 @@ use anyhow::{Context, Result};
 use wayfarer_core::embed::text::{HashedText, TextEmbedder};
 use wayfarer_core::grammar::FeatureGrammar;
 use wayfarer_core::trace::{Expected, Trace, TRACE_VERSION};
-use wayfarer_core::{AppProbe, Environment};
+use wayfarer_core::{ActionKind, AppProbe, Environment};
 use wayfarer_export::{FeatureCheck, FeatureSpec, PlaywrightOptions};
 use wayfarer_features::heuristic::Heuristic;
 use wayfarer_features::suite::{tests, FeatureTest, Skipped};
@@ -43,6 +43,8 @@ struct FeaturesArgs<'a> {
     out: Option<&'a Path>,
     check: bool,
     chrome: Option<&'a str>,
+    /// Print nothing (the bench's progress says what matters).
+    quiet: bool,
 }
 
 /// `wayfarer features TARGET`: a run directory, or a URL crawled first.
@@ -61,7 +63,9 @@ pub fn command(target: &str, check: bool, run: &RunArgs) -> Result<i32> {
             out: run.out.as_deref(),
             check,
             chrome: run.chrome.as_deref(),
-        });
+            quiet: false,
+        })
+        .map(|_| 0);
     }
     // A crawl as AutoE2E's: breadth-first unless told otherwise, every record one page.
     let mut crawl = run.clone();
@@ -77,10 +81,26 @@ pub fn command(target: &str, check: bool, run: &RunArgs) -> Result<i32> {
         out: None,
         check,
         chrome: run.chrome.as_deref(),
+        quiet: false,
+    })
+    .map(|_| 0)
+}
+
+/// `wayfarer bench --feature-tests`: the feature tests of the run in `dir`, written into
+/// `dir/features` and replayed; each kept test's action-id log.
+pub fn suite_logs(dir: &Path, chrome: Option<&str>) -> Result<Vec<Vec<String>>> {
+    features(FeaturesArgs {
+        dir,
+        out: None,
+        check: true,
+        chrome,
+        quiet: true,
     })
 }
 
-fn features(a: FeaturesArgs) -> Result<i32> {
+/// Infer, build, check and write the tests; the kept tests' action-id logs (empty
+/// without the check).
+fn features(a: FeaturesArgs) -> Result<Vec<Vec<String>>> {
     let data = wayfarer_store::load(a.dir)
         .with_context(|| format!("cannot read the run in {}", a.dir.display()))?;
     let states: Vec<_> = data
@@ -124,13 +144,7 @@ fn features(a: FeaturesArgs) -> Result<i32> {
         .map(|t| FeatureSpec {
             name: format!("feature-{}", t.label),
             trace: trace_of(t, &data.meta.setup, a.dir),
-            check: FeatureCheck {
-                label: t.label.clone(),
-                score: t.score,
-                end_url: t.end_url.clone(),
-                end_title: t.end_title.clone(),
-                also: t.also.clone(),
-            },
+            check: check_of(t),
         })
         .collect();
     // As `export`: no Chromium found is not fatal, Playwright's own browsers can stand in.
@@ -153,6 +167,10 @@ fn features(a: FeaturesArgs) -> Result<i32> {
     // No test leaves no project behind, but features.md says why.
     std::fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
     std::fs::write(&md_path, &md).with_context(|| format!("cannot write {}", md_path.display()))?;
+    let logs: Vec<Vec<String>> = verdicts.iter().map(|v| v.log.clone()).collect();
+    if a.quiet {
+        return Ok(logs);
+    }
     println!(
         "{} features kept of {} inferred ({} questions, labels matched by {}); {} tests in {}",
         model.kept().len(),
@@ -173,7 +191,7 @@ fn features(a: FeaturesArgs) -> Result<i32> {
     if let Some(g) = grammar_of(&data.meta.setup) {
         score(&g, &suite, &verdicts);
     }
-    Ok(0)
+    Ok(logs)
 }
 
 /// The feature grammar of the bundled application a run explored.
@@ -308,7 +326,9 @@ fn features_md(
 
 /// Replay every test in one browser (a bundled application served again, without its
 /// seeded bugs): its steps, else each alternative way in turn (the test then keeps the
-/// first that runs through).
+/// first that runs through). A way runs through when each step's locator, as the test
+/// writes it, finds exactly the element acted on, no oracle sees a failure, and it ends
+/// where the test checks: what Playwright will ask of it.
 fn replay_all(
     mut suite: Vec<FeatureTest>,
     setup: &wayfarer_core::trace::ReplaySetup,
@@ -326,23 +346,43 @@ fn replay_all(
     };
     let mut target = crate::trace_env::open_trace(trace_of(&suite[0], setup, dir), &args)?;
     let start = url::Url::parse(&target.start_url)?;
+    // The recorded end pages are on the recorded origin; the replay's may be another.
+    let old_origin = url::Url::parse(&setup.start_url)
+        .map(|u| u.origin().ascii_serialization())
+        .unwrap_or_default();
+    let new_origin = start.origin().ascii_serialization();
     let mut verdicts = Vec::new();
     for t in &mut suite {
-        let mut v = replay_one(&mut target, &trace_of(t, setup, dir).rebased(&start))?;
-        for k in 0..t.alternatives.len() {
-            if v.problem.is_none() {
-                break;
-            }
+        let mut check = check_of(t);
+        if !old_origin.is_empty() {
+            check.end_url = check.end_url.replace(&old_origin, &new_origin);
+        }
+        let mut run = |t: &FeatureTest| -> Result<Verdict> {
+            let trace = trace_of(t, setup, dir).rebased(&start);
+            replay_one(&mut target, &trace, &check, &start)
+        };
+        let mut v = run(t)?;
+        // Why each way failed, for the test that none runs through.
+        let mut why = vec![format!("short: {}", v.problem.clone().unwrap_or_default())];
+        let mut k = 0;
+        while v.problem.is_some() && k < t.alternatives.len() {
             let mut alt = t.clone();
             alt.take_alternative(k);
-            let w = replay_one(&mut target, &trace_of(&alt, setup, dir).rebased(&start))?;
-            if w.problem.is_none() {
-                v = Verdict {
-                    way: t.alternatives[k].how,
-                    ..w
-                };
-                *t = alt;
+            let w = run(&alt)?;
+            match &w.problem {
+                None => {
+                    v = Verdict {
+                        way: t.alternatives[k].how,
+                        ..w
+                    };
+                    *t = alt;
+                }
+                Some(p) => why.push(format!("{}: {p}", t.alternatives[k].how)),
             }
+            k += 1;
+        }
+        if v.problem.is_some() {
+            v.problem = Some(why.join("; "));
         }
         verdicts.push(v);
     }
@@ -350,9 +390,26 @@ fn replay_all(
     Ok((suite, verdicts))
 }
 
+/// What a feature's test checks at its end.
+fn check_of(t: &FeatureTest) -> FeatureCheck {
+    FeatureCheck {
+        label: t.label.clone(),
+        score: t.score,
+        end_url: t.end_url.clone(),
+        end_title: t.end_title.clone(),
+        also: t.also.clone(),
+    }
+}
+
 /// Replay one test's steps from a reset: its action-id log, and why it does not run
-/// through (a step that cannot be taken, a failure an oracle sees).
-fn replay_one(target: &mut crate::trace_env::Target, trace: &Trace) -> Result<Verdict> {
+/// through (a step that cannot be taken, a locator that would not find its element the
+/// way the exported test finds it, a failure an oracle sees, another end page).
+fn replay_one(
+    target: &mut crate::trace_env::Target,
+    trace: &Trace,
+    check: &FeatureCheck,
+    start: &url::Url,
+) -> Result<Verdict> {
     let mut obs = target.env.reset()?.observation;
     let mut log: Vec<String> = Vec::new();
     let mut problem = None;
@@ -360,6 +417,10 @@ fn replay_one(target: &mut crate::trace_env::Target, trace: &Trace) -> Result<Ve
         match target.env.step(&s.action) {
             Ok(o) => {
                 log.extend(AppProbe::logged_since(&obs, &o.observation));
+                if let Err(why) = finds_now(s, target.env.target_name()) {
+                    problem = Some(format!("step {} ({}): {why}", i + 1, s.describe()));
+                    break;
+                }
                 let failures: Vec<String> = target
                     .oracles
                     .judge(&o.events, Some(&o.observation))
@@ -379,11 +440,42 @@ fn replay_one(target: &mut crate::trace_env::Target, trace: &Trace) -> Result<Ve
             }
         }
     }
+    if problem.is_none() {
+        problem = check.holds(&obs.url, &obs.title, start).err();
+    }
     Ok(Verdict {
         problem,
         log,
         way: "short",
     })
+}
+
+/// Whether the step's locator, as the exported test writes it, finds exactly the element
+/// the replay acted on (`now`: how the page named it just before acting).
+fn finds_now(
+    s: &wayfarer_core::trace::TraceStep,
+    now: Option<wayfarer_core::TargetName>,
+) -> std::result::Result<(), String> {
+    let (Some(target), Some(now)) = (s.action.target.as_deref(), now) else {
+        return Ok(());
+    };
+    // A step recorded without a hint is found by its CSS path, which is counted too.
+    let mut fresh = s.element.clone().unwrap_or_default();
+    fresh.name_from_target(&now, target);
+    let c = wayfarer_core::trace::chosen(target, s.element.as_ref());
+    wayfarer_core::trace::finds_now(&c, &fresh)?;
+    // wayfarer clicks at the element's centre whatever is there; Playwright waits for
+    // the element to be the one hit.
+    let pointer = matches!(
+        s.action.kind,
+        ActionKind::Click | ActionKind::DoubleClick | ActionKind::Check | ActionKind::Hover
+    );
+    match fresh.page.as_ref().map(|p| p.covered_by.as_str()) {
+        Some(by) if pointer && !by.is_empty() => {
+            Err(format!("{by} covers the element and would take the click"))
+        }
+        _ => Ok(()),
+    }
 }
 
 #[cfg(test)]

@@ -75,10 +75,23 @@ pub struct PageNames {
     /// The test id attributes the element carries, with how many elements share each value.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub test_ids: Vec<TestId>,
+    /// Elements the step's structural path (its last part, in the element's document or
+    /// shadow root) finds, as `page.locator(css)` would count them (0: not counted).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub same_path: u32,
+    /// What a pointer at the element's centre hits instead of it (an overlay over it, as
+    /// `tag#id`); empty when it hits the element, or was not looked at. Playwright waits
+    /// for such an element rather than click through.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub covered_by: String,
     /// The element is in a child frame, where the page's locators do not look (counts are
     /// the frame document's).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub frame: bool,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// A test id attribute on an element and how many elements of the page carry the same value.

@@ -20,7 +20,7 @@ use crate::oracle::{FailureBook, Oracles};
 use crate::record::{StepRecord, StepTimings};
 use crate::state::{Abstraction, Analysis};
 use crate::summary::{RunSummary, Tally};
-use crate::trace::TraceStep;
+use crate::trace::{ElementHint, TraceStep};
 
 mod carry;
 mod episode;
@@ -321,12 +321,13 @@ pub fn run(
         // The browser read the target's role and name from its accessibility tree, and
         // counted Playwright's other ways to it, just before acting: what the trace, the
         // report and exported tests name it by.
-        if let (Some(n), Some(h), Some(t)) = (
-            env.target_name(),
-            trace_step.element.as_mut(),
-            trace_step.action.target.as_deref(),
-        ) {
-            h.name_from_target(&n, t);
+        // A target the observation did not hold (the page changed since it was read) is
+        // named all the same.
+        if let (Some(n), Some(t)) = (env.target_name(), trace_step.action.target.as_deref()) {
+            trace_step
+                .element
+                .get_or_insert_with(ElementHint::default)
+                .name_from_target(&n, t);
         }
         if error.is_some() {
             tally.step_errors += 1;

@@ -1,7 +1,8 @@
 //! A step's locator as Playwright code: the one chosen when the step was recorded (see
 //! `wayfarer_core::trace::choose`), else one chosen now from the trace's hints.
 
-use wayfarer_core::trace::{choose, Chosen, ElementHint, LocatorKind};
+pub use wayfarer_core::trace::chosen;
+use wayfarer_core::trace::{Chosen, LocatorKind};
 
 use crate::ts::str_lit;
 
@@ -10,12 +11,6 @@ use crate::ts::str_lit;
 pub struct Locator {
     pub kind: LocatorKind,
     pub code: String,
-}
-
-/// The locator chosen for a step's `target`: recorded with the step, else chosen now.
-pub fn chosen(target: &str, hint: Option<&ElementHint>) -> Chosen {
-    hint.and_then(|h| h.locator.clone())
-        .unwrap_or_else(|| choose(target, hint))
 }
 
 /// `c` as code; `test_id_attr` is the project's `testIdAttribute` (`getByTestId` reads
@@ -121,19 +116,5 @@ mod tests {
             l.code,
             r#"page.getByRole('button', { name: "it's `${x}` \\ </script>", exact: true })"#
         );
-    }
-
-    #[test]
-    fn a_recorded_choice_wins_over_a_new_one() {
-        let mut h = ElementHint {
-            tag: "button".into(),
-            role: Some("button".into()),
-            name: "Save".into(),
-            same_name: 1,
-            ..ElementHint::default()
-        };
-        assert_eq!(chosen("#s", Some(&h)).kind, LocatorKind::Role);
-        h.locator = Some(c(LocatorKind::Css, "", ""));
-        assert_eq!(chosen("#s", Some(&h)).kind, LocatorKind::Css);
     }
 }

@@ -134,6 +134,46 @@ fn feature_checks(b: &mut Body, check: &crate::FeatureCheck, cx: &SpecContext) {
     }
 }
 
+impl crate::FeatureCheck {
+    /// Whether a page at `url` titled `title` passes the checks the feature's test makes
+    /// (see `feature_checks`), for a replay outside Playwright; `base` is the
+    /// application's start URL. The error says which check fails.
+    pub fn holds(&self, url: &str, title: &str, base: &Url) -> Result<(), String> {
+        if let (Ok(end), Ok(now)) = (Url::parse(&self.end_url), Url::parse(url)) {
+            let path = |u: &Url| digit_runs_as_one(&u[url::Position::BeforePath..]);
+            if end.origin() == base.origin()
+                && (now.origin() != end.origin() || path(&now) != path(&end))
+            {
+                return Err(format!("it ends on {url}, not on {}", self.end_url));
+            }
+        }
+        let want = self.end_title.trim();
+        if !want.is_empty() && digit_runs_as_one(title) != digit_runs_as_one(want) {
+            return Err(format!("it ends on a page titled {title:?}, not {want:?}"));
+        }
+        Ok(())
+    }
+}
+
+/// `text` with every run of digits as one marker: equal when `digits_free`'s pattern of
+/// the one matches the other.
+fn digit_runs_as_one(text: &str) -> String {
+    let mut out = String::new();
+    let mut digits = false;
+    for c in text.chars() {
+        if c.is_ascii_digit() {
+            if !digits {
+                out.push('\u{1}');
+            }
+            digits = true;
+        } else {
+            digits = false;
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// A regular expression for `url`'s path, query and fragment with every run of digits
 /// (ids, dates) free: the same page for another record.
 pub(crate) fn url_pattern(url: &Url) -> String {
@@ -291,4 +331,73 @@ fn navigate(b: &mut Body, step: &TraceStep, cx: &SpecContext, allow: &[String]) 
         b.line("// (outside the application's origins: wayfarer blocked this navigation)");
     }
     allowed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::FeatureCheck;
+
+    fn check(end_url: &str, end_title: &str) -> FeatureCheck {
+        FeatureCheck {
+            label: "View group".into(),
+            end_url: end_url.into(),
+            end_title: end_title.into(),
+            ..FeatureCheck::default()
+        }
+    }
+
+    #[test]
+    fn a_replay_ends_where_the_test_checks_up_to_ids() {
+        let base = Url::parse("http://127.0.0.1:4000/").unwrap();
+        let c = check("http://127.0.0.1:4000/#/groups/1", "Ski trip · Splitter");
+        assert_eq!(
+            c.holds(
+                "http://127.0.0.1:4000/#/groups/17",
+                "Ski trip · Splitter",
+                &base
+            ),
+            Ok(())
+        );
+        assert!(c
+            .holds(
+                "http://127.0.0.1:4000/#/groups/1/settle",
+                "Ski trip · Splitter",
+                &base
+            )
+            .unwrap_err()
+            .contains("ends on"));
+        assert!(c
+            .holds(
+                "http://127.0.0.1:4000/#/groups/1",
+                "Travel update · Splitter",
+                &base
+            )
+            .unwrap_err()
+            .contains("titled"));
+        // Digits in a title are free as in the pattern; other text is not.
+        let t = check("http://127.0.0.1:4000/r/2", "Report 2026-11");
+        assert_eq!(
+            t.holds("http://127.0.0.1:4000/r/3", "Report 2025-1", &base),
+            Ok(())
+        );
+        assert!(t
+            .holds("http://127.0.0.1:4000/r/3", "Report 2025", &base)
+            .is_err());
+        assert_eq!(digits_free("Report 2026-11"), "Report \\d+-\\d+");
+        // A feature that ended outside the application checks its title alone.
+        let out = check("https://example.org/help", "Help");
+        assert_eq!(
+            out.holds("https://example.org/other", "Help", &base),
+            Ok(())
+        );
+        // Another origin than the application's fails a check made in it.
+        assert!(c
+            .holds(
+                "http://127.0.0.1:5000/#/groups/1",
+                "Ski trip · Splitter",
+                &base
+            )
+            .is_err());
+    }
 }

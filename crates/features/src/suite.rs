@@ -113,16 +113,23 @@ fn same_steps(a: &FeatureTest, b: &FeatureTest) -> bool {
 /// that took it.
 struct Graph {
     out: HashMap<StateId, Vec<(String, StateId, usize)>>,
+    /// Steps that went back in history: where they land depends on the way there, so no
+    /// shortest way takes one.
+    history: HashSet<usize>,
 }
 
 impl Graph {
     fn new(x: &Exploration, steps: &[StepRecord], index: &HashMap<u64, usize>) -> Graph {
         let mut out: HashMap<StateId, Vec<(String, StateId, usize)>> = HashMap::new();
+        let mut history = HashSet::new();
         for s in &x.states {
             for a in &s.actions {
                 for n in &a.steps {
                     let Some(&i) = index.get(n) else { continue };
                     let to = steps[i].state_after;
+                    if steps[i].action.kind == ActionKind::Back {
+                        history.insert(i);
+                    }
                     let edges = out.entry(s.id).or_default();
                     if !edges.iter().any(|(k, t, _)| *k == a.text.key && *t == to) {
                         edges.push((a.text.key.clone(), to, i));
@@ -130,7 +137,7 @@ impl Graph {
                 }
             }
         }
-        Graph { out }
+        Graph { out, history }
     }
 
     /// The steps (indices) of a shortest way from `from` to `to`.
@@ -151,7 +158,7 @@ impl Graph {
                 return Some(path);
             }
             for (_, t, i) in self.out.get(&s).into_iter().flatten() {
-                if seen.insert(*t) {
+                if !self.history.contains(i) && seen.insert(*t) {
                     prev.insert(*t, (s, *i));
                     queue.push_back(*t);
                 }
@@ -436,5 +443,27 @@ mod tests {
         assert_eq!(did, vec!["click #demo", "click #login", "click #export"]);
         assert_eq!(export.prefix, 2);
         assert!(export.alternatives.is_empty());
+    }
+
+    #[test]
+    fn no_way_goes_back_in_history() {
+        let states: Vec<(StateId, String, String)> = (0..3)
+            .map(|i| (StateId(i), format!("http://h/{i}"), format!("Page {i}")))
+            .collect();
+        let ep2 = |r: StepRecord| StepRecord { episode: 2, ..r };
+        let steps = vec![
+            step(1, 0, 1, click("#groups"), "link", "Groups"),
+            step(2, 1, 2, click("#ski"), "link", "Ski trip"),
+            step(3, 2, 0, click("#home"), "link", "Home"),
+            // Back from the start page once landed on the group: it depends on the way
+            // there, and a test starts with no history.
+            step(4, 0, 2, Action::back(), "", ""),
+            ep2(step(5, 2, 2, click("#rename"), "button", "Rename group")),
+        ];
+        let (m, x) = inferred(&states, &steps);
+        let (tests, _) = tests(&m, &x, &steps);
+        let rename = tests.iter().find(|t| t.label == "Rename group").unwrap();
+        let did: Vec<String> = rename.steps.iter().map(|s| s.action.describe()).collect();
+        assert_eq!(did, vec!["click #groups", "click #ski", "click #rename"]);
     }
 }

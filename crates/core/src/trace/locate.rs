@@ -133,6 +133,66 @@ fn guessed(target: &str, h: &ElementHint) -> Option<Chosen> {
     None
 }
 
+/// The locator of a step's `target`: the one chosen when the step was recorded, else one
+/// chosen now from its hint.
+pub fn chosen(target: &str, hint: Option<&ElementHint>) -> Chosen {
+    hint.and_then(|h| h.locator.clone())
+        .unwrap_or_else(|| choose(target, hint))
+}
+
+/// Whether `c`, a step's locator, finds exactly the element a replay of the step acted on
+/// and nothing else, as Playwright would: `now` is that element's hint named from what
+/// the page said just before acting. A count the page did not give passes (it cannot be
+/// judged); the error says what the locator finds now.
+pub fn finds_now(c: &Chosen, now: &ElementHint) -> Result<(), String> {
+    let page = now.page.as_ref();
+    let one = |n: u32, what: &str| match n {
+        0 | 1 => Ok(()),
+        n => Err(format!("{what} matches {n} elements")),
+    };
+    match c.kind {
+        LocatorKind::Css => one(page.map_or(0, |p| p.same_path), "the CSS path"),
+        LocatorKind::Role => {
+            let role = now.role.as_deref().unwrap_or("");
+            if role != c.by || now.name != c.value {
+                return Err(format!(
+                    "{} {:?} is not the element acted on (that is {} {:?})",
+                    c.by, c.value, role, now.name
+                ));
+            }
+            one(now.same_name, &format!("{} {:?}", c.by, c.value))
+        }
+        LocatorKind::TestId => {
+            let Some(p) = page else { return Ok(()) };
+            match p
+                .test_ids
+                .iter()
+                .find(|t| t.attr == c.by && t.value == c.value)
+            {
+                Some(t) => one(t.same, &format!("test id {:?}", c.value)),
+                None => Err(format!(
+                    "test id {:?} is not on the element acted on",
+                    c.value
+                )),
+            }
+        }
+        LocatorKind::Label => {
+            let Some(p) = page else { return Ok(()) };
+            if p.label != c.value {
+                return Err(format!("label {:?} is not the element acted on", c.value));
+            }
+            one(p.same_label, &format!("label {:?}", c.value))
+        }
+        LocatorKind::Text => {
+            let Some(p) = page else { return Ok(()) };
+            if p.text != c.value {
+                return Err(format!("text {:?} is not the element acted on", c.value));
+            }
+            one(p.same_text, &format!("text {:?}", c.value))
+        }
+    }
+}
+
 /// Whether a test id can name the element alone, judged from its CSS locator: the scan
 /// uses a unique id first and a unique `data-testid` second, so a `data-testid` element
 /// whose locator is a structural path has a test id that others share.
@@ -363,5 +423,68 @@ mod tests {
         f.role = None;
         f.page = Some(PageNames::default());
         assert_eq!(kind("#a", &f), LocatorKind::Css);
+    }
+
+    #[test]
+    fn a_recorded_choice_wins_over_a_new_one() {
+        let mut h = hint("button", Some("button"), "Save");
+        assert_eq!(chosen("#s", Some(&h)).kind, LocatorKind::Role);
+        h.locator = Some(Chosen::css());
+        assert_eq!(chosen("#s", Some(&h)).kind, LocatorKind::Css);
+    }
+
+    #[test]
+    fn a_locator_finds_now_only_the_element_acted_on() {
+        let role = Chosen::new(LocatorKind::Role, "link", "Lift passes", true);
+        let mut now = hint("a", Some("link"), "Lift passes");
+        assert_eq!(finds_now(&role, &now), Ok(()));
+        // Two such links now: Playwright's strict locator refuses.
+        now.same_name = 2;
+        assert!(finds_now(&role, &now).unwrap_err().contains("matches 2"));
+        // The path found another link: the role locator would not find this one.
+        let other = hint("a", Some("link"), "Groceries");
+        assert!(finds_now(&role, &other)
+            .unwrap_err()
+            .contains("not the element acted on"));
+
+        let css = Chosen::css();
+        let mut at = counted_hint(PageNames {
+            same_path: 1,
+            ..PageNames::default()
+        });
+        assert_eq!(finds_now(&css, &at), Ok(()));
+        at.page.as_mut().unwrap().same_path = 3;
+        assert_eq!(
+            finds_now(&css, &at),
+            Err("the CSS path matches 3 elements".into())
+        );
+        // Not counted (an older page script, no answer): nothing to judge by.
+        at.page = None;
+        assert_eq!(finds_now(&css, &at), Ok(()));
+
+        let text = Chosen::new(LocatorKind::Text, "", "Open", true);
+        let mut t = counted_hint(PageNames {
+            text: "Open".into(),
+            same_text: 1,
+            ..PageNames::default()
+        });
+        assert_eq!(finds_now(&text, &t), Ok(()));
+        t.page.as_mut().unwrap().text = "Close".into();
+        assert!(finds_now(&text, &t).is_err());
+
+        let tid = Chosen::new(LocatorKind::TestId, "data-testid", "save", true);
+        let ids = |same| {
+            counted_hint(PageNames {
+                test_ids: vec![TestId {
+                    attr: "data-testid".into(),
+                    value: "save".into(),
+                    same,
+                }],
+                ..PageNames::default()
+            })
+        };
+        assert_eq!(finds_now(&tid, &ids(1)), Ok(()));
+        assert!(finds_now(&tid, &ids(2)).is_err());
+        assert!(finds_now(&tid, &counted_hint(PageNames::default())).is_err());
     }
 }

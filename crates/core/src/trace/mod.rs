@@ -13,7 +13,7 @@ use crate::model::{Action, ActionKind, Element, Observation};
 mod locate;
 mod role;
 
-pub use locate::{choose, Chosen, LocatorKind};
+pub use locate::{choose, chosen, finds_now, Chosen, LocatorKind};
 
 /// The trace file format version this build reads and writes.
 pub const TRACE_VERSION: u32 = 1;
