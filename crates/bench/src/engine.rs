@@ -8,7 +8,7 @@ use wayfarer_core::infer::deviation;
 use wayfarer_core::summary::FailureLine;
 use wayfarer_core::RunSummary;
 
-use crate::execute::{features, found_text, run_strategy, seeded, serve, RunOutcome};
+use crate::execute::{features, found_text, precision, run_strategy, seeded, serve, RunOutcome};
 use crate::metrics::RunRow;
 use crate::peer::{self, PeerOptions, PeerResult};
 use crate::plan::{label, Plan, Target};
@@ -38,9 +38,23 @@ impl BenchResult {
     }
 }
 
+/// Turns a finished strategy run (its directory) into feature tests and replays them:
+/// each kept test's action-id log, or why it could not (`--feature-tests`: the CLI's
+/// `wayfarer features`; the bench scores the logs).
+pub type SuiteFn<'a> = dyn FnMut(&std::path::Path) -> Result<Vec<Vec<String>>, String> + 'a;
+
 /// Run the whole plan, telling `progress` one line per run; then write bench.md,
 /// bench.csv and the plots into `plan.out`.
 pub fn run_bench(plan: &Plan, progress: &mut dyn FnMut(&str)) -> Result<BenchResult, BenchError> {
+    run_bench_with(plan, progress, None)
+}
+
+/// `run_bench`, each strategy run also turned into feature tests by `suite`.
+pub fn run_bench_with(
+    plan: &Plan,
+    progress: &mut dyn FnMut(&str),
+    mut suite: Option<&mut SuiteFn>,
+) -> Result<BenchResult, BenchError> {
     std::fs::create_dir_all(&plan.out).map_err(|e| BenchError::Write(plan.out.clone(), e))?;
     let mut peers = Vec::new();
     for name in &plan.peers {
@@ -78,7 +92,10 @@ pub fn run_bench(plan: &Plan, progress: &mut dyn FnMut(&str)) -> Result<BenchRes
                         strategy.replace('+', "_plus").replace('*', "_star")
                     ));
                     if plan.resume {
-                        if let Some(out) = crate::resume::finished_run(plan, target, &dir) {
+                        if let Some(mut out) = crate::resume::finished_run(plan, target, &dir) {
+                            if let Some(f) = suite.as_deref_mut() {
+                                score_suite(&mut out.row, target, &dir, f, progress);
+                            }
                             progress(&format!("[{n}/{total}] kept {}", line(&out.row)));
                             if out.row.stopped_early.is_empty() && inference.is_none() {
                                 durations.push(out.row.duration_s);
@@ -88,7 +105,10 @@ pub fn run_bench(plan: &Plan, progress: &mut dyn FnMut(&str)) -> Result<BenchRes
                         }
                     }
                     match run_strategy(plan, target, strategy, inference, seed, &dir) {
-                        Ok(out) => {
+                        Ok(mut out) => {
+                            if let Some(f) = suite.as_deref_mut() {
+                                score_suite(&mut out.row, target, &dir, f, progress);
+                            }
                             progress(&format!("[{n}/{total}] {}", line(&out.row)));
                             // A run that gave up early says nothing about the time a budget
                             // takes; runs with inference would shorten the peer's time.
@@ -125,6 +145,26 @@ pub fn run_bench(plan: &Plan, progress: &mut dyn FnMut(&str)) -> Result<BenchRes
     result.written = table::write(plan, &result)?;
     result.written.extend(plot::write(plan, &result)?);
     Ok(result)
+}
+
+/// The feature tests of the run in `dir`, scored against the target's grammar; a run
+/// that yields none is said and left without the columns.
+fn score_suite(
+    row: &mut RunRow,
+    target: &Target,
+    dir: &std::path::Path,
+    suite: &mut SuiteFn,
+    progress: &mut dyn FnMut(&str),
+) {
+    let known = target.truth();
+    match suite(dir) {
+        Ok(logs) => {
+            row.suite_tests = Some(logs.len());
+            row.suite_coverage = features(&known, &logs).0;
+            row.suite_precision = precision(&known, &logs);
+        }
+        Err(e) => progress(&format!("no feature tests from {}: {e}", dir.display())),
+    }
 }
 
 /// Deviation and scan+analysis cut of the runs with inference against the run without
@@ -225,6 +265,7 @@ fn peer_row(plan: &Plan, target: &Target, name: &str, seed: u64, r: &PeerResult)
     let found = seeded(&known, &summary);
     let (feature_coverage, features_covered) =
         features(&known, std::slice::from_ref(&r.action_log));
+    let trace_precision = precision(&known, std::slice::from_ref(&r.action_log));
     let instrumented = !r.screens.is_empty() || !r.action_log.is_empty();
     let secs = r.elapsed.as_secs_f64();
     let ids: std::collections::BTreeSet<&String> = r.action_log.iter().collect();
@@ -247,6 +288,7 @@ fn peer_row(plan: &Plan, target: &Target, name: &str, seed: u64, r: &PeerResult)
         seeded_found: found_text(&found),
         feature_coverage,
         features_covered,
+        trace_precision,
         steps_per_second: if secs > 0.0 {
             r.steps as f64 / secs
         } else {

@@ -146,6 +146,7 @@ pub(crate) fn strategy_row(plan: &Plan, target: &Target, s: &RunSummary, c: &Col
     let ids = c.action_ids().len();
     let instrumented = !c.screens.is_empty() || ids > 0;
     let (feature_coverage, features_covered) = features(&known, &c.episode_logs);
+    let trace_precision = precision(&known, &c.episode_logs);
     let t = &s.timings_ms;
     let found: Vec<(String, u64)> = seeded(&known, s);
     RunRow {
@@ -171,6 +172,10 @@ pub(crate) fn strategy_row(plan: &Plan, target: &Target, s: &RunSummary, c: &Col
         seeded_found: found_text(&found),
         feature_coverage,
         features_covered,
+        trace_precision,
+        suite_tests: None,
+        suite_coverage: None,
+        suite_precision: None,
         steps_per_second: s.steps_per_second,
         duration_s: s.duration_s,
         scan_ms: Some(t.scan),
@@ -231,6 +236,17 @@ pub(crate) fn features(known: &Known, logs: &[Vec<String>]) -> (Option<f64>, Str
             )
         }
         _ => (None, String::new()),
+    }
+}
+
+/// The share of `logs` (one per test) that cover some feature of the target's grammar.
+pub(crate) fn precision(known: &Known, logs: &[Vec<String>]) -> Option<f64> {
+    match &known.grammar {
+        Some(g) if !g.is_empty() && !logs.is_empty() => {
+            let precise = logs.iter().filter(|l| !g.covered(l).is_empty()).count();
+            Some(precise as f64 / logs.len() as f64)
+        }
+        _ => None,
     }
 }
 

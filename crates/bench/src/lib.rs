@@ -21,7 +21,7 @@ mod table;
 
 use std::path::PathBuf;
 
-pub use engine::{run_bench, BenchResult};
+pub use engine::{run_bench, run_bench_with, BenchResult, SuiteFn};
 pub use execute::{run_strategy, RunOutcome};
 pub use metrics::{RunRow, COLUMNS};
 pub use plan::{Plan, Target};

@@ -27,6 +27,14 @@ pub struct RunRow {
     pub seeded_found: String,
     pub feature_coverage: Option<f64>,
     pub features_covered: String,
+    /// Share of the traces that cover some grammar feature (each trace as a test).
+    pub trace_precision: Option<f64>,
+    /// `--feature-tests`: the tests `wayfarer features` keeps from this run ...
+    pub suite_tests: Option<usize>,
+    /// ... the share of grammar features their replays cover ...
+    pub suite_coverage: Option<f64>,
+    /// ... and the share of them that cover some grammar feature.
+    pub suite_precision: Option<f64>,
     pub steps_per_second: f64,
     pub duration_s: f64,
     pub scan_ms: Option<f64>,
@@ -85,6 +93,10 @@ pub const COLUMNS: &[(&str, &str)] = &[
     ("seeded_found", "`id@step` for each seeded bug found, `;`-separated"),
     ("feature_coverage", "share of the grammar's features covered by the run's traces (each episode from a reset is one trace; a peer's whole session is one), 0 to 1"),
     ("features_covered", "the covered features' names, `;`-separated"),
+    ("trace_precision", "share of the run's traces (each taken as a test, as the paper's Crawljax baseline) that cover some grammar feature, 0 to 1"),
+    ("suite_tests", "`--feature-tests`: the tests `wayfarer features` kept from the run (those whose replay runs through)"),
+    ("suite_coverage", "`--feature-tests`: share of the grammar's features the kept tests' replays cover, 0 to 1"),
+    ("suite_precision", "`--feature-tests`: share of the kept tests whose replay covers some grammar feature, 0 to 1"),
     ("steps_per_second", "steps / duration_s"),
     ("duration_s", "wall time of the run, browser start excluded"),
     ("scan_ms", "median per-step time scanning the page (strategies only)"),
@@ -166,6 +178,10 @@ impl RunRow {
             self.seeded_found.clone(),
             ratio(&self.feature_coverage),
             self.features_covered.clone(),
+            ratio(&self.trace_precision),
+            opt(&self.suite_tests),
+            ratio(&self.suite_coverage),
+            ratio(&self.suite_precision),
             format!("{:.2}", self.steps_per_second),
             format!("{:.1}", self.duration_s),
             ms(&self.scan_ms),

@@ -206,6 +206,7 @@ fn section(s: &mut String, plan: &Plan, target: &Target, result: &BenchResult) {
         inference_table(s, plan, &name, result);
     }
     llm_table(s, plan, &name, result);
+    tests_table(s, plan, &name, result);
     if known.bugs.is_empty() {
         return;
     }
@@ -247,6 +248,47 @@ fn section(s: &mut String, plan: &Plan, target: &Target, result: &BenchResult) {
 }
 
 /// How the strategies that ask a language model used it, when any did.
+/// Tests from each strategy's runs, scored as E2EBench scores them: every trace taken
+/// as a test (the paper's Crawljax baseline) and, with `--feature-tests`, the tests
+/// `wayfarer features` keeps.
+fn tests_table(s: &mut String, plan: &Plan, name: &str, result: &BenchResult) {
+    let labels = plan.strategy_labels();
+    let rows: Vec<(&String, Vec<&RunRow>)> = labels
+        .iter()
+        .map(|who| {
+            (
+                who,
+                result
+                    .runs_of(name, who)
+                    .map(|o| &o.row)
+                    .collect::<Vec<_>>(),
+            )
+        })
+        .filter(|(_, rows)| rows.iter().any(|r| r.trace_precision.is_some()))
+        .collect();
+    if rows.is_empty() {
+        return;
+    }
+    s.push_str(
+        "\nTests (median over seeds): feature coverage is the share of the grammar's features \
+some test covers, precision the share of tests that cover one.\n\n",
+    );
+    s.push_str("| strategy | traces as tests: coverage | precision | feature tests | coverage | precision |\n");
+    s.push_str("|---|---|---|---|---|---|\n");
+    for (who, rows) in rows {
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} | {} |",
+            md_escape(who),
+            col(&rows, |r| r.feature_coverage, pct),
+            col(&rows, |r| r.trace_precision, two),
+            col(&rows, |r| r.suite_tests.map(|v| v as f64), int),
+            col(&rows, |r| r.suite_coverage, pct),
+            col(&rows, |r| r.suite_precision, two),
+        );
+    }
+}
+
 fn llm_table(s: &mut String, plan: &Plan, name: &str, result: &BenchResult) {
     let labels = plan.strategy_labels();
     let asking: Vec<(&String, Vec<&RunRow>)> = labels

@@ -250,6 +250,11 @@ pub struct BenchArgs {
     /// instead of running them again: a long benchmark can be finished in several goes.
     #[arg(long)]
     pub resume: bool,
+    /// Also turn each strategy run into feature tests (`wayfarer features` on its
+    /// directory) and score them: the `suite_*` columns. Add `[abstraction] mask_ids =
+    /// true` to the config for the crawl `wayfarer features URL` makes.
+    #[arg(long)]
+    pub feature_tests: bool,
     /// No progress lines (errors still go to stderr).
     #[arg(long, short = 'q')]
     pub quiet: bool,

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use anyhow::{anyhow, bail, Context, Result};
-use wayfarer_bench::{run_bench, Plan, Target};
+use wayfarer_bench::{run_bench_with, Plan, Target};
 use wayfarer_browser::find_chrome;
 use wayfarer_core::Budget;
 use wayfarer_testapps::App;
@@ -165,11 +165,27 @@ pub fn command(args: &BenchArgs) -> Result<i32> {
         );
     }
     let started = std::time::Instant::now();
-    let result = run_bench(&plan, &mut |line| {
-        if !quiet {
-            eprintln!("{line}");
-        }
-    })
+    let chrome = plan
+        .chrome
+        .as_ref()
+        .map(|p| p.to_string_lossy().into_owned());
+    let mut suite = |dir: &std::path::Path| {
+        crate::features::suite_logs(dir, chrome.as_deref()).map_err(|e| format!("{e:#}"))
+    };
+    let suite: Option<&mut wayfarer_bench::SuiteFn> = if args.feature_tests {
+        Some(&mut suite)
+    } else {
+        None
+    };
+    let result = run_bench_with(
+        &plan,
+        &mut |line| {
+            if !quiet {
+                eprintln!("{line}");
+            }
+        },
+        suite,
+    )
     .context("the benchmark stopped")?;
     if !quiet {
         eprintln!(
