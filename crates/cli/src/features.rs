@@ -45,6 +45,8 @@ struct FeaturesArgs<'a> {
     chrome: Option<&'a str>,
     /// Print nothing (the bench's progress says what matters).
     quiet: bool,
+    /// The model that answers AutoE2E's questions (`--llm`); the heuristic without one.
+    llm: Option<wayfarer_llm::SharedClient>,
 }
 
 /// `wayfarer features TARGET`: a run directory, or a URL crawled first.
@@ -64,6 +66,7 @@ pub fn command(target: &str, check: bool, run: &RunArgs) -> Result<i32> {
             check,
             chrome: run.chrome.as_deref(),
             quiet: false,
+            llm: model_client(run, dir)?,
         })
         .map(|_| 0);
     }
@@ -82,6 +85,7 @@ pub fn command(target: &str, check: bool, run: &RunArgs) -> Result<i32> {
         check,
         chrome: run.chrome.as_deref(),
         quiet: false,
+        llm: model_client(run, &dir)?,
     })
     .map(|_| 0)
 }
@@ -95,7 +99,16 @@ pub fn suite_logs(dir: &Path, chrome: Option<&str>) -> Result<Vec<Vec<String>>> 
         check: true,
         chrome,
         quiet: true,
+        llm: None,
     })
+}
+
+/// The model `--llm` (or the config's `[llm]`) names, its answers cached in the run's
+/// store; `None` without one.
+fn model_client(run: &RunArgs, dir: &Path) -> Result<Option<wayfarer_llm::SharedClient>> {
+    let (config, secrets) = crate::config_file::load(run.config.as_deref())?;
+    let llm = wayfarer_llm::with_flags(&config.llm, run.llm.as_deref(), run.model.as_deref());
+    crate::llm::client(&llm, dir, secrets)
 }
 
 /// Infer, build, check and write the tests; the kept tests' action-id logs (empty
@@ -110,13 +123,39 @@ fn features(a: FeaturesArgs) -> Result<Vec<Vec<String>>> {
         .collect();
     let steps: Vec<_> = data.steps.iter().map(|s| s.record.clone()).collect();
     let x = Exploration::from_steps(&states, &steps);
-    let mut model = FeatureModel::new(
-        Ranking::default(),
-        embedder(),
-        Box::new(CosineAtLeast(SAME_FEATURE_COSINE)),
-    );
     let app = data.meta.target.clone();
-    wayfarer_features::infer(&x, &app, &mut Heuristic, &mut model)?;
+    let model = match a.llm.clone() {
+        // The model answers; the heuristic and the threshold stand in where it cannot.
+        Some(client) => {
+            let usage = client.lock().map(|c| c.usage()).ok();
+            let (mut inferrer, judge) = wayfarer_features::with_client(client, &app);
+            let mut model = FeatureModel::new(
+                Ranking::default(),
+                embedder(),
+                Box::new(judge.with_threshold(SAME_FEATURE_COSINE)),
+            );
+            wayfarer_features::infer(&x, &app, &mut inferrer, &mut model)?;
+            if !a.quiet {
+                println!("{}", inferrer.stats());
+                if let Some(u) = usage.as_ref().and_then(|u| u.lock().ok()) {
+                    println!(
+                        "llm: {} model calls, {} from the cache, {} failed, {} unreadable",
+                        u.calls, u.cache_hits, u.failed, u.malformed
+                    );
+                }
+            }
+            model
+        }
+        None => {
+            let mut model = FeatureModel::new(
+                Ranking::default(),
+                embedder(),
+                Box::new(CosineAtLeast(SAME_FEATURE_COSINE)),
+            );
+            wayfarer_features::infer(&x, &app, &mut Heuristic, &mut model)?;
+            model
+        }
+    };
     let (mut suite, mut skipped) = tests(&model, &x, &steps);
     let mut verdicts = Vec::new();
     if a.check && !suite.is_empty() {
