@@ -146,6 +146,7 @@ fn main() {
         failures,
         strategy: None,
         knowledge: Vec::new(),
+        features: None,
     };
     let found = |kind: FailureKind| {
         let f = data.failures.iter().find(|f| f.failure.kind == kind);

@@ -69,6 +69,7 @@ fn data(complete: bool) -> RunData {
         ],
         strategy: None,
         knowledge: Vec::new(),
+        features: None,
     }
 }
 

@@ -147,6 +147,9 @@ pub struct RunData {
     /// The state-inference knowledge base at the end of the run, most used first; empty
     /// when inference was off.
     pub knowledge: Vec<wayfarer_core::runner::KnowledgeRow>,
+    /// The features `wayfarer features` last inferred from the run; None when it never
+    /// ran on it (or the store predates the feature tables).
+    pub features: Option<StoredFeatures>,
 }
 
 impl RunData {
@@ -158,4 +161,90 @@ impl RunData {
             .ok()?;
         self.steps.get(i)
     }
+}
+
+/// One `wayfarer features` inference over a run: the feature database, what became of
+/// each feature, and the action-feature database (DESIGN 7.6).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct StoredFeatures {
+    /// Questions asked (two per action: alone, and after the previous action).
+    pub questions: u64,
+    /// What matched labels by their embeddings ("MiniLM-L6", "hashed words").
+    pub embedder: String,
+    /// Whether each test was replayed in a browser before it was written.
+    pub checked: bool,
+    /// In the order they were inferred (`id` ascending).
+    pub features: Vec<FeatureRecord>,
+    /// In the order they were inferred.
+    pub actions: Vec<ActionFeatureRecord>,
+}
+
+/// One feature of the feature database.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FeatureRecord {
+    /// Its index in the inference's feature database (`FeatureId`), what
+    /// [`ActionFeatureRecord::feature`] refers to.
+    pub id: u64,
+    pub label: String,
+    /// The sum of its score updates; kept when at least ln p.
+    pub score: f64,
+    /// The labels matched to it, its own first.
+    pub aliases: Vec<String>,
+    pub outcome: FeatureOutcome,
+}
+
+/// What became of an inferred feature.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum FeatureOutcome {
+    /// It scored below the cutoff.
+    NotKept,
+    /// Kept, with a Playwright test of its own.
+    Tested(FeatureTestRecord),
+    /// Kept; the test of the kept feature with this label performs it step for step.
+    SameTestAs(String),
+    /// Kept, without a test: why (no way to its chain, its steps do not replay, ...).
+    NoTest(String),
+}
+
+impl FeatureOutcome {
+    pub fn kept(&self) -> bool {
+        !matches!(self, FeatureOutcome::NotKept)
+    }
+}
+
+/// A kept feature's test.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FeatureTestRecord {
+    /// The spec file, relative to the run directory when it lies under it (the report
+    /// links it from there), else as written.
+    pub file: String,
+    /// Its steps: the way to the chain's first page, then the chain.
+    pub steps: u32,
+    /// The features of the bundled application's grammar its replay covered; None when
+    /// not known (no grammar, or not replayed).
+    pub covers: Option<Vec<String>>,
+}
+
+/// One row of the action-feature database: an answer listed `feature` for an action.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ActionFeatureRecord {
+    /// The state the action was taken in.
+    pub state: StateId,
+    /// The action's key in its state (`click #save`).
+    pub action: String,
+    /// The [`FeatureRecord::id`] it names.
+    pub feature: u64,
+    /// 1-based rank in the answer.
+    pub rank: u32,
+    pub rank_score: f64,
+    pub query: FeatureQuery,
+}
+
+/// Which of the two questions an answer came from.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum FeatureQuery {
+    /// The action alone.
+    Alone,
+    /// The action after the one that led to its state: that action and its state.
+    AfterPrevious { state: StateId, action: String },
 }

@@ -1,8 +1,10 @@
 //! wayfarer-store: one SQLite file per run (`run.sqlite`), written step by step as the
 //! run goes (`StoreWriter`, an `Observer`), and read back whole (`load` → `RunData`) for
 //! the reports. The schema is versioned; a store of another version is refused clearly.
+//! `wayfarer features` adds its inference afterwards (`write_features`).
 
 mod data;
+mod features;
 mod llm_cache;
 mod reader;
 mod schema;
@@ -11,8 +13,10 @@ mod writer;
 use std::path::Path;
 
 pub use data::{
-    RunData, RunMeta, RunStart, Sample, StateRow, StoredFailure, StoredStep, TransitionRow,
+    ActionFeatureRecord, FeatureOutcome, FeatureQuery, FeatureRecord, FeatureTestRecord, RunData,
+    RunMeta, RunStart, Sample, StateRow, StoredFailure, StoredFeatures, StoredStep, TransitionRow,
 };
+pub use features::write_features;
 pub use llm_cache::{cached_answers, CacheRow, StoreCache};
 pub use reader::{load, store_path};
 pub use schema::SCHEMA_VERSION;

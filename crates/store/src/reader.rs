@@ -137,6 +137,8 @@ pub fn load(path: &Path) -> Result<RunData, StoreError> {
         })
         .collect::<Result<Vec<_>, StoreError>>()?;
 
+    let features = crate::features::read(&conn, &what)?;
+
     let dir = file
         .parent()
         .map(Path::to_path_buf)
@@ -153,6 +155,7 @@ pub fn load(path: &Path) -> Result<RunData, StoreError> {
         failures,
         strategy,
         knowledge,
+        features,
     };
     data.summary = match summary_text {
         Some(t) => {

@@ -60,6 +60,34 @@ CREATE TABLE failures (
 );
 ";
 
+/// The tables of `wayfarer features`, written after the run, possibly into a store made
+/// before they existed: added when missing, and a store without them reads as one with no
+/// inference, so they need no new schema version.
+pub(crate) const FEATURE_TABLES: &str = "
+CREATE TABLE IF NOT EXISTS features (
+    id INTEGER PRIMARY KEY,
+    label TEXT NOT NULL,
+    score REAL NOT NULL,
+    aliases TEXT NOT NULL,
+    kept INTEGER NOT NULL,
+    test_file TEXT,
+    steps INTEGER,
+    covers TEXT,
+    same_test_as TEXT,
+    no_test TEXT
+);
+CREATE TABLE IF NOT EXISTS action_features (
+    state INTEGER NOT NULL,
+    action TEXT NOT NULL,
+    feature INTEGER NOT NULL,
+    rank INTEGER NOT NULL,
+    rank_score REAL NOT NULL,
+    query TEXT NOT NULL,
+    previous_state INTEGER,
+    previous_action TEXT
+);
+";
+
 /// Pragmas for writing: WAL with normal sync keeps every committed step across a
 /// killed process (the WAL is in the OS cache) without an fsync per step.
 pub(crate) const WRITE_PRAGMAS: &str = "

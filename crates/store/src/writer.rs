@@ -11,7 +11,7 @@ use wayfarer_core::{
 };
 
 use crate::data::{RunMeta, Sample};
-use crate::schema::{CREATE, SCHEMA_VERSION, WRITE_PRAGMAS};
+use crate::schema::{CREATE, FEATURE_TABLES, SCHEMA_VERSION, WRITE_PRAGMAS};
 use crate::{StoreError, STORE_FILE};
 
 /// Records a run into `DIR/run.sqlite` (and failure screenshots into `DIR/screenshots/`).
@@ -75,6 +75,7 @@ impl StoreWriter {
         let conn = Connection::open(&path).map_err(|e| StoreError::sql(&what, e))?;
         conn.execute_batch(WRITE_PRAGMAS)
             .and_then(|_| conn.execute_batch(CREATE))
+            .and_then(|_| conn.execute_batch(FEATURE_TABLES))
             .map_err(|e| StoreError::sql(&what, e))?;
         let mut w = StoreWriter {
             conn,

@@ -168,6 +168,7 @@ pub fn hostile(complete: bool) -> RunData {
             candidates: vec![H.into()],
             nondeterministic: false,
         }],
+        features: None,
         complete,
         resets: vec![ResetRecord {
             episode: 2,
