@@ -1,12 +1,14 @@
 //! `report.html`: one self-contained page (inline CSS and SVG, screenshots as `data:`
 //! URIs, no scripts, nothing fetched) with the run's summary, its failures and how to
-//! reproduce them, the state graph and its counters over steps.
+//! reproduce them, the state graph, the features `wayfarer features` inferred and their
+//! tests, and its counters over steps.
 //!
 //! Escaping: the template is rendered by minijinja with HTML auto-escaping (its name
 //! ends in `.html`), so every string passed as data is escaped; the SVG built in Rust
 //! escapes page data with `text::escape` and is the only markup passed as safe.
 
 mod failures;
+mod features;
 mod graph;
 pub mod plots;
 mod repro;
@@ -149,5 +151,6 @@ fn view(data: &RunData, seeded: Option<&[SeededLine]>) -> Value {
         deviation => data.summary.deviation.map(|d| format!("{:.1}%", d * 100.0)),
         knowledge => &data.knowledge[..data.knowledge.len().min(KNOWLEDGE_ROWS)],
         knowledge_total => data.knowledge.len(),
+        features => data.features.as_ref().map(features::section),
     }
 }

@@ -1,7 +1,8 @@
 //! wayfarer-report: every report of a run, made from its store alone (`RunData`), so
 //! `wayfarer report DIR` can rebuild them after the run, even a killed one.
 //!
-//! - `html`: `report.html`, one self-contained page (summary, failures, state graph, plots)
+//! - `html`: `report.html`, one self-contained page (summary, failures, state graph,
+//!   features and their tests, plots)
 //! - `json`: `report.json`, the `--json` summary plus the failures with their traces
 //! - `junit`: `junit.xml`, one test case per unique failure plus one for the run
 //! - `traces`: `traces/*.json`, one replayable trace per unique failure

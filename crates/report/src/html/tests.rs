@@ -1,5 +1,5 @@
 //! Tests of the whole page: hostile page data stays text, nothing is fetched, the
-//! sections are there, an unfinished run says so.
+//! sections are there, an unfinished run says so, the features and their tests.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -11,7 +11,8 @@ use wayfarer_core::{
     SnapshotTable, StateId, StepRecord, StrategySnapshot,
 };
 use wayfarer_store::{
-    RunData, RunMeta, Sample, StateRow, StoredFailure, StoredStep, TransitionRow,
+    ActionFeatureRecord, FeatureOutcome, FeatureQuery, FeatureRecord, FeatureTestRecord, RunData,
+    RunMeta, Sample, StateRow, StoredFailure, StoredFeatures, StoredStep, TransitionRow,
 };
 
 use super::render;
@@ -396,4 +397,154 @@ fn a_minimised_trace_beside_the_failure_is_shown_with_its_outside_state_warning(
     )));
     // Without the files, no section.
     assert!(!render(&hostile(true), None).contains("Minimal reproduction"));
+}
+
+fn feature(id: u64, label: &str, score: f64, outcome: FeatureOutcome) -> FeatureRecord {
+    FeatureRecord {
+        id,
+        label: label.into(),
+        score,
+        aliases: vec![label.into()],
+        outcome,
+    }
+}
+
+fn tested(file: &str, steps: u32, covers: Option<&[&str]>) -> FeatureOutcome {
+    FeatureOutcome::Tested(FeatureTestRecord {
+        file: file.into(),
+        steps,
+        covers: covers.map(|c| c.iter().map(|s| s.to_string()).collect()),
+    })
+}
+
+/// An inference over a clinic: tests with and without a grammar feature, one test that
+/// performs two features, one kept feature whose steps did not replay, a hostile label
+/// and file name, and two features not kept. In id order, not score order.
+fn inference() -> StoredFeatures {
+    StoredFeatures {
+        questions: 48,
+        embedder: "hashed words".into(),
+        checked: true,
+        features: vec![
+            feature(
+                0,
+                "Find owners",
+                -0.35,
+                tested(
+                    "features/tests/feature-Find owners.spec.ts",
+                    1,
+                    Some(&["find-owner"]),
+                ),
+            ),
+            feature(
+                1,
+                "Add Owner",
+                0.0,
+                tested(
+                    "features/tests/feature-Add Owner.spec.ts",
+                    5,
+                    Some(&["add-owner", "view-owner"]),
+                ),
+            ),
+            feature(
+                2,
+                "View owner",
+                -0.4,
+                FeatureOutcome::SameTestAs("Add Owner".into()),
+            ),
+            feature(
+                3,
+                H,
+                -0.5,
+                tested(&format!("features/tests/feature-{H}.spec.ts"), 2, Some(&[])),
+            ),
+            feature(
+                4,
+                "Export",
+                -0.69,
+                FeatureOutcome::NoTest(
+                    "its steps do not replay: step 2 (click #export) fails: http 500".into(),
+                ),
+            ),
+            feature(5, "Home (page)", -1.39, FeatureOutcome::NotKept),
+            feature(6, "View vets", -2.08, FeatureOutcome::NotKept),
+        ],
+        actions: vec![ActionFeatureRecord {
+            state: StateId(1),
+            action: "click #add".into(),
+            feature: 1,
+            rank: 1,
+            rank_score: -std::f64::consts::LN_2,
+            query: FeatureQuery::AfterPrevious {
+                state: StateId(0),
+                action: "click #find".into(),
+            },
+        }],
+    }
+}
+
+/// The Features section of `html`, from its opening tag to its closing one.
+fn features_section(html: &str) -> &str {
+    let start = html
+        .find("<section id=\"features\">")
+        .expect("a Features section");
+    let end = start + html[start..].find("</section>").unwrap() + "</section>".len();
+    &html[start..end]
+}
+
+#[test]
+fn the_features_section_lists_kept_features_with_their_tests_then_the_rest() {
+    let mut data = hostile(true);
+    data.features = Some(inference());
+    let html = render(&data, None);
+    assert!(html.contains("<a href=\"#features\">Features (5)</a>"));
+    let section = features_section(&html);
+    // The hostile label and file name are text, and the link stays a relative path.
+    assert!(!section.contains("<script") && !section.contains("<img src=x"));
+    assert!(section.contains("<a href=\"features&#x2f;tests&#x2f;feature-%3Cscript%3E"));
+    insta::assert_snapshot!(section);
+}
+
+#[test]
+fn a_run_without_an_inference_has_no_features_section() {
+    let html = render(&hostile(true), None);
+    assert!(!html.contains("id=\"features\""));
+    assert!(!html.contains("href=\"#features\""));
+    // An inference that kept nothing still says what it did.
+    let mut data = hostile(true);
+    data.features = Some(StoredFeatures {
+        features: vec![feature(0, "Home (page)", -1.39, FeatureOutcome::NotKept)],
+        ..inference()
+    });
+    let html = render(&data, None);
+    let section = features_section(&html);
+    assert!(section.contains("0 kept of 1 inferred, 0 tests"));
+    assert!(section.contains("No feature scored high enough to be kept."));
+    assert!(section.contains("Inferred but not kept: 1"));
+}
+
+#[test]
+fn a_feature_sharing_a_test_that_was_left_out_is_said_and_long_tails_are_cut() {
+    let mut inf = inference();
+    // Its host's steps did not replay: the shared test is gone too.
+    inf.features[1].outcome = FeatureOutcome::NoTest("its steps do not replay".into());
+    inf.features.extend((0..150).map(|i| {
+        feature(
+            10 + i,
+            &format!("once {i}"),
+            -3.0 - i as f64,
+            FeatureOutcome::NotKept,
+        )
+    }));
+    let mut data = hostile(true);
+    data.features = Some(inf);
+    let html = render(&data, None);
+    let section = features_section(&html);
+    assert!(section.contains("View owner <span class=\"muted\">(-0.40)</span>: the same steps as the test of Add Owner, which has none"));
+    assert!(section.contains("Inferred but not kept: 152"));
+    assert!(section.contains(&format!(
+        "… and {} more",
+        152 - super::features::MAX_DROPPED
+    )));
+    assert!(!section.contains("once 149"), "the worst are not named");
 }

@@ -20,6 +20,28 @@ pub fn escape(s: &str) -> String {
     out
 }
 
+/// A file path as the `href` of a link relative to the report: every byte but the
+/// unreserved ones and `/` percent-encoded, so a `#`, `?` or space in a file name stays
+/// part of the path and a `name:` never reads as a URL scheme. HTML escaping is the
+/// template's.
+pub fn href_path(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for b in path.bytes() {
+        let b = if b == std::path::MAIN_SEPARATOR as u8 {
+            b'/'
+        } else {
+            b
+        };
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => {
+                out.push(b as char)
+            }
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
 /// At most `max` characters of `s`, with an ellipsis when cut.
 pub fn truncate(s: &str, max: usize) -> String {
     if s.chars().count() <= max {
@@ -166,5 +188,14 @@ mod tests {
         assert_eq!(short_url("http://h:1/a/b?q=1"), "/a/b?q=1");
         assert_eq!(short_url("http://h:1"), "/");
         assert_eq!(truncate("abcdef", 4), "abc…");
+        assert_eq!(
+            href_path("features/tests/feature-Add Owner?#x.spec.ts"),
+            "features/tests/feature-Add%20Owner%3F%23x.spec.ts"
+        );
+        assert_eq!(
+            href_path("javascript:alert(1)"),
+            "javascript%3Aalert%281%29"
+        );
+        assert_eq!(href_path("/abs/é.ts"), "/abs/%C3%A9.ts");
     }
 }
