@@ -211,6 +211,9 @@ fn line(r: &RunRow) -> String {
     if let Some(f) = r.feature_coverage {
         s.push_str(&format!(", {:.0}% features", f * 100.0));
     }
+    if let (Some(n), Some(c)) = (r.suite_tests, r.suite_coverage) {
+        s.push_str(&format!(", {n} feature tests cover {:.0}%", c * 100.0));
+    }
     s
 }
 
