@@ -6,6 +6,7 @@
 //! replay also says which of its grammar's features each test covers (feature coverage
 //! and precision, as E2EBench measures them).
 
+use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -15,9 +16,14 @@ use wayfarer_core::grammar::FeatureGrammar;
 use wayfarer_core::trace::{Expected, Trace, TRACE_VERSION};
 use wayfarer_core::{ActionKind, AppProbe, Environment};
 use wayfarer_export::{FeatureCheck, FeatureSpec, PlaywrightOptions};
+use wayfarer_features::db::Query;
 use wayfarer_features::heuristic::Heuristic;
 use wayfarer_features::suite::{tests, FeatureTest, Skipped};
-use wayfarer_features::{CosineAtLeast, Exploration, FeatureModel, Ranking};
+use wayfarer_features::{CosineAtLeast, Exploration, FeatureId, FeatureModel, Ranking};
+use wayfarer_store::{
+    ActionFeatureRecord, FeatureOutcome, FeatureQuery, FeatureRecord, FeatureTestRecord,
+    StoredFeatures,
+};
 
 use crate::args::{RunArgs, TraceArgs};
 
@@ -168,10 +174,19 @@ fn features(a: FeaturesArgs) -> Result<Vec<Vec<String>>> {
                     suite.push(t);
                     verdicts.push(v);
                 }
-                Some(p) => skipped.push(Skipped {
-                    label: t.label,
-                    why: format!("its steps do not replay: {p}"),
-                }),
+                Some(p) => {
+                    // The features whose test this was go with it, and are said too.
+                    for also in &t.also {
+                        skipped.push(Skipped {
+                            label: also.clone(),
+                            why: format!("its test is {:?}'s, which does not replay", t.label),
+                        });
+                    }
+                    skipped.push(Skipped {
+                        label: t.label,
+                        why: format!("its steps do not replay: {p}"),
+                    });
+                }
             }
         }
     }
@@ -207,6 +222,16 @@ fn features(a: FeaturesArgs) -> Result<Vec<Vec<String>>> {
     std::fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
     std::fs::write(&md_path, &md).with_context(|| format!("cannot write {}", md_path.display()))?;
     let logs: Vec<Vec<String>> = verdicts.iter().map(|v| v.log.clone()).collect();
+    let covers = covers_of(grammar_of(&data.meta.setup).as_ref(), &suite, &logs);
+    let stored = stored_features(&model, &suite, &skipped, &files, &covers, a.check);
+    wayfarer_store::write_features(a.dir, &stored).with_context(|| {
+        format!(
+            "cannot keep the features in the store of {}",
+            a.dir.display()
+        )
+    })?;
+    // report.html is made from the store alone: rebuilt, it shows the Features section.
+    crate::report::rebuild(a.dir)?;
     if a.quiet {
         return Ok(logs);
     }
@@ -287,6 +312,94 @@ fn score(g: &FeatureGrammar, suite: &[FeatureTest], verdicts: &[Verdict]) {
         precise as f64 / verdicts.len() as f64,
         verdicts.len()
     );
+}
+
+/// The grammar features each kept test's replay covered; `None` without a grammar or
+/// replays.
+fn covers_of(
+    grammar: Option<&FeatureGrammar>,
+    suite: &[FeatureTest],
+    logs: &[Vec<String>],
+) -> Vec<Option<Vec<String>>> {
+    (0..suite.len())
+        .map(|i| {
+            let (g, log) = (grammar?, logs.get(i)?);
+            Some(g.covered(log).into_iter().map(str::to_string).collect())
+        })
+        .collect()
+}
+
+/// The inference as the run store keeps it; `files[i]` is `suite[i]`'s spec file.
+fn stored_features(
+    model: &FeatureModel,
+    suite: &[FeatureTest],
+    skipped: &[Skipped],
+    files: &[PathBuf],
+    covers: &[Option<Vec<String>>],
+    checked: bool,
+) -> StoredFeatures {
+    let mut outcome: HashMap<&str, FeatureOutcome> = HashMap::new();
+    for (i, (t, file)) in suite.iter().zip(files).enumerate() {
+        outcome.insert(
+            &t.label,
+            FeatureOutcome::Tested(FeatureTestRecord {
+                file: file.display().to_string(),
+                steps: t.steps.len() as u32,
+                covers: covers.get(i).cloned().flatten(),
+            }),
+        );
+        for also in &t.also {
+            outcome.insert(also, FeatureOutcome::SameTestAs(t.label.clone()));
+        }
+    }
+    for s in skipped {
+        outcome.insert(&s.label, FeatureOutcome::NoTest(s.why.clone()));
+    }
+    let kept: HashSet<FeatureId> = model.kept().into_iter().collect();
+    let features = model
+        .db
+        .iter()
+        .map(|(id, f)| FeatureRecord {
+            id: id.0 as u64,
+            label: f.label.clone(),
+            score: f.score,
+            aliases: f.aliases.clone(),
+            outcome: if kept.contains(&id) {
+                outcome
+                    .get(f.label.as_str())
+                    .cloned()
+                    .unwrap_or_else(|| FeatureOutcome::NoTest("no test was built".into()))
+            } else {
+                FeatureOutcome::NotKept
+            },
+        })
+        .collect();
+    let actions = model
+        .afd
+        .rows()
+        .iter()
+        .map(|r| ActionFeatureRecord {
+            state: r.at.state,
+            action: r.at.action.clone(),
+            feature: r.feature.0 as u64,
+            rank: r.rank as u32,
+            rank_score: r.rank_score,
+            query: match &r.query {
+                Query::Alone => FeatureQuery::Alone,
+                Query::AfterPrevious(p) => FeatureQuery::AfterPrevious {
+                    state: p.state,
+                    action: p.action.clone(),
+                },
+            },
+        })
+        .collect();
+    StoredFeatures {
+        questions: model.questions(),
+        embedder: model.embedder_name(),
+        checked,
+        features,
+        actions,
+    }
 }
 
 /// The feature specs an earlier `features` wrote into `out`: a feature no longer kept
