@@ -701,6 +701,18 @@ impl Environment for BrowserEnv {
             .map_err(|e| EnvError::Step(e.to_string()))
     }
 
+    fn resolve(&mut self, c: &wayfarer_core::trace::Chosen) -> Result<String, EnvError> {
+        if self.closed {
+            return Err(EnvError::Browser("the environment is closed".into()));
+        }
+        let page = self
+            .inner
+            .page()
+            .map_err(|e| EnvError::Step(e.to_string()))?;
+        let cdp = self.inner.lim.cdp;
+        self.rt.block_on(crate::name::resolve(&page, c, cdp))
+    }
+
     fn can_infer(&self) -> bool {
         true
     }

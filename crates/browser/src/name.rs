@@ -39,14 +39,12 @@ pub(crate) const NAMES_JS: &str = r#"const __wfRole = (el) => {
 };
 // Playwright's names, counted its way (injected script of Playwright 1.65: elementText,
 // getElementLabels, the text and test id engines); locators pierce open shadow roots.
-const __wfFacts = (el, role, tids, loc) => {
-  const t0 = performance.now();
-  const doc = el.ownerDocument, roots = [doc];
+const __wfHelpers = (doc) => {
+  const roots = [doc];
   for (let i = 0; i < roots.length; i++)
     for (const e of roots[i].querySelectorAll("*")) if (e.shadowRoot) roots.push(e.shadowRoot);
   const q = (sel) => roots.flatMap((r) => Array.from(r.querySelectorAll(sel)));
   const norm = (s) => (s || "").replace(/[\u200b\u00ad]/g, "").trim().replace(/\s+/g, " ");
-  const f = { text: "", same_text: 0, label: "", same_label: 0, same_path: 0, covered_by: "", test_ids: [], frame: doc !== document };
   const cache = new Map();
   const skip = (e) => ["script", "noscript", "style"].includes(e.localName) || (doc.head && doc.head.contains(e));
   const full = (n) => {
@@ -96,6 +94,18 @@ const __wfFacts = (el, role, tids, loc) => {
     for (const d of e.querySelectorAll("[aria-label],[alt],[title],input")) t += " " + (d.getAttribute("aria-label") || d.getAttribute("alt") || d.getAttribute("title") || d.value || "");
     return norm(t);
   };
+  // An element whose own text (no child's alone) is `t`: what getByText finds.
+  const own = (e, t) => !skip(e) && norm(full(e)) === t && !Array.from(e.children).some((c) => norm(full(c)) === t)
+    && !(e.shadowRoot && norm(full(e.shadowRoot)) === t);
+  const shown = (p) => (!p.checkVisibility || p.checkVisibility({ visibilityProperty: true })) && !p.closest("[aria-hidden=true]");
+  const ROLED = "a,area,button,input,select,textarea,[role]";
+  return { roots, q, norm, skip, full, labels, says, rich, extended, own, shown, ROLED };
+};
+const __wfFacts = (el, role, tids, loc) => {
+  const t0 = performance.now();
+  const doc = el.ownerDocument;
+  const { roots, q, norm, full, labels, says, rich, extended, own, shown, ROLED } = __wfHelpers(doc);
+  const f = { text: "", same_text: 0, label: "", same_label: 0, same_path: 0, covered_by: "", test_ids: [], frame: doc !== document };
   // How many elements of the role may bear each name the target may bear (the target
   // included): the tree's name is looked up here, so one small query reads it. Exact for
   // names from attributes and plain text; an element whose text has markup counts when
@@ -105,8 +115,7 @@ const __wfFacts = (el, role, tids, loc) => {
     const mine = new Set([...says(el), norm(el.textContent)]);
     if (rich(el) && el.innerText !== undefined) mine.add(norm(el.innerText));
     mine.delete("");
-    const peers = q("a,area,button,input,select,textarea,[role]").filter((p) => p !== el && __wfRole(p) === role
-      && (!p.checkVisibility || p.checkVisibility({ visibilityProperty: true })) && !p.closest("[aria-hidden=true]"));
+    const peers = q(ROLED).filter((p) => p !== el && __wfRole(p) === role && shown(p));
     const seen = peers.slice(0, 2000).map((p) => ({ says: says(p), text: norm(p.textContent), ext: rich(p) ? extended(p) : null }));
     for (const n of mine) {
       let same = 1;
@@ -117,13 +126,11 @@ const __wfFacts = (el, role, tids, loc) => {
   // getByText: an element without a role, whose own text (no child's alone) is unique.
   if (!role) {
     const t = norm(full(el));
-    const own = (e) => !skip(e) && norm(full(e)) === t && !Array.from(e.children).some((c) => norm(full(c)) === t)
-      && !(e.shadowRoot && norm(full(e.shadowRoot)) === t);
-    if (t && t.length <= 80 && own(el)) {
+    if (t && t.length <= 80 && own(el, t)) {
       // Without shadow roots an element can only match if its textContent holds the first word.
       const w = t.split(" ")[0], plain = roots.length === 1;
       f.text = t;
-      f.same_text = q("*").filter((e) => (!plain || e.localName === "input" || (e.textContent || "").includes(w)) && own(e)).length;
+      f.same_text = q("*").filter((e) => (!plain || e.localName === "input" || (e.textContent || "").includes(w)) && own(e, t)).length;
     }
   }
   const mine = labels(el).filter(Boolean);
@@ -159,6 +166,72 @@ const __wfFacts = (el, role, tids, loc) => {
   }
   return [JSON.stringify(namesakes), JSON.stringify(f), performance.now() - t0];
 };"#;
+
+/// `__wfResolve(kind, by, value)`: the elements of the top document (open shadow roots
+/// included) a Playwright locator of that kind would find, by the rules the counts above
+/// follow (for a role, the names the element may bear; hidden ones left out); exactly one
+/// is marked with a `data-wf-replay` attribute and its locator returned, e.g.
+/// `[data-wf-replay="3"]` (through shadow hosts: `host >>> inner`). Returns `[count,
+/// locator or null]`.
+pub(crate) const RESOLVE_JS: &str = r#"const __wfResolve = (kind, by, value) => {
+  const { q, norm, labels, says, rich, own, shown, ROLED } = __wfHelpers(document);
+  let found = [];
+  if (kind === "testid") found = q("[" + CSS.escape(by) + "]").filter((e) => e.getAttribute(by) === value);
+  else if (kind === "text") found = q("*").filter((e) => own(e, value));
+  else if (kind === "label") {
+    const cands = new Set(q("[aria-label],[aria-labelledby]"));
+    for (const l of q("label")) if (l.control) cands.add(l.control);
+    found = [...cands].filter((e) => labels(e).includes(value));
+  } else if (kind === "role") {
+    found = q(ROLED).filter((p) => __wfRole(p) === by && shown(p) && (says(p).includes(value)
+      || norm(p.textContent) === value || (rich(p) && p.innerText !== undefined && norm(p.innerText) === value)));
+  }
+  if (found.length !== 1) return [found.length, null];
+  const w = window, n0 = (w.__wfReplayN = (w.__wfReplayN || 0) + 1);
+  const parts = [];
+  for (let n = found[0], k = 0; n; k++) {
+    const id = n0 + "-" + k;
+    n.setAttribute("data-wf-replay", id);
+    parts.unshift('[data-wf-replay="' + id + '"]');
+    const r = n.getRootNode();
+    n = r && r.host ? r.host : null;
+  }
+  return [1, parts.join(" >>> ")];
+};"#;
+
+/// `c` resolved in the live page (see `RESOLVE_JS`): the target of the one element it
+/// finds.
+pub(crate) async fn resolve(
+    page: &Page,
+    c: &wayfarer_core::trace::Chosen,
+    limit: Duration,
+) -> Result<String, wayfarer_core::EnvError> {
+    use wayfarer_core::EnvError;
+    let arg = |v: &str| serde_json::to_string(v).unwrap_or_else(|_| "\"\"".into());
+    let script = format!(
+        "((kind, by, value) => {{ {NAMES_JS}\n{RESOLVE_JS}\nreturn __wfResolve(kind, by, value); }})({}, {}, {})",
+        arg(c.kind.as_str()),
+        arg(&c.by),
+        arg(&c.value)
+    );
+    let v = crate::cdp::eval(page, script, limit)
+        .await
+        .map_err(|e| EnvError::Step(e.to_string()))?;
+    let what = match c.kind {
+        wayfarer_core::trace::LocatorKind::Role => format!("{} {:?}", c.by, c.value),
+        wayfarer_core::trace::LocatorKind::TestId => format!("{} {:?}", c.by, c.value),
+        k => format!("{} {:?}", k.as_str(), c.value),
+    };
+    match (
+        v.get(0).and_then(|n| n.as_u64()),
+        v.get(1).and_then(|t| t.as_str()),
+    ) {
+        (Some(1), Some(target)) => Ok(target.to_string()),
+        (Some(0), _) => Err(EnvError::ElementNotFound(format!("{what} finds nothing"))),
+        (Some(n), _) => Err(EnvError::Step(format!("{what} finds {n} elements"))),
+        _ => Err(EnvError::Step(format!("{what}: the page gave no answer"))),
+    }
+}
 
 /// An element found for an action: its backend node id, the role HTML gives it (empty:
 /// none), how many elements of that role may bear each name it may bear, and what the

@@ -962,3 +962,63 @@ fn hidden_targets_are_not_clicked_and_names_count_paths_and_covers() {
     assert_eq!(page(&mut env).covered_by, "div#veil");
     env.close();
 }
+
+/// A replay acts on what an exported test's locator finds: the one element a role and
+/// name, a text, a label or a test id names, or an error when none or several answer.
+#[test]
+fn locators_resolve_to_the_one_element_they_name() {
+    use wayfarer_core::trace::{Chosen, LocatorKind};
+    let page = r##"<!doctype html><html><head><title>Rows</title></head><body>
+<table><tr><td><a href="#1">Chalet</a></td><td><button>Delete</button></td></tr>
+<tr><td><a href="#2">Groceries</a></td><td><button>Delete</button></td></tr></table>
+<label for="n">Name</label><input id="n">
+<span data-testid="tool" onclick="document.title='tool'">Open</span>
+<button style="display:none">Chalet</button>
+<div id="host"></div>
+<script>
+  const r = document.getElementById('host').attachShadow({mode: 'open'});
+  r.innerHTML = '<button onclick="document.title=\'shadow\'">Inner</button>';
+</script></body></html>"##;
+    let srv = TestServer::start(vec![("/", html(page))]);
+    let mut env = launch(options(&srv.url("/")));
+    env.reset().unwrap();
+    let c = |kind, by: &str, value: &str| Chosen {
+        kind,
+        by: by.into(),
+        value: value.into(),
+        verified: true,
+    };
+    // The hidden "Chalet" button is no link, and hidden: the link alone answers.
+    let link = env
+        .resolve(&c(LocatorKind::Role, "link", "Chalet"))
+        .unwrap();
+    let o = env
+        .step(&Action::on(ActionKind::Click, link.as_str()))
+        .unwrap();
+    assert!(o.observation.url.ends_with("#1"), "{}", o.observation.url);
+    match env.resolve(&c(LocatorKind::Role, "button", "Delete")) {
+        Err(EnvError::Step(why)) => assert!(why.contains("finds 2 elements"), "{why}"),
+        other => panic!("two Delete buttons: {other:?}"),
+    }
+    match env.resolve(&c(LocatorKind::Text, "", "Nothing like it")) {
+        Err(EnvError::ElementNotFound(why)) => assert!(why.contains("finds nothing"), "{why}"),
+        other => panic!("no such text: {other:?}"),
+    }
+    assert!(env.resolve(&c(LocatorKind::Label, "", "Name")).is_ok());
+    let tool = env
+        .resolve(&c(LocatorKind::TestId, "data-testid", "tool"))
+        .unwrap();
+    let o = env
+        .step(&Action::on(ActionKind::Click, tool.as_str()))
+        .unwrap();
+    assert_eq!(o.observation.title, "tool");
+    let inner = env
+        .resolve(&c(LocatorKind::Role, "button", "Inner"))
+        .unwrap();
+    assert!(inner.contains(" >>> "), "{inner}");
+    let o = env
+        .step(&Action::on(ActionKind::Click, inner.as_str()))
+        .unwrap();
+    assert_eq!(o.observation.title, "shadow");
+    env.close();
+}

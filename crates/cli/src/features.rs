@@ -566,10 +566,30 @@ fn replay_one(
     let mut log: Vec<String> = Vec::new();
     let mut problem = None;
     for (i, s) in trace.steps.iter().enumerate() {
-        match target.env.step(&s.action) {
+        // Act on what the exported test's locator finds, as Playwright will: a list whose
+        // order changed is no reason to click another row.
+        let mut action = s.action.clone();
+        let mut resolved = false;
+        if let Some(t) = s.action.target.as_deref() {
+            let c = wayfarer_core::trace::chosen(t, s.element.as_ref());
+            if c.kind != wayfarer_core::trace::LocatorKind::Css {
+                match target.env.resolve(&c) {
+                    Ok(found) => {
+                        action.target = Some(found);
+                        resolved = true;
+                    }
+                    Err(e) if e.is_fatal() => return Err(e.into()),
+                    Err(e) => {
+                        problem = Some(format!("step {} ({}): {e}", i + 1, s.describe()));
+                        break;
+                    }
+                }
+            }
+        }
+        match target.env.step(&action) {
             Ok(o) => {
                 log.extend(AppProbe::logged_since(&obs, &o.observation));
-                if let Err(why) = finds_now(s, target.env.target_name()) {
+                if let Err(why) = finds_now(s, target.env.target_name(), resolved) {
                     problem = Some(format!("step {} ({}): {why}", i + 1, s.describe()));
                     break;
                 }
@@ -603,10 +623,12 @@ fn replay_one(
 }
 
 /// Whether the step's locator, as the exported test writes it, finds exactly the element
-/// the replay acted on (`now`: how the page named it just before acting).
+/// the replay acted on (`now`: how the page named it just before acting; `resolved`: the
+/// replay found it by that locator), and nothing covers it.
 fn finds_now(
     s: &wayfarer_core::trace::TraceStep,
     now: Option<wayfarer_core::TargetName>,
+    resolved: bool,
 ) -> std::result::Result<(), String> {
     let (Some(target), Some(now)) = (s.action.target.as_deref(), now) else {
         return Ok(());
@@ -614,8 +636,11 @@ fn finds_now(
     // A step recorded without a hint is found by its CSS path, which is counted too.
     let mut fresh = s.element.clone().unwrap_or_default();
     fresh.name_from_target(&now, target);
-    let c = wayfarer_core::trace::chosen(target, s.element.as_ref());
-    wayfarer_core::trace::finds_now(&c, &fresh)?;
+    // A resolved locator found exactly its element: only what covers it is left to ask.
+    if !resolved {
+        let c = wayfarer_core::trace::chosen(target, s.element.as_ref());
+        wayfarer_core::trace::finds_now(&c, &fresh)?;
+    }
     // wayfarer clicks at the element's centre whatever is there; Playwright waits for
     // the element to be the one hit.
     let pointer = matches!(

@@ -240,6 +240,15 @@ pub trait Environment {
         ))
     }
 
+    /// The element a Playwright-style locator (`c`: a test id, role and name, label or
+    /// text) finds in the live page, as a target `step` takes; an error when it finds
+    /// none or several (Playwright's strictness). Replays act as an exported test would.
+    fn resolve(&mut self, _c: &crate::trace::Chosen) -> Result<String, EnvError> {
+        Err(EnvError::Step(
+            "this environment cannot resolve locators".into(),
+        ))
+    }
+
     /// Whether `perform` and `probe` skip the scan; without both, inference is pointless.
     fn can_infer(&self) -> bool {
         false
@@ -316,6 +325,9 @@ impl<E: Environment> Environment for WithResetHook<E> {
     }
     fn probe(&mut self, locator: Option<&str>) -> Result<Probe, EnvError> {
         self.inner.probe(locator)
+    }
+    fn resolve(&mut self, c: &crate::trace::Chosen) -> Result<String, EnvError> {
+        self.inner.resolve(c)
     }
     fn can_infer(&self) -> bool {
         self.inner.can_infer()
