@@ -28,9 +28,10 @@ impl BenchResult {
     /// The runs of one strategy or peer on the target called `target`.
     pub fn runs_of<'a>(
         &'a self,
-        target: &'a str,
-        who: &'a str,
+        target: &str,
+        who: &str,
     ) -> impl Iterator<Item = &'a RunOutcome> + 'a {
+        let (target, who) = (target.to_string(), who.to_string());
         self.runs
             .iter()
             .filter(move |(t, o)| t.name() == target && o.row.who() == who)

@@ -247,25 +247,11 @@ fn section(s: &mut String, plan: &Plan, target: &Target, result: &BenchResult) {
     }
 }
 
-/// How the strategies that ask a language model used it, when any did.
 /// Tests from each strategy's runs, scored as E2EBench scores them: every trace taken
 /// as a test (the paper's Crawljax baseline) and, with `--feature-tests`, the tests
 /// `wayfarer features` keeps.
 fn tests_table(s: &mut String, plan: &Plan, name: &str, result: &BenchResult) {
-    let labels = plan.strategy_labels();
-    let rows: Vec<(&String, Vec<&RunRow>)> = labels
-        .iter()
-        .map(|who| {
-            (
-                who,
-                result
-                    .runs_of(name, who)
-                    .map(|o| &o.row)
-                    .collect::<Vec<_>>(),
-            )
-        })
-        .filter(|(_, rows)| rows.iter().any(|r| r.trace_precision.is_some()))
-        .collect();
+    let rows = strategy_rows(plan, name, result, |r| r.trace_precision.is_some());
     if rows.is_empty() {
         return;
     }
@@ -279,7 +265,7 @@ some test covers, precision the share of tests that cover one.\n\n",
         let _ = writeln!(
             s,
             "| {} | {} | {} | {} | {} | {} |",
-            md_escape(who),
+            md_escape(&who),
             col(&rows, |r| r.feature_coverage, pct),
             col(&rows, |r| r.trace_precision, two),
             col(&rows, |r| r.suite_tests.map(|v| v as f64), int),
@@ -289,21 +275,26 @@ some test covers, precision the share of tests that cover one.\n\n",
     }
 }
 
-fn llm_table(s: &mut String, plan: &Plan, name: &str, result: &BenchResult) {
-    let labels = plan.strategy_labels();
-    let asking: Vec<(&String, Vec<&RunRow>)> = labels
-        .iter()
+/// Each strategy's rows on the target `name`, for the strategies with a row `keep` takes.
+fn strategy_rows<'a>(
+    plan: &Plan,
+    name: &str,
+    result: &'a BenchResult,
+    keep: impl Fn(&RunRow) -> bool,
+) -> Vec<(String, Vec<&'a RunRow>)> {
+    plan.strategy_labels()
+        .into_iter()
         .map(|who| {
-            (
-                who,
-                result
-                    .runs_of(name, who)
-                    .map(|o| &o.row)
-                    .collect::<Vec<_>>(),
-            )
+            let rows: Vec<&RunRow> = result.runs_of(name, &who).map(|o| &o.row).collect();
+            (who, rows)
         })
-        .filter(|(_, rows)| rows.iter().any(|r| !r.llm_provider.is_empty()))
-        .collect();
+        .filter(|(_, rows)| rows.iter().any(|r| keep(r)))
+        .collect()
+}
+
+/// How the strategies that ask a language model used it, when any did.
+fn llm_table(s: &mut String, plan: &Plan, name: &str, result: &BenchResult) {
+    let asking = strategy_rows(plan, name, result, |r| !r.llm_provider.is_empty());
     if asking.is_empty() {
         return;
     }
@@ -318,7 +309,7 @@ with values meant to be valid and the share accepted (`+mutate`'s deliberate one
         let _ = writeln!(
             s,
             "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
-            md_escape(who),
+            md_escape(&who),
             md_escape(&rows[0].llm_provider),
             n(|r| r.llm_questions),
             n(|r| r.llm_calls),

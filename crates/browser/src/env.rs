@@ -665,6 +665,16 @@ async fn read_name(
     })
 }
 
+impl BrowserEnv {
+    /// The page a look at the live page reads, without a restart: an error when closed.
+    fn live_page(&self) -> Result<chromiumoxide::Page, EnvError> {
+        if self.closed {
+            return Err(EnvError::Browser("the environment is closed".into()));
+        }
+        self.inner.page().map_err(|e| EnvError::Step(e.to_string()))
+    }
+}
+
 impl Environment for BrowserEnv {
     fn reset(&mut self) -> Result<Outcome, EnvError> {
         self.guarded(|inner| Box::pin(inner.reset_once()), |o| o)
@@ -687,14 +697,8 @@ impl Environment for BrowserEnv {
     }
 
     fn probe(&mut self, locator: Option<&str>) -> Result<Probe, EnvError> {
-        if self.closed {
-            return Err(EnvError::Browser("the environment is closed".into()));
-        }
         // No restart here: a failed probe makes the loop scan, and the scan recovers.
-        let page = self
-            .inner
-            .page()
-            .map_err(|e| EnvError::Step(e.to_string()))?;
+        let page = self.live_page()?;
         let (script, cdp) = (&self.inner.scan, self.inner.lim.cdp);
         self.rt
             .block_on(crate::probe::probe(&page, script, locator, cdp))
@@ -702,13 +706,7 @@ impl Environment for BrowserEnv {
     }
 
     fn resolve(&mut self, c: &wayfarer_core::trace::Chosen) -> Result<String, EnvError> {
-        if self.closed {
-            return Err(EnvError::Browser("the environment is closed".into()));
-        }
-        let page = self
-            .inner
-            .page()
-            .map_err(|e| EnvError::Step(e.to_string()))?;
+        let page = self.live_page()?;
         let cdp = self.inner.lim.cdp;
         self.rt.block_on(crate::name::resolve(&page, c, cdp))
     }

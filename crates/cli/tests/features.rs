@@ -50,6 +50,12 @@ fn feature_tests(app: App, budget: &str, dir: &Path) -> (PathBuf, String) {
         .output()
         .unwrap();
     server.shutdown();
+    project_of(&out, &run)
+}
+
+/// The Playwright project a successful `wayfarer features` (`out`) wrote into `run`,
+/// ready to run, and what it printed.
+fn project_of(out: &std::process::Output, run: &Path) -> (PathBuf, String) {
     let stdout = String::from_utf8_lossy(&out.stdout).to_string();
     assert_eq!(
         out.status.code(),
@@ -171,16 +177,7 @@ fn demo_feature_tests(app: App, budget: &str, dir: &Path) -> (PathBuf, String) {
         String::from_utf8_lossy(&crawl.stderr)
     );
     let out = wayfarer().arg("features").arg(&run).output().unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{stdout}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let project = run.join("features");
-    std::os::unix::fs::symlink(node_modules(), project.join("node_modules")).unwrap();
-    (project, stdout)
+    project_of(&out, &run)
 }
 
 #[test]

@@ -158,17 +158,23 @@ impl crate::FeatureCheck {
 /// `text` with every run of digits as one marker: equal when `digits_free`'s pattern of
 /// the one matches the other.
 fn digit_runs_as_one(text: &str) -> String {
+    digit_runs(text, "\u{1}", |c, out| out.push(c))
+}
+
+/// `text` with each run of digits replaced by `run` and every other character by what
+/// `other` writes.
+fn digit_runs(text: &str, run: &str, other: impl Fn(char, &mut String)) -> String {
     let mut out = String::new();
     let mut digits = false;
     for c in text.chars() {
         if c.is_ascii_digit() {
             if !digits {
-                out.push('\u{1}');
+                out.push_str(run);
             }
             digits = true;
         } else {
             digits = false;
-            out.push(c);
+            other(c, &mut out);
         }
     }
     out
@@ -182,23 +188,12 @@ pub(crate) fn url_pattern(url: &Url) -> String {
 
 /// `text` as a regular expression, every run of digits matching any other.
 fn digits_free(text: &str) -> String {
-    let mut out = String::new();
-    let mut digits = false;
-    for c in text.chars() {
-        if c.is_ascii_digit() {
-            if !digits {
-                out.push_str("\\d+");
-            }
-            digits = true;
-            continue;
-        }
-        digits = false;
+    digit_runs(text, "\\d+", |c, out| {
         if "\\.+*?()|[]{}^$".contains(c) {
             out.push('\\');
         }
         out.push(c);
-    }
-    out
+    })
 }
 
 /// `url` as the spec writes it: relative to `baseURL` when on its origin, so the suite
