@@ -73,7 +73,8 @@ impl Exploration {
         for r in steps {
             if r.episode != episode {
                 episode = r.episode;
-                pending.clear();
+                // Typing the episode ended on was sent by nothing: an action of its own.
+                unsent(&mut infos, &index, std::mem::take(&mut pending));
             }
             if r.error.is_some() {
                 continue;
@@ -97,11 +98,7 @@ impl Exploration {
             let fields = if r.form.is_some() {
                 fills.into_iter().map(|(l, _)| l).collect()
             } else {
-                for (_, f) in fills {
-                    if let Some(&i) = index.get(&f.state_before) {
-                        note(&mut infos[i], f, Vec::new());
-                    }
-                }
+                unsent(&mut infos, &index, fills);
                 Vec::new()
             };
             if let Some(&i) = index.get(&r.state_after) {
@@ -113,11 +110,25 @@ impl Exploration {
                 note(&mut infos[i], r, fields);
             }
         }
+        unsent(&mut infos, &index, pending);
         Exploration { states: infos }
     }
 
     pub fn state(&self, id: StateId) -> Option<&StateInfo> {
         self.states.iter().find(|s| s.id == id)
+    }
+}
+
+/// Fills nothing sent: each an action of its own page.
+fn unsent(
+    infos: &mut [StateInfo],
+    index: &HashMap<StateId, usize>,
+    fills: Vec<(String, &StepRecord)>,
+) {
+    for (_, f) in fills {
+        if let Some(&i) = index.get(&f.state_before) {
+            note(&mut infos[i], f, Vec::new());
+        }
     }
 }
 
@@ -249,5 +260,47 @@ mod tests {
         ];
         let x = Exploration::from_steps(&states, &steps);
         assert!(x.states[0].actions[0].text.facts.fields.is_empty());
+    }
+
+    #[test]
+    fn typing_an_episode_ends_on_is_an_action_of_its_own() {
+        let states = vec![(StateId(0), "http://h/".to_string(), "Home".to_string())];
+        let filter = |n: u64, episode: u64| StepRecord {
+            episode,
+            ..step(
+                n,
+                0,
+                0,
+                Action::on(ActionKind::Type, "#filter").with_value("x"),
+                "searchbox",
+                "Filter expenses",
+            )
+        };
+        // The last step of episode 1, then the last of the run.
+        let steps = vec![
+            filter(1, 1),
+            StepRecord {
+                episode: 2,
+                ..step(
+                    2,
+                    0,
+                    0,
+                    Action::on(ActionKind::Click, "#a"),
+                    "link",
+                    "About",
+                )
+            },
+            filter(3, 2),
+        ];
+        let x = Exploration::from_steps(&states, &steps);
+        let keys: Vec<(&str, &[u64])> = x.states[0]
+            .actions
+            .iter()
+            .map(|a| (a.text.key.as_str(), a.steps.as_slice()))
+            .collect();
+        assert_eq!(
+            keys,
+            vec![("type #filter", &[1, 3][..]), ("click #a", &[2][..])]
+        );
     }
 }

@@ -260,7 +260,7 @@ impl FeatureModel {
         let rows: Vec<&AfdRow> = self.afd.of(feature).collect();
         let mut best: Option<(Vec<ActionRef>, f64)> = None;
         for end in &rows {
-            let chain = self.back_from(end, &rows);
+            let chain = tidy(self.back_from(end, &rows));
             // `>=`: the later row wins a tie.
             let better = best
                 .as_ref()
@@ -269,11 +269,7 @@ impl FeatureModel {
                 best = Some((chain, end.rank_score));
             }
         }
-        let mut chain = best.map(|(c, _)| c).unwrap_or_default();
-        // The same action again on the page it led to (a menu link clicked from its own
-        // page) adds nothing a person would do twice.
-        chain.dedup_by(|later, earlier| later.action == earlier.action);
-        chain
+        best.map(|(c, _)| c).unwrap_or_default()
     }
 
     /// The chain ending at `end`, first action first.
@@ -298,6 +294,18 @@ impl FeatureModel {
         chain.reverse();
         chain
     }
+}
+
+/// A chain without what a person would not do again: it ends before an action it
+/// already took (a menu link clicked again, from its own page or later, starts another
+/// visit, not more of the feature).
+fn tidy(mut chain: Vec<ActionRef>) -> Vec<ActionRef> {
+    if let Some(k) =
+        (1..chain.len()).find(|&k| chain[..k].iter().any(|a| a.action == chain[k].action))
+    {
+        chain.truncate(k);
+    }
+    chain
 }
 
 #[cfg(test)]

@@ -112,15 +112,25 @@ fn same_steps(a: &FeatureTest, b: &FeatureTest) -> bool {
 /// The exploration's edges: from a state, by an action key, to a state, with the steps
 /// that took it.
 struct Graph {
-    out: HashMap<StateId, Vec<(String, StateId, usize)>>,
+    /// Per state: action key, the state it led to, the step, how many fills it sent (of
+    /// the steps that took the same edge, the one that sent the most: the fullest example
+    /// of the action, a search with its term rather than an empty one).
+    out: HashMap<StateId, Vec<Edge>>,
     /// Steps that went back in history: where they land depends on the way there, so no
     /// shortest way takes one.
     history: HashSet<usize>,
 }
 
+struct Edge {
+    key: String,
+    to: StateId,
+    step: usize,
+    fills: usize,
+}
+
 impl Graph {
     fn new(x: &Exploration, steps: &[StepRecord], index: &HashMap<u64, usize>) -> Graph {
-        let mut out: HashMap<StateId, Vec<(String, StateId, usize)>> = HashMap::new();
+        let mut out: HashMap<StateId, Vec<Edge>> = HashMap::new();
         let mut history = HashSet::new();
         for s in &x.states {
             for a in &s.actions {
@@ -130,9 +140,26 @@ impl Graph {
                     if steps[i].action.kind == ActionKind::Back {
                         history.insert(i);
                     }
+                    // Only what a submission sent counts: fills before another click
+                    // are the crawl's, not the action's.
+                    let fills = if steps[i].form.is_some() {
+                        set_up_before(steps, i, false).len()
+                    } else {
+                        0
+                    };
                     let edges = out.entry(s.id).or_default();
-                    if !edges.iter().any(|(k, t, _)| *k == a.text.key && *t == to) {
-                        edges.push((a.text.key.clone(), to, i));
+                    match edges.iter_mut().find(|e| e.key == a.text.key && e.to == to) {
+                        Some(e) if fills > e.fills => {
+                            e.step = i;
+                            e.fills = fills;
+                        }
+                        Some(_) => {}
+                        None => edges.push(Edge {
+                            key: a.text.key.clone(),
+                            to,
+                            step: i,
+                            fills,
+                        }),
                     }
                 }
             }
@@ -157,28 +184,35 @@ impl Graph {
                 path.reverse();
                 return Some(path);
             }
-            for (_, t, i) in self.out.get(&s).into_iter().flatten() {
-                if !self.history.contains(i) && seen.insert(*t) {
-                    prev.insert(*t, (s, *i));
-                    queue.push_back(*t);
+            for e in self.out.get(&s).into_iter().flatten() {
+                if !self.history.contains(&e.step) && seen.insert(e.to) {
+                    prev.insert(e.to, (s, e.step));
+                    queue.push_back(e.to);
                 }
             }
         }
         None
     }
 
-    /// A step that took `key` in `from`, landing in `to` when it is given and one did.
+    /// A step that took `key` in `from`, landing in `to` when it is given and one did;
+    /// else the one taken after the most fills (the first of those).
     fn step(&self, from: StateId, key: &str, to: Option<StateId>) -> Option<usize> {
         let edges = self.out.get(&from)?;
-        let mut matching = edges.iter().filter(|(k, _, _)| k == key);
+        let fullest = || {
+            edges
+                .iter()
+                .filter(|e| e.key == key)
+                .rev()
+                .max_by_key(|e| e.fills)
+        };
         match to {
             Some(to) => edges
                 .iter()
-                .find(|(k, t, _)| k == key && *t == to)
-                .or_else(|| matching.next()),
-            None => matching.next(),
+                .find(|e| e.key == key && e.to == to)
+                .or_else(fullest),
+            None => fullest(),
         }
-        .map(|(_, _, i)| *i)
+        .map(|e| e.step)
     }
 }
 
@@ -443,6 +477,31 @@ mod tests {
         assert_eq!(did, vec!["click #demo", "click #login", "click #export"]);
         assert_eq!(export.prefix, 2);
         assert!(export.alternatives.is_empty());
+    }
+
+    #[test]
+    fn a_feature_is_performed_the_fullest_way_it_was_taken() {
+        let states: Vec<(StateId, String, String)> = (0..4)
+            .map(|i| (StateId(i), format!("http://h/{i}"), format!("Page {i}")))
+            .collect();
+        let steps = vec![
+            step(1, 0, 1, click("#search"), "link", "Search"),
+            // First an empty search (every owner), then one with a term (the result).
+            submitted(step(2, 1, 2, click("#find"), "button", "Find Owner")),
+            step(3, 2, 0, click("#home"), "link", "Home"),
+            step(4, 0, 1, click("#search"), "link", "Search"),
+            step(5, 1, 1, typed("#q", "Davis"), "textbox", "Last name"),
+            submitted(step(6, 1, 3, click("#find"), "button", "Find Owner")),
+        ];
+        let (m, x) = inferred(&states, &steps);
+        let (tests, _) = tests(&m, &x, &steps);
+        let find = tests.iter().find(|t| t.label == "Find Owner").unwrap();
+        let did: Vec<String> = find.steps.iter().map(|s| s.action.describe()).collect();
+        assert_eq!(
+            did,
+            vec!["click #search", "type #q \"Davis\"", "click #find"]
+        );
+        assert_eq!(find.end_url, "http://h/3");
     }
 
     #[test]

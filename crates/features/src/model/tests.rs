@@ -209,3 +209,39 @@ fn a_chain_does_not_take_the_same_action_twice_in_a_row() {
     assert_eq!(chain.len(), 1, "{chain:?}");
     assert_eq!(chain[0].state, StateId(0));
 }
+
+#[test]
+fn a_chain_ends_before_an_action_it_already_took() {
+    let mut m = model(0.99);
+    let mut answers = Scripted::new(&[
+        ("nav", "", &["Find owners"]),
+        ("find", "nav", &["Find owners"]),
+        ("nav", "find", &["Find owners"]),
+    ]);
+    let (nav, find) = (act("nav"), act("find"));
+    let visits = [
+        (0, &nav, None),
+        (1, &find, Some((StateId(0), &nav, "home"))),
+        // The result page's menu has the same link, asked after the search.
+        (2, &nav, Some((StateId(1), &find, "find"))),
+    ];
+    for (state, action, previous) in visits {
+        m.observe(
+            &Visit {
+                state: StateId(state),
+                context: "page",
+                actions: std::slice::from_ref(action),
+                previous,
+            },
+            "",
+            &mut answers,
+        )
+        .unwrap();
+    }
+    let chain = m.chain(id(&m, "Find owners"));
+    let keys: Vec<(u64, &str)> = chain
+        .iter()
+        .map(|a| (a.state.0, a.action.as_str()))
+        .collect();
+    assert_eq!(keys, vec![(0, "nav"), (1, "find")]);
+}
