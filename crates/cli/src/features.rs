@@ -18,7 +18,9 @@ use wayfarer_core::{ActionKind, AppProbe, Environment};
 use wayfarer_export::{FeatureCheck, FeatureSpec, PlaywrightOptions};
 use wayfarer_features::db::Query;
 use wayfarer_features::heuristic::Heuristic;
-use wayfarer_features::suite::{tests, FeatureTest, Skipped};
+use wayfarer_features::suite::{
+    shorten, tests, FeatureTest, Skipped, SHORTEN_ABOVE, SHORTEN_REPLAYS,
+};
 use wayfarer_features::{CosineAtLeast, Exploration, FeatureId, FeatureModel, Ranking};
 use wayfarer_store::{
     ActionFeatureRecord, FeatureOutcome, FeatureQuery, FeatureRecord, FeatureTestRecord,
@@ -535,6 +537,16 @@ fn replay_all(
         }
         if v.problem.is_some() {
             v.problem = Some(why.join("; "));
+        } else if t.prefix > SHORTEN_ABOVE {
+            // A long way (an episode as it went) is cut to what the chain needs: each
+            // candidate must replay as strictly and end on the same page.
+            let way = v.way;
+            let shorter = shorten(t, SHORTEN_REPLAYS, |c: &FeatureTest| {
+                run(c).map(|w| w.problem.is_none().then_some(w))
+            })?;
+            if let Some(w) = shorter {
+                v = Verdict { way, ..w };
+            }
         }
         verdicts.push(v);
     }

@@ -45,6 +45,25 @@ pub fn action_key(r: &StepRecord) -> String {
     .to_string()
 }
 
+/// Buttons whose click sends what was typed on their page, form or no form (a script's
+/// "Save" div next to its input).
+const SENDERS: &[&str] = &[
+    "save", "submit", "ok", "send", "create", "add", "apply", "update", "done", "confirm",
+    "search", "go", "post",
+];
+
+/// Whether step `r` sent the fills before it: it submitted a form, or clicked a button
+/// named like a submit on the page they were typed on.
+pub(crate) fn sends(r: &StepRecord) -> bool {
+    if r.form.is_some() {
+        return true;
+    }
+    let name = r.element.as_ref().map_or("", |e| e.name.as_str());
+    r.action.kind == ActionKind::Click
+        && r.element.as_ref().and_then(|e| e.role.as_deref()) != Some("link")
+        && SENDERS.contains(&name.trim().to_lowercase().as_str())
+}
+
 /// A type or select step: a value put into a field.
 pub(crate) fn is_fill(r: &StepRecord) -> bool {
     matches!(r.action.kind, ActionKind::Type | ActionKind::Select)
@@ -92,15 +111,15 @@ impl Exploration {
                     continue;
                 }
             }
-            // The fills belong to this step when it sent them (a form submission); typing
-            // nothing sent (a live filter, a search box) is an action of its own.
+            // The fills belong to this step when it sent them (a form submission, a
+            // "Save" of their page); typing nothing sent (a live filter, a search box) is
+            // an action of its own.
             let fills = std::mem::take(&mut pending);
-            let fields = if r.form.is_some() {
-                fills.into_iter().map(|(l, _)| l).collect()
-            } else {
-                unsent(&mut infos, &index, fills);
-                Vec::new()
-            };
+            let (sent, fills): (Vec<_>, Vec<_>) = fills
+                .into_iter()
+                .partition(|(_, f)| sends(r) && f.state_before == r.state_before);
+            unsent(&mut infos, &index, fills);
+            let fields = sent.into_iter().map(|(l, _)| l).collect();
             if let Some(&i) = index.get(&r.state_after) {
                 if r.new_state && infos[i].reached_by.is_none() && r.state_after != r.state_before {
                     infos[i].reached_by = Some((r.state_before, action_key(r)));
@@ -260,6 +279,50 @@ mod tests {
         ];
         let x = Exploration::from_steps(&states, &steps);
         assert!(x.states[0].actions[0].text.facts.fields.is_empty());
+    }
+
+    #[test]
+    fn a_save_button_sends_what_was_typed_on_its_page_without_a_form() {
+        let states = vec![(StateId(0), "http://h/b".to_string(), "Board".to_string())];
+        let typed = |n: u64, t: &str, name: &str| {
+            step(
+                n,
+                0,
+                0,
+                Action::on(ActionKind::Type, t).with_value("x"),
+                "textbox",
+                name,
+            )
+        };
+        let steps = vec![
+            typed(1, "#title", "Title"),
+            // A script's div, no <form>: its name says it sends.
+            step(
+                2,
+                0,
+                0,
+                Action::on(ActionKind::Click, "#save"),
+                "generic",
+                "Save",
+            ),
+            typed(3, "#filter", "Filter cards"),
+            // A link sends nothing: the filter is an action of its own.
+            step(4, 0, 0, Action::on(ActionKind::Click, "#a"), "link", "Save"),
+        ];
+        let x = Exploration::from_steps(&states, &steps);
+        let facts: Vec<(&str, Vec<String>)> = x.states[0]
+            .actions
+            .iter()
+            .map(|a| (a.text.key.as_str(), a.text.facts.fields.clone()))
+            .collect();
+        assert_eq!(
+            facts,
+            vec![
+                ("click #save", vec!["Title".to_string()]),
+                ("type #filter", vec![]),
+                ("click #a", vec![]),
+            ]
+        );
     }
 
     #[test]

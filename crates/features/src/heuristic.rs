@@ -83,10 +83,30 @@ pub fn page_subject(title: &str, url: &str) -> String {
         .unwrap_or_else(|| "start page".to_string())
 }
 
+/// Icons that stand for a word: a control named by one of these alone says it.
+const GLYPHS: &[(&str, &str)] = &[
+    ("×", "Delete"),
+    ("✕", "Delete"),
+    ("✖", "Delete"),
+    ("🗑", "Delete"),
+    ("→", "Move right"),
+    ("←", "Move left"),
+    ("↑", "Move up"),
+    ("↓", "Move down"),
+    ("✎", "Edit"),
+    ("✏", "Edit"),
+    ("+", "Add"),
+    ("⋯", "Open menu"),
+    ("…", "Open menu"),
+    ("⋮", "Open menu"),
+    ("☰", "Open menu"),
+];
+
 /// What one action is part of, most likely first (`context`: the page's subject; empty
 /// when only the action's own name may be used).
 fn labels(f: &ActionFacts, context: &str) -> Vec<String> {
-    let name = clean(&f.name);
+    let glyph = GLYPHS.iter().find(|(g, _)| f.name.trim() == *g);
+    let name = glyph.map_or_else(|| clean(&f.name), |(_, word)| word.to_string());
     if name.is_empty() {
         return Vec::new();
     }
@@ -188,6 +208,11 @@ mod tests {
         assert_eq!(ask(&vets, None, "Home"), vec!["View Veterinarians"]);
         let home = facts("link", " Home ", &[]);
         assert!(ask(&home, None, "Owners").is_empty());
+        // A control named by an icon alone is named by what the icon says.
+        let cross = facts("button", "×", &[]);
+        assert_eq!(ask(&cross, None, "Launch"), vec!["Launch (Delete)"]);
+        let arrow = facts("button", " → ", &[]);
+        assert_eq!(ask(&arrow, None, "Launch"), vec!["Move right"]);
         let chip = facts("button", "By month", &[]);
         assert_eq!(ask(&chip, None, "Reports"), vec!["By month (Reports)"]);
         let next = facts("button", "Next →", &[]);

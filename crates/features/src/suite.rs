@@ -5,11 +5,12 @@
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
+use wayfarer_core::ddmin::{ddmin_with_loops, Verdict};
 use wayfarer_core::trace::TraceStep;
 use wayfarer_core::{ActionKind, StateId, StepRecord};
 
 use crate::db::{ActionRef, FeatureId};
-use crate::explore::{action_key, is_fill, Exploration};
+use crate::explore::{action_key, is_fill, sends, Exploration};
 use crate::model::FeatureModel;
 
 /// A feature's test, as steps.
@@ -47,6 +48,76 @@ impl FeatureTest {
         self.steps = way.steps;
         self.prefix = way.prefix;
     }
+}
+
+/// A way to a feature's chain longer than this is shortened before it is written.
+pub const SHORTEN_ABOVE: usize = 8;
+
+/// The most replays one test's shortening takes.
+pub const SHORTEN_REPLAYS: usize = 40;
+
+/// What stopped a shortening early.
+enum Stop<E> {
+    Budget,
+    Failed(E),
+}
+
+/// Shorten the way to `t`'s chain (its first `prefix` steps; the chain stays as it is)
+/// by delta debugging while `runs_through` accepts the test, at most `budget` replays;
+/// detours that came back to the page they left are tried first. `t` itself runs
+/// through. The shortest accepted test replaces `t`, with what `runs_through` said of it;
+/// `None` when nothing shorter runs through.
+pub fn shorten<V, E>(
+    t: &mut FeatureTest,
+    budget: usize,
+    mut runs_through: impl FnMut(&FeatureTest) -> Result<Option<V>, E>,
+) -> Result<Option<V>, E> {
+    if t.prefix <= 1 || t.prefix > t.steps.len() {
+        return Ok(None);
+    }
+    let (way, chain) = t.steps.split_at(t.prefix);
+    let (way, chain) = (way.to_vec(), chain.to_vec());
+    // Where each step of the way was taken, then where the chain starts.
+    let pages: Vec<&str> = way
+        .iter()
+        .chain(chain.first())
+        .map(|s| s.url.as_str())
+        .collect();
+    let loops: Vec<(usize, usize)> = (0..way.len())
+        .filter_map(|i| {
+            let j = (i + 1..pages.len()).rev().find(|&j| pages[j] == pages[i])?;
+            Some((i, j))
+        })
+        .collect();
+    let mut replays = 0;
+    let mut best: Option<(Vec<TraceStep>, V)> = None;
+    let whole = Verdict::FailAt(way.len() - 1);
+    let outcome = ddmin_with_loops(&way, Some(whole), &loops, |cand: &[TraceStep]| {
+        if replays >= budget {
+            return Err(Stop::Budget);
+        }
+        replays += 1;
+        let mut c = t.clone();
+        c.steps = cand.iter().chain(&chain).cloned().collect();
+        c.prefix = cand.len();
+        match runs_through(&c).map_err(Stop::Failed)? {
+            Some(v) => {
+                if best.as_ref().is_none_or(|(b, _)| cand.len() < b.len()) {
+                    best = Some((cand.to_vec(), v));
+                }
+                Ok(Verdict::FailAt(cand.len() - 1))
+            }
+            None => Ok(Verdict::Pass),
+        }
+    });
+    if let Err(Stop::Failed(e)) = outcome {
+        return Err(e);
+    }
+    Ok(best.map(|(way, v)| {
+        t.prefix = way.len();
+        t.steps = way.into_iter().chain(chain).collect();
+        v
+    }))
 }
 
 /// Why a kept feature has no test.
@@ -142,7 +213,7 @@ impl Graph {
                     }
                     // Only what a submission sent counts: fills before another click
                     // are the crawl's, not the action's.
-                    let fills = if steps[i].form.is_some() {
+                    let fills = if sends(&steps[i]) {
                         set_up_before(steps, i, false).len()
                     } else {
                         0
@@ -247,6 +318,11 @@ fn build<'a>(
             .map_or("", |s| s.url.as_str())
             .to_string()
     };
+    let end = *taken.last().ok_or("no step")?;
+    let completed: Vec<TraceStep> = completion(steps, end)
+        .into_iter()
+        .map(|j| trace_step(&steps[j], &page(&steps[j])))
+        .collect();
     let with_set_up = |out: &mut Vec<TraceStep>, i: usize, clicks: bool| {
         for f in set_up_before(steps, i, clicks) {
             out.push(trace_step(&steps[f], &page(&steps[i])));
@@ -266,6 +342,7 @@ fn build<'a>(
                 prefix = out.len();
             }
         }
+        out.extend(completed.iter().cloned());
         ways.push(Way {
             how,
             steps: out,
@@ -286,6 +363,7 @@ fn build<'a>(
     for &i in &taken[prefix_steps + 1..] {
         with_set_up(&mut recorded, i, true);
     }
+    recorded.extend(completed.iter().cloned());
     ways.push(Way {
         how: "as recorded",
         steps: recorded,
@@ -298,11 +376,39 @@ fn build<'a>(
             unique.push(w);
         }
     }
-    let last = &steps[*taken.last().ok_or("no step")?];
+    let last = &steps[completion(steps, end).last().copied().unwrap_or(end)];
     Ok(Built { ways: unique, last })
 }
 
-/// Steps on one page that set it up before the step leaving it.
+/// A chain that ends inside a form (a click that stayed on its page and sent nothing:
+/// "Add member", a participant's box) ends with the form sent, as the run went on: the
+/// fills typed next on that page (the last value of each field) and the submit that
+/// sent them. Nothing when the run did something else first.
+fn completion(steps: &[StepRecord], end: usize) -> Vec<usize> {
+    let r = &steps[end];
+    if r.state_after != r.state_before || sends(r) || r.action.kind == ActionKind::Back {
+        return Vec::new();
+    }
+    let mut fills: Vec<usize> = Vec::new();
+    for (j, f) in steps.iter().enumerate().skip(end + 1).take(SET_UP_MAX) {
+        if f.episode != r.episode || f.error.is_some() || f.state_before != r.state_after {
+            break;
+        }
+        if is_fill(f) && f.state_after == f.state_before {
+            fills.retain(|&k| action_key(&steps[k]) != action_key(f));
+            fills.push(j);
+            continue;
+        }
+        if sends(f) && !fills.is_empty() {
+            fills.push(j);
+            return fills;
+        }
+        break;
+    }
+    Vec::new()
+}
+
+/// Steps on one page that set it up before the step leaving it (or complete a form).
 const SET_UP_MAX: usize = 12;
 
 /// What the step at `i` needed done on its page first: the steps taken there since the
@@ -502,6 +608,102 @@ mod tests {
             vec!["click #search", "type #q \"Davis\"", "click #find"]
         );
         assert_eq!(find.end_url, "http://h/3");
+    }
+
+    #[test]
+    fn a_long_way_is_shortened_to_what_the_chain_needs() {
+        let (states, steps) = run();
+        let (m, x) = inferred(&states, &steps);
+        let (tests, _) = tests(&m, &x, &steps);
+        let mut t = tests
+            .iter()
+            .find(|t| t.label == "Add Owner")
+            .unwrap()
+            .clone();
+        // A way with detours: home, find, home again, find again, then the form.
+        let at = |a: Action, url: &str| TraceStep {
+            action: a,
+            element: None,
+            url: url.into(),
+        };
+        let chain = t.steps[t.prefix..].to_vec();
+        t.steps = vec![
+            at(click("#find"), "http://h/0"),
+            at(click("#home"), "http://h/1"),
+            at(click("#vets"), "http://h/0"),
+            at(click("#home"), "http://h/5"),
+            at(click("#find"), "http://h/0"),
+            at(click("#add"), "http://h/1"),
+        ];
+        t.prefix = t.steps.len();
+        t.steps.extend(chain.clone());
+        // It runs through when #find is clicked before #add (the chain's first step).
+        let mut replays = 0;
+        let runs = |c: &FeatureTest| -> Result<Option<usize>, ()> {
+            replays += 1;
+            let did: Vec<String> = c.steps.iter().map(|s| s.action.describe()).collect();
+            let find = did.iter().position(|d| d == "click #find");
+            let add = did.iter().position(|d| d == "click #add");
+            assert!(c.steps.ends_with(&chain), "the chain stays");
+            Ok(matches!((find, add), (Some(f), Some(a)) if f < a).then_some(c.steps.len()))
+        };
+        let v = shorten(&mut t, SHORTEN_REPLAYS, runs).unwrap();
+        let did: Vec<String> = t.steps[..t.prefix]
+            .iter()
+            .map(|s| s.action.describe())
+            .collect();
+        assert_eq!(did, vec!["click #find"]);
+        assert_eq!(t.prefix, 1);
+        assert_eq!(v, Some(t.steps.len()));
+        assert!(replays <= SHORTEN_REPLAYS);
+        // Out of replays: the best found so far, or nothing.
+        let mut u = tests
+            .iter()
+            .find(|t| t.label == "Add Owner")
+            .unwrap()
+            .clone();
+        let before = u.steps.clone();
+        let none = shorten(&mut u, 0, |_| Ok::<_, ()>(Some(0))).unwrap();
+        assert_eq!(none, None);
+        assert_eq!(u.steps, before);
+    }
+
+    #[test]
+    fn a_chain_ending_inside_a_form_ends_with_the_form_sent() {
+        let states: Vec<(StateId, String, String)> = (0..3)
+            .map(|i| (StateId(i), format!("http://h/{i}"), format!("Page {i}")))
+            .collect();
+        let steps = vec![
+            step(1, 0, 1, click("#new"), "link", "New group"),
+            // A button that adds a field: the page stays, nothing is sent.
+            step(2, 1, 1, click("#more"), "button", "Add member"),
+            step(3, 1, 1, typed("#m2", "Bo"), "textbox", "Member name"),
+            step(4, 1, 1, typed("#m2", "Cy"), "textbox", "Member name"),
+            submitted(step(5, 1, 2, click("#create"), "button", "Create group")),
+            step(6, 2, 0, click("#home"), "link", "Home"),
+        ];
+        let (m, x) = inferred(&states, &steps);
+        let (tests, _) = tests(&m, &x, &steps);
+        let add = tests.iter().find(|t| t.label == "Add member").unwrap();
+        let did: Vec<String> = add.steps.iter().map(|s| s.action.describe()).collect();
+        assert_eq!(
+            did,
+            vec![
+                "click #new",
+                "click #more",
+                "type #m2 \"Cy\"",
+                "click #create"
+            ]
+        );
+        assert_eq!(add.end_url, "http://h/2");
+        // A click that was followed by something else ends where it ended.
+        let mut other = steps.clone();
+        other[2] = step(3, 1, 1, click("#help"), "link", "Help");
+        let (m, x) = inferred(&states, &other);
+        let (again, _) = super::tests(&m, &x, &other);
+        let add = again.iter().find(|t| t.label == "Add member").unwrap();
+        assert_eq!(add.steps.len(), 2);
+        assert_eq!(add.end_url, "http://h/1");
     }
 
     #[test]
