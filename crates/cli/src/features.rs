@@ -537,9 +537,9 @@ fn replay_all(
         }
         if v.problem.is_some() {
             v.problem = Some(why.join("; "));
-        } else if t.prefix > SHORTEN_ABOVE {
-            // A long way (an episode as it went) is cut to what the chain needs: each
-            // candidate must replay as strictly and end on the same page.
+        } else if t.steps.len() > SHORTEN_ABOVE {
+            // A long test (an episode as it went, a page's set-up clicks) is cut to what
+            // the chain needs: each candidate must replay as strictly and end the same.
             let way = v.way;
             let shorter = shorten(t, SHORTEN_REPLAYS, |c: &FeatureTest| {
                 run(c).map(|w| w.problem.is_none().then_some(w))

@@ -23,6 +23,9 @@ pub struct FeatureTest {
     pub steps: Vec<TraceStep>,
     /// How many of `steps` only lead to the chain's first page.
     pub prefix: usize,
+    /// Which later steps are clicks the run made on a page before the chain's action
+    /// there (set-up that may or may not be needed), by index into `steps`.
+    pub set_up: Vec<usize>,
     /// The page after the last step, as the run saw it.
     pub end_url: String,
     pub end_title: String,
@@ -39,6 +42,8 @@ pub struct Way {
     pub how: &'static str,
     pub steps: Vec<TraceStep>,
     pub prefix: usize,
+    /// As [`FeatureTest::set_up`].
+    pub set_up: Vec<usize>,
 }
 
 impl FeatureTest {
@@ -47,10 +52,11 @@ impl FeatureTest {
         let way = self.alternatives.remove(k);
         self.steps = way.steps;
         self.prefix = way.prefix;
+        self.set_up = way.set_up;
     }
 }
 
-/// A way to a feature's chain longer than this is shortened before it is written.
+/// A test longer than this is shortened before it is written.
 pub const SHORTEN_ABOVE: usize = 8;
 
 /// The most replays one test's shortening takes.
@@ -62,50 +68,53 @@ enum Stop<E> {
     Failed(E),
 }
 
-/// Shorten the way to `t`'s chain (its first `prefix` steps; the chain stays as it is)
-/// by delta debugging while `runs_through` accepts the test, at most `budget` replays;
-/// detours that came back to the page they left are tried first. `t` itself runs
-/// through. The shortest accepted test replaces `t`, with what `runs_through` said of it;
-/// `None` when nothing shorter runs through.
+/// Shorten `t` by delta debugging while `runs_through` accepts it, at most `budget`
+/// replays: the way to its chain (its first `prefix` steps) and the set-up clicks before
+/// the chain's actions may go; the chain's actions and every fill stay. Detours that came
+/// back to the page they left are tried first. `t` itself runs through. The shortest
+/// accepted test replaces `t`, with what `runs_through` said of it; `None` when nothing
+/// shorter runs through.
 pub fn shorten<V, E>(
     t: &mut FeatureTest,
     budget: usize,
     mut runs_through: impl FnMut(&FeatureTest) -> Result<Option<V>, E>,
 ) -> Result<Option<V>, E> {
-    if t.prefix <= 1 || t.prefix > t.steps.len() {
+    let spare: Vec<usize> = (0..t.prefix.min(t.steps.len()))
+        .chain(t.set_up.iter().copied().filter(|&k| k < t.steps.len()))
+        .collect();
+    if spare.len() <= 1 {
         return Ok(None);
     }
-    let (way, chain) = t.steps.split_at(t.prefix);
-    let (way, chain) = (way.to_vec(), chain.to_vec());
-    // Where each step of the way was taken, then where the chain starts.
-    let pages: Vec<&str> = way
+    // Where each spare step was taken, then where the chain ends: detours come back.
+    let pages: Vec<&str> = spare
         .iter()
-        .chain(chain.first())
-        .map(|s| s.url.as_str())
+        .map(|&k| t.steps[k].url.as_str())
+        .chain(t.steps.last().map(|s| s.url.as_str()))
         .collect();
-    let loops: Vec<(usize, usize)> = (0..way.len())
+    let loops: Vec<(usize, usize)> = (0..spare.len())
         .filter_map(|i| {
             let j = (i + 1..pages.len()).rev().find(|&j| pages[j] == pages[i])?;
             Some((i, j))
         })
         .collect();
     let mut replays = 0;
-    let mut best: Option<(Vec<TraceStep>, V)> = None;
-    let whole = Verdict::FailAt(way.len() - 1);
-    let outcome = ddmin_with_loops(&way, Some(whole), &loops, |cand: &[TraceStep]| {
+    let mut best: Option<(FeatureTest, V)> = None;
+    let whole = Verdict::FailAt(spare.len() - 1);
+    let outcome = ddmin_with_loops(&spare, Some(whole), &loops, |kept: &[usize]| {
         if replays >= budget {
             return Err(Stop::Budget);
         }
         replays += 1;
-        let mut c = t.clone();
-        c.steps = cand.iter().chain(&chain).cloned().collect();
-        c.prefix = cand.len();
+        let c = without(t, &spare, kept);
         match runs_through(&c).map_err(Stop::Failed)? {
             Some(v) => {
-                if best.as_ref().is_none_or(|(b, _)| cand.len() < b.len()) {
-                    best = Some((cand.to_vec(), v));
+                if best
+                    .as_ref()
+                    .is_none_or(|(b, _)| c.steps.len() < b.steps.len())
+                {
+                    best = Some((c, v));
                 }
-                Ok(Verdict::FailAt(cand.len() - 1))
+                Ok(Verdict::FailAt(kept.len() - 1))
             }
             None => Ok(Verdict::Pass),
         }
@@ -113,11 +122,36 @@ pub fn shorten<V, E>(
     if let Err(Stop::Failed(e)) = outcome {
         return Err(e);
     }
-    Ok(best.map(|(way, v)| {
-        t.prefix = way.len();
-        t.steps = way.into_iter().chain(chain).collect();
+    Ok(best.map(|(c, v)| {
+        *t = c;
         v
     }))
+}
+
+/// `t` without the `spare` steps that are not `kept`.
+fn without(t: &FeatureTest, spare: &[usize], kept: &[usize]) -> FeatureTest {
+    let gone: HashSet<usize> = spare
+        .iter()
+        .filter(|k| !kept.contains(k))
+        .copied()
+        .collect();
+    let mut c = t.clone();
+    c.steps = Vec::new();
+    c.set_up = Vec::new();
+    c.prefix = 0;
+    for (k, s) in t.steps.iter().enumerate() {
+        if gone.contains(&k) {
+            continue;
+        }
+        if k < t.prefix {
+            c.prefix += 1;
+        }
+        if t.set_up.contains(&k) {
+            c.set_up.push(c.steps.len());
+        }
+        c.steps.push(s.clone());
+    }
+    c
 }
 
 /// Why a kept feature has no test.
@@ -153,6 +187,7 @@ pub fn tests(
                     score: f.score,
                     steps: b.ways[0].steps.clone(),
                     prefix: b.ways[0].prefix,
+                    set_up: b.ways[0].set_up.clone(),
                     end_url: b.last.url_after.clone(),
                     end_title: b.last.title_after.clone(),
                     also: Vec::new(),
@@ -323,8 +358,12 @@ fn build<'a>(
         .into_iter()
         .map(|j| trace_step(&steps[j], &page(&steps[j])))
         .collect();
-    let with_set_up = |out: &mut Vec<TraceStep>, i: usize, clicks: bool| {
+    // A step and what was done on its page first; the set-up clicks' places noted.
+    let with_set_up = |out: &mut Vec<TraceStep>, set_up: &mut Vec<usize>, i: usize, clicks| {
         for f in set_up_before(steps, i, clicks) {
+            if !is_fill(&steps[f]) {
+                set_up.push(out.len());
+            }
             out.push(trace_step(&steps[f], &page(&steps[i])));
         }
         out.push(trace_step(&steps[i], &page(&steps[i])));
@@ -335,18 +374,22 @@ fn build<'a>(
         ("short, with what was done on each page first", true),
     ] {
         let mut out = Vec::new();
+        let mut set_up = Vec::new();
         let mut prefix = 0;
         for (k, &i) in taken.iter().enumerate() {
-            with_set_up(&mut out, i, clicks);
+            with_set_up(&mut out, &mut set_up, i, clicks);
             if k + 1 == prefix_steps {
                 prefix = out.len();
             }
         }
         out.extend(completed.iter().cloned());
+        // Only the chain's set-up: the way to it may go entirely.
+        set_up.retain(|&k| k >= prefix);
         ways.push(Way {
             how,
             steps: out,
             prefix,
+            set_up,
         });
     }
     // The episode of the chain's first step, as it went up to that step: what that step
@@ -360,14 +403,16 @@ fn build<'a>(
         .collect();
     let prefix = recorded.len();
     recorded.push(trace_step(&steps[chain_first], &page(&steps[chain_first])));
+    let mut set_up = Vec::new();
     for &i in &taken[prefix_steps + 1..] {
-        with_set_up(&mut recorded, i, true);
+        with_set_up(&mut recorded, &mut set_up, i, true);
     }
     recorded.extend(completed.iter().cloned());
     ways.push(Way {
         how: "as recorded",
         steps: recorded,
         prefix,
+        set_up,
     });
     // Two ways that are the same steps are one.
     let mut unique: Vec<Way> = Vec::new();
@@ -380,10 +425,19 @@ fn build<'a>(
     Ok(Built { ways: unique, last })
 }
 
+/// Answers that go on with what was asked.
+const CONFIRMS: &[&str] = &["yes", "ok", "confirm", "continue"];
+
+fn confirms(r: &StepRecord) -> bool {
+    let name = r.element.as_ref().map_or("", |e| e.name.as_str());
+    r.action.kind == ActionKind::Click && CONFIRMS.contains(&name.trim().to_lowercase().as_str())
+}
+
 /// A chain that ends inside a form (a click that stayed on its page and sent nothing:
 /// "Add member", a participant's box) ends with the form sent, as the run went on: the
 /// fills typed next on that page (the last value of each field) and the submit that
-/// sent them. Nothing when the run did something else first.
+/// sent them; one that asked a question ends with its answer ("Yes"). Nothing when the
+/// run did something else first.
 fn completion(steps: &[StepRecord], end: usize) -> Vec<usize> {
     let r = &steps[end];
     if r.state_after != r.state_before || sends(r) || r.action.kind == ActionKind::Back {
@@ -399,7 +453,8 @@ fn completion(steps: &[StepRecord], end: usize) -> Vec<usize> {
             fills.push(j);
             continue;
         }
-        if sends(f) && !fills.is_empty() {
+        // A confirmation asked right after ("Clear Done", then "Yes") needs no fills.
+        if (sends(f) && !fills.is_empty()) || (fills.is_empty() && confirms(f)) {
             fills.push(j);
             return fills;
         }
@@ -656,6 +711,27 @@ mod tests {
         assert_eq!(t.prefix, 1);
         assert_eq!(v, Some(t.steps.len()));
         assert!(replays <= SHORTEN_REPLAYS);
+        // A set-up click before the chain's last action may go too; fills stay.
+        let save = t.steps.len() - 1;
+        t.steps.insert(save, at(click("#help"), "http://h/2"));
+        t.set_up = vec![save];
+        let runs = |c: &FeatureTest| -> Result<Option<()>, ()> {
+            let did: Vec<String> = c.steps.iter().map(|s| s.action.describe()).collect();
+            Ok(did.iter().any(|d| d == "click #find").then_some(()))
+        };
+        shorten(&mut t, SHORTEN_REPLAYS, runs).unwrap();
+        let did: Vec<String> = t.steps.iter().map(|s| s.action.describe()).collect();
+        assert_eq!(
+            did,
+            vec![
+                "click #find",
+                "click #add",
+                "type #city \"Rome\"",
+                "type #first \"Bo\"",
+                "click #save"
+            ]
+        );
+        assert_eq!((t.prefix, t.set_up.len()), (1, 0));
         // Out of replays: the best found so far, or nothing.
         let mut u = tests
             .iter()
@@ -696,6 +772,17 @@ mod tests {
             ]
         );
         assert_eq!(add.end_url, "http://h/2");
+        // A question answered right after is part of it too.
+        let asked = vec![
+            step(1, 0, 1, click("#board"), "link", "Launch"),
+            step(2, 1, 1, click("#clear"), "button", "Clear Done"),
+            step(3, 1, 1, click("#yes"), "button", "Yes"),
+        ];
+        let (m, x) = inferred(&states, &asked);
+        let (answered, _) = super::tests(&m, &x, &asked);
+        let clear = answered.iter().find(|t| t.label == "Clear Done").unwrap();
+        let did: Vec<String> = clear.steps.iter().map(|s| s.action.describe()).collect();
+        assert_eq!(did, vec!["click #board", "click #clear", "click #yes"]);
         // A click that was followed by something else ends where it ended.
         let mut other = steps.clone();
         other[2] = step(3, 1, 1, click("#help"), "link", "Help");
