@@ -55,13 +55,15 @@ const SENDERS: &[&str] = &[
 /// Whether step `r` sent the fills before it: it submitted a form, or clicked a button
 /// named like a submit on the page they were typed on.
 pub(crate) fn sends(r: &StepRecord) -> bool {
-    if r.form.is_some() {
-        return true;
-    }
+    r.form.is_some()
+        || (clicked_one_of(r, SENDERS)
+            && r.element.as_ref().and_then(|e| e.role.as_deref()) != Some("link"))
+}
+
+/// Whether `r` clicked an element whose whole name is one of `names` (lower case).
+pub(crate) fn clicked_one_of(r: &StepRecord, names: &[&str]) -> bool {
     let name = r.element.as_ref().map_or("", |e| e.name.as_str());
-    r.action.kind == ActionKind::Click
-        && r.element.as_ref().and_then(|e| e.role.as_deref()) != Some("link")
-        && SENDERS.contains(&name.trim().to_lowercase().as_str())
+    r.action.kind == ActionKind::Click && names.contains(&name.trim().to_lowercase().as_str())
 }
 
 /// A type or select step: a value put into a field.

@@ -10,7 +10,7 @@ use wayfarer_core::trace::TraceStep;
 use wayfarer_core::{ActionKind, StateId, StepRecord};
 
 use crate::db::{ActionRef, FeatureId};
-use crate::explore::{action_key, is_fill, sends, Exploration};
+use crate::explore::{action_key, clicked_one_of, is_fill, sends, Exploration};
 use crate::model::FeatureModel;
 
 /// A feature's test, as steps.
@@ -428,11 +428,6 @@ fn build<'a>(
 /// Answers that go on with what was asked.
 const CONFIRMS: &[&str] = &["yes", "ok", "confirm", "continue"];
 
-fn confirms(r: &StepRecord) -> bool {
-    let name = r.element.as_ref().map_or("", |e| e.name.as_str());
-    r.action.kind == ActionKind::Click && CONFIRMS.contains(&name.trim().to_lowercase().as_str())
-}
-
 /// A chain that ends inside a form (a click that stayed on its page and sent nothing:
 /// "Add member", a participant's box) ends with the form sent, as the run went on: the
 /// fills typed next on that page (the last value of each field) and the submit that
@@ -454,7 +449,7 @@ fn completion(steps: &[StepRecord], end: usize) -> Vec<usize> {
             continue;
         }
         // A confirmation asked right after ("Clear Done", then "Yes") needs no fills.
-        if (sends(f) && !fills.is_empty()) || (fills.is_empty() && confirms(f)) {
+        if (sends(f) && !fills.is_empty()) || (fills.is_empty() && clicked_one_of(f, CONFIRMS)) {
             fills.push(j);
             return fills;
         }
