@@ -69,8 +69,9 @@ enum Stop<E> {
 }
 
 /// Shorten `t` by delta debugging while `runs_through` accepts it, at most `budget`
-/// replays: the way to its chain (its first `prefix` steps) and the set-up clicks before
-/// the chain's actions may go; the chain's actions and every fill stay. Detours that came
+/// replays: the way to its chain (its first `prefix` steps, fills included) and the
+/// set-up clicks before the chain's actions may go; the chain's actions and the fills
+/// typed for them stay. Detours that came
 /// back to the page they left are tried first. `t` itself runs through. The shortest
 /// accepted test replaces `t`, with what `runs_through` said of it; `None` when nothing
 /// shorter runs through.

@@ -119,6 +119,17 @@ const NOTHING: &[&str] = &[
     "no features",
     "unknown",
     "-",
+    "for example",
+    "e.g",
+    "example",
+    // A UI verb or widget alone names no feature.
+    "click",
+    "tap",
+    "press",
+    "type",
+    "button",
+    "link",
+    "submit",
 ];
 
 /// Where a label's explanation starts ("Add an owner: creates ..."; "Add an owner - ...").
@@ -269,9 +280,11 @@ fn clean_label(line: &str) -> Option<String> {
         .trim_matches(['"', '\'', '“', '”', '‘', '’', '*', '_'])
         .trim();
     let words: Vec<String> = s.split_whitespace().map(str::to_lowercase).collect();
+    // Code a model wrote on ("// TODO ...", "//www") is no label either.
     let sentence = (period && words.len() > 6)
         || s.ends_with(['!', '?'])
-        || s.starts_with(['<', '{', '['])
+        || s.starts_with(['<', '{', '[', '/', '\\', '#', '('])
+        || words.iter().any(|w| w == "todo")
         || words.iter().any(|w| REFUSAL.contains(&w.trim_matches(',')));
     let nothing = NOTHING.contains(&s.to_lowercase().as_str());
     let readable = s.chars().any(char::is_alphabetic);
@@ -339,6 +352,12 @@ mod tests {
             (Some("ok".into()), true)
         );
         assert_eq!(button("İ Selected Button Number: 1", 1), (Some(1), true));
+    }
+
+    #[test]
+    fn what_a_small_model_writes_instead_of_labels_is_dropped() {
+        let a = "click\n//www\n// TODO be able to test with a\nFor example\nSearch owners";
+        assert_eq!(feature_labels(a, 5), vec!["Search owners"]);
     }
 
     #[test]
