@@ -26,6 +26,18 @@ pub fn ddmin<T: Clone, E>(
     ddmin_with_loops(items, None, &[], test)
 }
 
+/// For each place `i` in `pages` (where each item was taken), the farthest later `j`
+/// with the same page: `[i, j)` came back where it started, a likely detour for
+/// `ddmin_with_loops`.
+pub fn loops<P: PartialEq>(pages: &[P]) -> Vec<(usize, usize)> {
+    (0..pages.len())
+        .filter_map(|i| {
+            let j = (i + 1..pages.len()).rev().find(|&j| pages[j] == pages[i])?;
+            Some((i, j))
+        })
+        .collect()
+}
+
 /// `ddmin` with two shortcuts for replayed traces: the verdict of the whole sequence when
 /// it is already known (`whole`), and `loops`, index ranges `[start, end)` after which the
 /// sequence came back where it was (the same page): each is tried for removal in one
@@ -215,6 +227,15 @@ mod tests {
         .unwrap()
         .unwrap();
         assert_eq!(min.len(), 3, "{min:?}");
+    }
+
+    #[test]
+    fn loops_run_from_each_page_to_its_last_return() {
+        assert_eq!(
+            loops(&["a", "b", "a", "c", "b", "a"]),
+            vec![(0, 5), (1, 4), (2, 5)]
+        );
+        assert!(loops::<&str>(&[]).is_empty());
     }
 
     #[test]

@@ -31,16 +31,7 @@ impl Replay {
     /// Stretches `[i, j)` of the performed actions after which the page was the one
     /// before them (`urls[i] == urls[j]`): likely detours, for `ddmin_with_loops`.
     pub fn loops(&self) -> Vec<(usize, usize)> {
-        let mut out = Vec::new();
-        for i in 0..self.urls.len() {
-            if let Some(j) = (i + 1..self.urls.len())
-                .rev()
-                .find(|&j| self.urls[j] == self.urls[i])
-            {
-                out.push((i, j));
-            }
-        }
-        out
+        crate::ddmin::loops(&self.urls)
     }
 
     pub fn reproduced(&self) -> bool {

@@ -117,9 +117,10 @@ impl Exploration {
             // "Save" of their page); typing nothing sent (a live filter, a search box) is
             // an action of its own.
             let fills = std::mem::take(&mut pending);
+            let sending = sends(r);
             let (sent, fills): (Vec<_>, Vec<_>) = fills
                 .into_iter()
-                .partition(|(_, f)| sends(r) && f.state_before == r.state_before);
+                .partition(|(_, f)| sending && f.state_before == r.state_before);
             unsent(&mut infos, &index, fills);
             let fields = sent.into_iter().map(|(l, _)| l).collect();
             if let Some(&i) = index.get(&r.state_after) {

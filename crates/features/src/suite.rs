@@ -5,7 +5,7 @@
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
-use wayfarer_core::ddmin::{ddmin_with_loops, Verdict};
+use wayfarer_core::ddmin::{ddmin_with_loops, loops, Verdict};
 use wayfarer_core::trace::TraceStep;
 use wayfarer_core::{ActionKind, StateId, StepRecord};
 
@@ -92,12 +92,7 @@ pub fn shorten<V, E>(
         .map(|&k| t.steps[k].url.as_str())
         .chain(t.steps.last().map(|s| s.url.as_str()))
         .collect();
-    let loops: Vec<(usize, usize)> = (0..spare.len())
-        .filter_map(|i| {
-            let j = (i + 1..pages.len()).rev().find(|&j| pages[j] == pages[i])?;
-            Some((i, j))
-        })
-        .collect();
+    let loops = loops(&pages);
     let mut replays = 0;
     let mut best: Option<(FeatureTest, V)> = None;
     let whole = Verdict::FailAt(spare.len() - 1);
@@ -355,8 +350,10 @@ fn build<'a>(
             .to_string()
     };
     let end = *taken.last().ok_or("no step")?;
-    let completed: Vec<TraceStep> = completion(steps, end)
-        .into_iter()
+    let completes = completion(steps, end);
+    let completed: Vec<TraceStep> = completes
+        .iter()
+        .copied()
         .map(|j| trace_step(&steps[j], &page(&steps[j])))
         .collect();
     // A step and what was done on its page first; the set-up clicks' places noted.
@@ -422,7 +419,7 @@ fn build<'a>(
             unique.push(w);
         }
     }
-    let last = &steps[completion(steps, end).last().copied().unwrap_or(end)];
+    let last = &steps[completes.last().copied().unwrap_or(end)];
     Ok(Built { ways: unique, last })
 }
 
@@ -512,6 +509,20 @@ mod tests {
     use crate::testing::{step, submitted};
     use crate::{CosineAtLeast, Ranking};
 
+    /// What the steps do, as `describe` says it.
+    fn described(steps: &[TraceStep]) -> Vec<String> {
+        steps.iter().map(|s| s.action.describe()).collect()
+    }
+
+    /// The "Add Owner" test of `run()`.
+    const ADD_OWNER: [&str; 5] = [
+        "click #find",
+        "click #add",
+        "type #city \"Rome\"",
+        "type #first \"Bo\"",
+        "click #save",
+    ];
+
     fn click(t: &str) -> Action {
         Action::on(ActionKind::Click, t)
     }
@@ -559,17 +570,8 @@ mod tests {
         let (tests, skipped) = tests(&m, &x, &steps);
         assert!(skipped.is_empty(), "{skipped:?}");
         let add = tests.iter().find(|t| t.label == "Add Owner").unwrap();
-        let did: Vec<String> = add.steps.iter().map(|s| s.action.describe()).collect();
-        assert_eq!(
-            did,
-            vec![
-                "click #find",
-                "click #add",
-                "type #city \"Rome\"",
-                "type #first \"Bo\"",
-                "click #save"
-            ]
-        );
+        let did = described(&add.steps);
+        assert_eq!(did, ADD_OWNER);
         assert_eq!(add.prefix, 1);
         assert_eq!(add.end_url, "http://h/3");
         assert_eq!(add.end_title, "Page 3");
@@ -621,7 +623,7 @@ mod tests {
         let (tests, _) = tests(&m, &x, &steps);
         let export = tests.iter().find(|t| t.label == "Export").unwrap();
         // The short way first: the clicks that set the page up are left out...
-        let did: Vec<String> = export.steps.iter().map(|s| s.action.describe()).collect();
+        let did = described(&export.steps);
         assert_eq!(did, vec!["click #login", "click #export"]);
         assert_eq!(export.prefix, 1);
         // ...then the same with the set-up click; as recorded (episode 2 up to the chain,
@@ -630,7 +632,7 @@ mod tests {
         assert_eq!(hows, vec!["short, with what was done on each page first"]);
         let mut export = export.clone();
         export.take_alternative(0);
-        let did: Vec<String> = export.steps.iter().map(|s| s.action.describe()).collect();
+        let did = described(&export.steps);
         assert_eq!(did, vec!["click #demo", "click #login", "click #export"]);
         assert_eq!(export.prefix, 2);
         assert!(export.alternatives.is_empty());
@@ -653,7 +655,7 @@ mod tests {
         let (m, x) = inferred(&states, &steps);
         let (tests, _) = tests(&m, &x, &steps);
         let find = tests.iter().find(|t| t.label == "Find Owner").unwrap();
-        let did: Vec<String> = find.steps.iter().map(|s| s.action.describe()).collect();
+        let did = described(&find.steps);
         assert_eq!(
             did,
             vec!["click #search", "type #q \"Davis\"", "click #find"]
@@ -692,17 +694,14 @@ mod tests {
         let mut replays = 0;
         let runs = |c: &FeatureTest| -> Result<Option<usize>, ()> {
             replays += 1;
-            let did: Vec<String> = c.steps.iter().map(|s| s.action.describe()).collect();
+            let did = described(&c.steps);
             let find = did.iter().position(|d| d == "click #find");
             let add = did.iter().position(|d| d == "click #add");
             assert!(c.steps.ends_with(&chain), "the chain stays");
             Ok(matches!((find, add), (Some(f), Some(a)) if f < a).then_some(c.steps.len()))
         };
         let v = shorten(&mut t, SHORTEN_REPLAYS, runs).unwrap();
-        let did: Vec<String> = t.steps[..t.prefix]
-            .iter()
-            .map(|s| s.action.describe())
-            .collect();
+        let did = described(&t.steps[..t.prefix]);
         assert_eq!(did, vec!["click #find"]);
         assert_eq!(t.prefix, 1);
         assert_eq!(v, Some(t.steps.len()));
@@ -712,21 +711,12 @@ mod tests {
         t.steps.insert(save, at(click("#help"), "http://h/2"));
         t.set_up = vec![save];
         let runs = |c: &FeatureTest| -> Result<Option<()>, ()> {
-            let did: Vec<String> = c.steps.iter().map(|s| s.action.describe()).collect();
+            let did = described(&c.steps);
             Ok(did.iter().any(|d| d == "click #find").then_some(()))
         };
         shorten(&mut t, SHORTEN_REPLAYS, runs).unwrap();
-        let did: Vec<String> = t.steps.iter().map(|s| s.action.describe()).collect();
-        assert_eq!(
-            did,
-            vec![
-                "click #find",
-                "click #add",
-                "type #city \"Rome\"",
-                "type #first \"Bo\"",
-                "click #save"
-            ]
-        );
+        let did = described(&t.steps);
+        assert_eq!(did, ADD_OWNER);
         assert_eq!((t.prefix, t.set_up.len()), (1, 0));
         // Out of replays: the best found so far, or nothing.
         let mut u = tests
@@ -757,7 +747,7 @@ mod tests {
         let (m, x) = inferred(&states, &steps);
         let (tests, _) = tests(&m, &x, &steps);
         let add = tests.iter().find(|t| t.label == "Add member").unwrap();
-        let did: Vec<String> = add.steps.iter().map(|s| s.action.describe()).collect();
+        let did = described(&add.steps);
         assert_eq!(
             did,
             vec![
@@ -777,7 +767,7 @@ mod tests {
         let (m, x) = inferred(&states, &asked);
         let (answered, _) = super::tests(&m, &x, &asked);
         let clear = answered.iter().find(|t| t.label == "Clear Done").unwrap();
-        let did: Vec<String> = clear.steps.iter().map(|s| s.action.describe()).collect();
+        let did = described(&clear.steps);
         assert_eq!(did, vec!["click #board", "click #clear", "click #yes"]);
         // A click that was followed by something else ends where it ended.
         let mut other = steps.clone();
@@ -807,7 +797,7 @@ mod tests {
         let (m, x) = inferred(&states, &steps);
         let (tests, _) = tests(&m, &x, &steps);
         let rename = tests.iter().find(|t| t.label == "Rename group").unwrap();
-        let did: Vec<String> = rename.steps.iter().map(|s| s.action.describe()).collect();
+        let did = described(&rename.steps);
         assert_eq!(did, vec!["click #groups", "click #ski", "click #rename"]);
     }
 }

@@ -174,6 +174,30 @@ fn two_labels_of_one_feature_in_an_answer_count_once_at_the_better_rank() {
     assert!((m.db.get(FeatureId(0)).score + LN2).abs() < 1e-12);
 }
 
+/// A state, its one action, and what led there (state, action, context).
+type OneVisit<'a> = (
+    u64,
+    &'a ActionText,
+    Option<(StateId, &'a ActionText, &'a str)>,
+);
+
+/// Observe one action per state, each visit with what led there.
+fn visit_each(m: &mut FeatureModel, answers: &mut Scripted, visits: &[OneVisit<'_>]) {
+    for &(state, action, previous) in visits {
+        m.observe(
+            &Visit {
+                state: StateId(state),
+                context: "page",
+                actions: std::slice::from_ref(action),
+                previous,
+            },
+            "",
+            answers,
+        )
+        .unwrap();
+    }
+}
+
 #[test]
 fn a_chain_does_not_take_the_same_action_twice_in_a_row() {
     let mut m = model(0.99);
@@ -182,29 +206,15 @@ fn a_chain_does_not_take_the_same_action_twice_in_a_row() {
         ("vets", "vets", &["View vets"]),
     ]);
     let vets = act("vets");
-    m.observe(
-        &Visit {
-            state: StateId(0),
-            context: "home",
-            actions: std::slice::from_ref(&vets),
-            previous: None,
-        },
-        "",
-        &mut answers,
-    )
-    .unwrap();
     // The vets page has the same menu link, asked after the link that led there.
-    m.observe(
-        &Visit {
-            state: StateId(1),
-            context: "vets",
-            actions: std::slice::from_ref(&vets),
-            previous: Some((StateId(0), &vets, "home")),
-        },
-        "",
+    visit_each(
+        &mut m,
         &mut answers,
-    )
-    .unwrap();
+        &[
+            (0, &vets, None),
+            (1, &vets, Some((StateId(0), &vets, "home"))),
+        ],
+    );
     let chain = m.chain(id(&m, "View vets"));
     assert_eq!(chain.len(), 1, "{chain:?}");
     assert_eq!(chain[0].state, StateId(0));
@@ -219,25 +229,16 @@ fn a_chain_ends_before_an_action_it_already_took() {
         ("nav", "find", &["Find owners"]),
     ]);
     let (nav, find) = (act("nav"), act("find"));
-    let visits = [
-        (0, &nav, None),
-        (1, &find, Some((StateId(0), &nav, "home"))),
-        // The result page's menu has the same link, asked after the search.
-        (2, &nav, Some((StateId(1), &find, "find"))),
-    ];
-    for (state, action, previous) in visits {
-        m.observe(
-            &Visit {
-                state: StateId(state),
-                context: "page",
-                actions: std::slice::from_ref(action),
-                previous,
-            },
-            "",
-            &mut answers,
-        )
-        .unwrap();
-    }
+    visit_each(
+        &mut m,
+        &mut answers,
+        &[
+            (0, &nav, None),
+            (1, &find, Some((StateId(0), &nav, "home"))),
+            // The result page's menu has the same link, asked after the search.
+            (2, &nav, Some((StateId(1), &find, "find"))),
+        ],
+    );
     let chain = m.chain(id(&m, "Find owners"));
     let keys: Vec<(u64, &str)> = chain
         .iter()
