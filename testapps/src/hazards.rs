@@ -10,7 +10,10 @@ use axum::Router;
 
 use crate::common::{self, esc, fill, js_json};
 
+mod hostile;
 mod throttle;
+
+pub use hostile::{CROWD_ELEMENTS, HUGE_BYTES};
 
 const LAYOUT: &str = include_str!("../assets/hazards/layout.html");
 const INDEX: &str = include_str!("../assets/hazards/index.html");
@@ -88,6 +91,7 @@ pub(crate) fn router() -> Router {
             get(|| async { common::html(NAMING_INNER.to_string()) }),
         )
         .merge(throttle::router())
+        .merge(hostile::router())
         .route(
             "/worker",
             get(|| async { page("A Web Worker", "worker", WORKER) }),

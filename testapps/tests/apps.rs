@@ -131,6 +131,54 @@ fn hazards_pages() {
     assert!(TcpStream::connect(addr).is_err());
 }
 
+/// The pages that attack the tester: each is linked from the index and is what it says.
+#[test]
+fn hostile_hazards_pages() {
+    use wayfarer_testapps::hazards::{CROWD_ELEMENTS, HUGE_BYTES};
+    let s = start(App::Hazards, true);
+    let mut c = Client::new(s.addr());
+    let index = c.get("/").body;
+    for p in ["crowd", "spin", "redirects", "leaving", "tampered", "huge"] {
+        assert!(
+            index.contains(&format!(
+                "href=\"/{p}\" data-action-id=\"hazards.index.{p}\""
+            )),
+            "{p}"
+        );
+    }
+    let crowd = c.get("/crowd").body;
+    assert_eq!(
+        crowd.matches("<button class=\"item\">").count(),
+        CROWD_ELEMENTS
+    );
+    assert!(c.get("/spin").body.contains("onclick=\"while (true) {}\""));
+    // The server chain counts up with every hop.
+    let r = c.get("/redirects/server?n=7");
+    assert_eq!(r.status, 302);
+    assert_eq!(r.header("location"), Some("/redirects/server?n=8"));
+    let r = c.get("/redirects/client?n=7");
+    assert_eq!(r.status, 200);
+    assert!(r.body.contains("location.replace('/redirects/client?n=8')"));
+    let leaving = c.get("/leaving").body;
+    assert!(leaving.contains("addEventListener('beforeunload'") && leaving.contains("confirm("));
+    let tampered = c.get("/tampered").body;
+    for rewritten in [
+        "JSON.stringify = ",
+        "Object.keys = ",
+        "'addEventListener'",
+        "Array.prototype.toJSON = ",
+        "Function.prototype.call = ",
+    ] {
+        assert!(tampered.contains(rewritten), "{rewritten}");
+    }
+    assert!(c.get("/huge").body.contains("href=\"/huge/stream\""));
+    let huge = c.get("/huge/stream");
+    assert_eq!(huge.status, 200);
+    assert!(huge.body.len() >= HUGE_BYTES, "{}", huge.body.len());
+    assert!(huge.body.len() < HUGE_BYTES + 10_000);
+    assert!(huge.body.trim_end().ends_with("</html>"));
+}
+
 #[test]
 fn binds_loopback_only_and_works_inside_a_runtime() {
     let rt = tokio::runtime::Builder::new_current_thread()
