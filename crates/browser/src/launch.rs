@@ -12,6 +12,7 @@ use wayfarer_core::config::BrowserConfig;
 use crate::cdp::BrowserError;
 use crate::events::{subscribe_browser, SharedRef};
 use crate::options::{find_chrome, BrowserOptions};
+use crate::watchdog::Watchdog;
 
 pub(crate) struct Launched {
     pub browser: Browser,
@@ -22,6 +23,8 @@ pub(crate) struct Launched {
     pub pid: Option<u32>,
     /// We started the process (not attached by `cdp_url`).
     pub owned: bool,
+    /// Kills the browser if wayfarer dies without shutting it down.
+    watchdog: Option<Watchdog>,
 }
 
 /// One Chromium switch: its name without the leading dashes, and its value if it has one.
@@ -112,12 +115,12 @@ pub(crate) async fn launch(
     opts: &BrowserOptions,
     shared: &SharedRef,
 ) -> Result<Launched, BrowserError> {
-    let (mut browser, mut handler, dir) = match &opts.cdp_url {
+    let (mut browser, mut handler, dir, watchdog) = match &opts.cdp_url {
         Some(url) => {
             let (b, h) = Browser::connect(url.clone())
                 .await
                 .map_err(|e| BrowserError::Step(format!("cannot connect to {url}: {e}")))?;
-            (b, h, None)
+            (b, h, None, None)
         }
         None => {
             let dir = tempfile::Builder::new()
@@ -125,10 +128,13 @@ pub(crate) async fn launch(
                 .tempdir()
                 .map_err(|e| BrowserError::Step(format!("temp profile: {e}")))?;
             let cfg = config(opts, &dir)?;
+            // Watching before the launch: a wayfarer killed while Chromium starts leaves
+            // nothing behind either.
+            let watchdog = Watchdog::spawn(dir.path());
             let (b, h) = Browser::launch(cfg)
                 .await
                 .map_err(|e| BrowserError::Step(format!("cannot launch Chromium: {e}")))?;
-            (b, h, Some(dir))
+            (b, h, Some(dir), watchdog)
         }
     };
     shared.lock().dead = false;
@@ -161,6 +167,7 @@ pub(crate) async fn launch(
         browser_events,
         user_data_dir: dir,
         pid,
+        watchdog,
     })
 }
 
@@ -188,6 +195,9 @@ impl Launched {
                 let _ = self.browser.kill().await;
                 let _ = tokio::time::timeout(Duration::from_secs(2), self.browser.wait()).await;
             }
+        }
+        if let Some(w) = self.watchdog.take() {
+            w.dismiss();
         }
         self.browser_events.abort();
         self.handler.abort();

@@ -22,6 +22,7 @@ mod scan;
 mod scope;
 mod session;
 mod stability;
+mod watchdog;
 
 pub use env::BrowserEnv;
 pub use launch::{launch_flags, Flag};

@@ -1,7 +1,6 @@
 //! The run store and the reports through the binary: a run killed with SIGKILL keeps
 //! every step but the one it was in, and page-controlled text is escaped in the HTML.
 
-use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant, SystemTime};
 
@@ -20,18 +19,6 @@ fn random_in(lo: u64, hi: u64) -> u64 {
     lo + nanos % (hi - lo)
 }
 
-/// Kill what the killed run left behind (its Chromium), by process group: only the group
-/// the test created for it, never anything else.
-fn kill_group(pid: u32) {
-    let pid = pid as libc::pid_t;
-    // SAFETY: plain syscalls on a process group this test created; no memory is shared.
-    unsafe {
-        if pid > 1 && libc::getpgid(pid) == pid {
-            libc::killpg(pid, libc::SIGKILL);
-        }
-    }
-}
-
 #[test]
 fn a_run_killed_with_sigkill_is_reported_from_its_store() {
     let server = Server::start(App::Clinic, ServeOptions::default()).unwrap();
@@ -41,11 +28,8 @@ fn a_run_killed_with_sigkill_is_reported_from_its_store() {
         .arg(dir.path())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
-        // Its own process group, so the test can clean up the Chromium it leaves behind.
-        .process_group(0)
         .spawn()
         .unwrap();
-    let pid = child.id();
     let target = random_in(5, 25);
     let started = Instant::now();
     let mut seen = 0;
@@ -62,7 +46,6 @@ fn a_run_killed_with_sigkill_is_reported_from_its_store() {
     std::thread::sleep(Duration::from_millis(random_in(0, 400)));
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
-    kill_group(pid);
 
     let out = wayfarer().arg("report").arg(dir.path()).output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
