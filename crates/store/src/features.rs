@@ -14,8 +14,9 @@ use crate::data::{
     ActionFeatureRecord, FeatureOutcome, FeatureQuery, FeatureRecord, FeatureTestRecord,
     StoredFeatures,
 };
+use crate::reader::existing_store;
 use crate::schema::{check_version, FEATURE_TABLES};
-use crate::{store_path, StoreError};
+use crate::StoreError;
 
 /// The `meta` key of the inference's header; a store without it holds no inference.
 const META_KEY: &str = "features";
@@ -37,11 +38,8 @@ struct Header {
 /// exist and be of this schema version; the feature tables are added when it predates
 /// them. Test files under the run directory are stored relative to it.
 pub fn write_features(path: &Path, inference: &StoredFeatures) -> Result<(), StoreError> {
-    let file = store_path(path);
+    let file = existing_store(path)?;
     let what = file.display().to_string();
-    if !file.is_file() {
-        return Err(StoreError::Missing(what));
-    }
     let conn = Connection::open_with_flags(
         &file,
         OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
@@ -174,7 +172,7 @@ pub(crate) fn read(conn: &Connection, what: &str) -> Result<Option<StoredFeature
         return Ok(None);
     };
     let header: Header = serde_json::from_str(&header)
-        .map_err(|e| StoreError::Corrupt(format!("the features' header: {e}")))?;
+        .map_err(|e| StoreError::corrupt(what, format!("the features' header: {e}")))?;
 
     let mut stmt = conn
         .prepare(
@@ -215,7 +213,7 @@ pub(crate) fn read(conn: &Connection, what: &str) -> Result<Option<StoredFeature
         .into_iter()
         .map(
             |(id, label, score, aliases, kept, file, steps, covers, same, no_test)| {
-                let corrupt = |why: &str| StoreError::Corrupt(format!("feature {id}: {why}"));
+                let corrupt = |why: &str| StoreError::corrupt(what, format!("feature {id}: {why}"));
                 let list = |t: &str| -> Result<Vec<String>, StoreError> {
                     serde_json::from_str(t).map_err(|e| corrupt(&e.to_string()))
                 };
@@ -275,10 +273,14 @@ pub(crate) fn read(conn: &Connection, what: &str) -> Result<Option<StoredFeature
                     action,
                 },
                 (q, _) => {
-                    return Err(StoreError::Corrupt(format!(
-                    "an action-feature row of {} {} asked {q:?}, or without its previous action",
-                    row.state, row.action
-                )))
+                    return Err(StoreError::corrupt(
+                        what,
+                        format!(
+                            "an action-feature row of {} {} asked {q:?}, or without its \
+                             previous action",
+                            row.state, row.action
+                        ),
+                    ))
                 }
             };
             Ok(row)

@@ -31,12 +31,15 @@ pub enum StoreError {
         "no run store at {0}; give a directory written by `wayfarer explore` (it holds run.sqlite)"
     )]
     Missing(String),
+    #[error("{0} is a directory, not a run store file")]
+    Directory(String),
     #[error("{0} is not a wayfarer run store")]
     NotAStore(String),
+    /// `found` is the stored marker as written: a number, or quoted when it is not one.
     #[error("{path} is a run store of schema version {found} (written by wayfarer {by}); this wayfarer reads version {}; use the matching wayfarer to read it", SCHEMA_VERSION)]
     Version {
         path: String,
-        found: u32,
+        found: String,
         by: String,
     },
     #[error("run store: {what}: {source}")]
@@ -45,8 +48,8 @@ pub enum StoreError {
         #[source]
         source: rusqlite::Error,
     },
-    #[error("run store holds a record it cannot read ({0})")]
-    Corrupt(String),
+    #[error("run store {path} holds a record it cannot read ({what})")]
+    Corrupt { path: String, what: String },
     #[error("{path}: {source}")]
     Io {
         path: String,
@@ -60,6 +63,13 @@ impl StoreError {
         StoreError::Sql {
             what: what.to_string(),
             source,
+        }
+    }
+
+    pub(crate) fn corrupt(path: &str, what: impl std::fmt::Display) -> StoreError {
+        StoreError::Corrupt {
+            path: path.to_string(),
+            what: what.to_string(),
         }
     }
 

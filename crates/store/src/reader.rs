@@ -33,17 +33,27 @@ fn meta_value(conn: &Connection, key: &str, what: &str) -> Result<Option<String>
         .map_err(|e| StoreError::sql(what, e))
 }
 
-fn parse<T: DeserializeOwned>(what: &str, text: &str) -> Result<T, StoreError> {
-    serde_json::from_str(text).map_err(|e| StoreError::Corrupt(format!("{what}: {e}")))
+/// `record`, read from the store at `path`, as a `T`.
+fn parse<T: DeserializeOwned>(path: &str, record: &str, text: &str) -> Result<T, StoreError> {
+    serde_json::from_str(text).map_err(|e| StoreError::corrupt(path, format!("{record}: {e}")))
+}
+
+/// The store file of `path` (see [`store_path`]), which must be a file.
+pub(crate) fn existing_store(path: &Path) -> Result<PathBuf, StoreError> {
+    let file = store_path(path);
+    if file.is_dir() {
+        return Err(StoreError::Directory(file.display().to_string()));
+    }
+    if !file.is_file() {
+        return Err(StoreError::Missing(file.display().to_string()));
+    }
+    Ok(file)
 }
 
 /// Read the whole run stored in `path` (a run directory or a `run.sqlite` file).
 pub fn load(path: &Path) -> Result<RunData, StoreError> {
-    let file = store_path(path);
+    let file = existing_store(path)?;
     let what = file.display().to_string();
-    if !file.is_file() {
-        return Err(StoreError::Missing(what));
-    }
     // Read-write, so SQLite can recover the WAL of a run that was killed.
     let conn = Connection::open_with_flags(
         &file,
@@ -56,14 +66,14 @@ pub fn load(path: &Path) -> Result<RunData, StoreError> {
     let meta_text: String = conn
         .query_row("SELECT value FROM meta WHERE key = 'run'", [], |r| r.get(0))
         .map_err(sql)?;
-    let meta: RunMeta = parse("run metadata", &meta_text)?;
+    let meta: RunMeta = parse(&what, "run metadata", &meta_text)?;
     let summary_text = meta_value(&conn, "summary", &what)?;
 
     let strategy: Option<StrategySnapshot> = meta_value(&conn, "strategy", &what)?
-        .map(|t| parse("the strategy's state", &t))
+        .map(|t| parse(&what, "the strategy's state", &t))
         .transpose()?;
     let knowledge: Vec<KnowledgeRow> = meta_value(&conn, "knowledge", &what)?
-        .map(|t| parse("the state-inference knowledge base", &t))
+        .map(|t| parse(&what, "the state-inference knowledge base", &t))
         .transpose()?
         .unwrap_or_default();
 
@@ -72,15 +82,15 @@ pub fn load(path: &Path) -> Result<RunData, StoreError> {
         .into_iter()
         .map(|(r, s)| {
             Ok(StoredStep {
-                record: parse::<StepRecord>("a step", &r)?,
-                sample: parse::<Sample>("a step sample", &s)?,
+                record: parse::<StepRecord>(&what, "a step", &r)?,
+                sample: parse::<Sample>(&what, "a step sample", &s)?,
             })
         })
         .collect::<Result<_, StoreError>>()?;
     let resets: Vec<ResetRecord> = rows(&conn, "SELECT record, '' FROM resets ORDER BY episode")
         .map_err(sql)?
         .into_iter()
-        .map(|(r, _)| parse("a reset", &r))
+        .map(|(r, _)| parse(&what, "a reset", &r))
         .collect::<Result<_, _>>()?;
 
     let mut stmt = conn
@@ -127,7 +137,7 @@ pub fn load(path: &Path) -> Result<RunData, StoreError> {
     let failures = raw
         .into_iter()
         .map(|(f, count, shot)| {
-            let mut failure: Failure = parse("a failure", &f)?;
+            let mut failure: Failure = parse(&what, "a failure", &f)?;
             // The step that first raised it may be the one a kill lost: count it once.
             failure.count = (count as u64).max(1);
             Ok(StoredFailure {
@@ -159,7 +169,7 @@ pub fn load(path: &Path) -> Result<RunData, StoreError> {
     };
     data.summary = match summary_text {
         Some(t) => {
-            let mut s: RunSummary = parse("run summary", &t)?;
+            let mut s: RunSummary = parse(&what, "run summary", &t)?;
             // Counts come from the store, which saw every repeat.
             s.failures = data.failures.iter().map(|f| (&f.failure).into()).collect();
             s

@@ -117,10 +117,16 @@ pub(crate) fn check_version(conn: &Connection, what: &str) -> Result<(), StoreEr
         )
         .optional()
         .map_err(|e| StoreError::sql(what, e))?;
-    let found: u32 = found
-        .and_then(|v| v.parse().ok())
-        .ok_or_else(|| StoreError::NotAStore(what.to_string()))?;
-    if found != SCHEMA_VERSION {
+    let Some(found) = found else {
+        return Err(StoreError::NotAStore(what.to_string()));
+    };
+    // A marker that is no version of ours (too large, not a number) is still reported as
+    // the version that store claims, so the user looks for the wayfarer that wrote it.
+    if found.parse::<u32>().ok() != Some(SCHEMA_VERSION) {
+        let found = match found.parse::<u64>() {
+            Ok(n) => n.to_string(),
+            Err(_) => format!("{found:?}"),
+        };
         let by: Option<String> = conn
             .query_row("SELECT value FROM meta WHERE key = 'wayfarer'", [], |r| {
                 r.get(0)
