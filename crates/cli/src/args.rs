@@ -9,7 +9,7 @@ use clap::{Args, Parser, Subcommand};
     name = "wayfarer",
     version,
     about = "Explores a web application in headless Chromium and reports what breaks.",
-    after_help = "Exit codes: 0 no failure found, 1 failures found, 2 usage or environment error."
+    after_help = "Exit codes: 0 no failure found, 1 failures found, 2 usage or environment error (also a run the environment ended early, after writing its report)."
 )]
 pub struct Cli {
     /// More log output on stderr (-v info, -vv debug); RUST_LOG overrides.

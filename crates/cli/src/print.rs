@@ -126,6 +126,12 @@ pub fn summary_text(s: &RunSummary) -> String {
     }
     if let Some(why) = &s.stopped_early {
         let _ = writeln!(o, "  stopped before the budget: {why}");
+        if s.ended_by_environment {
+            let _ = writeln!(
+                o,
+                "  the application or the browser ended the run early (exit code 2)"
+            );
+        }
     }
     if s.failures.is_empty() {
         let _ = writeln!(o, "No failures found.");

@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use anyhow::{Context, Result};
+use wayfarer_core::RunSummary;
 use wayfarer_report::json::Summary;
 use wayfarer_report::{SeededLine, Written};
 use wayfarer_store::RunData;
@@ -54,7 +55,19 @@ pub fn emit(dir: &Path, args: &RunArgs) -> Result<i32> {
             );
         }
     }
-    Ok(if summary.failures.is_empty() { 0 } else { 1 })
+    Ok(exit_code(summary))
+}
+
+/// 2 when the environment ended the run early (the report says why), else 1 when the run
+/// found failures, else 0.
+pub fn exit_code(summary: &RunSummary) -> i32 {
+    if summary.ended_by_environment {
+        2
+    } else if summary.failures.is_empty() {
+        0
+    } else {
+        1
+    }
 }
 
 /// `wayfarer report DIR`.

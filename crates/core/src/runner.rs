@@ -118,11 +118,33 @@ pub fn run(
     let mut tally = Tally::default();
     let mut steps: u64 = 0;
     let mut stopped_early = None;
+    // Set when the application or the browser ended the run, not the budget or the user.
+    let mut ended_by_environment = false;
     let mut empty_starts = 0;
     let mut train_time = Duration::ZERO;
 
     let t_reset = Instant::now();
-    let first = env.reset()?;
+    let first = match env.reset() {
+        Ok(first) => first,
+        Err(e) => {
+            // Nothing could be explored, but the run still ends with a summary (and so a
+            // report) that says why.
+            let summary = RunSummary {
+                target: opts.target.clone(),
+                strategy: agent.get().name().to_string(),
+                seed: opts.seed,
+                budget: opts.budget.to_string(),
+                duration_s: started.elapsed().as_secs_f64(),
+                stopped_early: Some(e.to_string()),
+                ended_by_environment: true,
+                ..Default::default()
+            };
+            for o in observers.iter_mut() {
+                o.on_end(&summary);
+            }
+            return Ok(summary);
+        }
+    };
     tally.resets += t_reset.elapsed();
     let mut cur = begin_episode(
         first,
@@ -173,6 +195,7 @@ pub fn run(
                 }
                 Err(e) => {
                     stopped_early = Some(e.to_string());
+                    ended_by_environment = true;
                     break;
                 }
             }
@@ -200,6 +223,7 @@ pub fn run(
                          does it load, and is anything on it clickable?",
                         cur.obs.url
                     ));
+                    ended_by_environment = true;
                     break;
                 }
             }
@@ -309,6 +333,7 @@ pub fn run(
             Ok(done) => done,
             Err(e) => {
                 stopped_early = Some(e.to_string());
+                ended_by_environment = true;
                 break;
             }
         };
@@ -550,6 +575,7 @@ pub fn run(
         restarts: tally.restarts,
         step_errors: tally.step_errors,
         stopped_early,
+        ended_by_environment,
         scans_avoided: stats.scans_avoided(),
         analyses_avoided: stats.analyses_avoided(),
         inference,

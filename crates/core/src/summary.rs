@@ -175,6 +175,10 @@ pub struct RunSummary {
     pub step_errors: u64,
     /// Why the run ended before its budget, when it did.
     pub stopped_early: Option<String>,
+    /// The environment ended the run early (browser gone for good, start page unreachable
+    /// or empty, login impossible), not the budget or the user: the exit code is 2.
+    #[serde(default)]
+    pub ended_by_environment: bool,
     /// Share of steps whose scan state inference skipped, 0-1 (0 when it is off).
     #[serde(default)]
     pub scans_avoided: f64,

@@ -94,6 +94,7 @@ fn main() {
         restarts: 1,
         step_errors: 3,
         stopped_early: None,
+        ended_by_environment: false,
         scans_avoided: 0.0,
         analyses_avoided: 0.0,
         inference: None,

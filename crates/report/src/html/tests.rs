@@ -149,6 +149,7 @@ pub fn hostile(complete: bool) -> RunData {
                 ..Default::default()
             }),
             stopped_early: Some(H.into()),
+            ended_by_environment: false,
             scans_avoided: 0.75,
             inference: Some(wayfarer_core::infer::InferenceSummary {
                 config: H.into(),
