@@ -253,6 +253,7 @@ pub(crate) fn rebuild_summary(d: &RunData) -> RunSummary {
         stopped_early: Some(format!(
             "the run ended without writing its summary (killed or crashed) after step {steps}"
         )),
+        ended_by_environment: false,
         scans_avoided: avoided,
         analyses_avoided: avoided,
         inference: None,
