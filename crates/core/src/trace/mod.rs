@@ -310,7 +310,7 @@ pub enum TraceError {
     #[error("not a wayfarer trace: {0}")]
     Malformed(String),
     #[error("trace format version {found}, this wayfarer reads version {TRACE_VERSION}; replay it with the wayfarer that wrote it ({by})")]
-    Version { found: u32, by: String },
+    Version { found: u64, by: String },
 }
 
 impl Trace {
@@ -319,17 +319,23 @@ impl Trace {
     pub fn parse(text: &str) -> Result<Trace, TraceError> {
         let v: serde_json::Value =
             serde_json::from_str(text).map_err(|e| TraceError::Malformed(e.to_string()))?;
-        let found = v
-            .get("version")
-            .and_then(|v| v.as_u64())
-            .ok_or_else(|| TraceError::Malformed("no \"version\" field".into()))?
-            as u32;
-        if found != TRACE_VERSION {
+        let found = match v.get("version") {
+            None => return Err(TraceError::Malformed("no \"version\" field".into())),
+            Some(n) => n.as_u64().ok_or_else(|| {
+                let n: String = n.to_string().chars().take(40).collect();
+                TraceError::Malformed(format!("\"version\" is {n}, not a whole number"))
+            })?,
+        };
+        // Compared whole: a version past u32 must not wrap around to this one.
+        if found != u64::from(TRACE_VERSION) {
+            // Cut: a hostile file should not make the message megabytes long.
             let by = v
                 .get("wayfarer")
                 .and_then(|v| v.as_str())
                 .unwrap_or("unknown version")
-                .to_string();
+                .chars()
+                .take(80)
+                .collect();
             return Err(TraceError::Version { found, by });
         }
         serde_json::from_value(v).map_err(|e| TraceError::Malformed(e.to_string()))
@@ -469,6 +475,7 @@ pub enum SecretPart<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     fn button(text: &str, loc: &str) -> Element {
         Element {
@@ -541,9 +548,8 @@ mod tests {
         assert!(e.to_string().starts_with("not a wayfarer trace"), "{e}");
     }
 
-    #[test]
-    fn trace_round_trips() {
-        let t = Trace {
+    fn sample() -> Trace {
+        Trace {
             version: TRACE_VERSION,
             wayfarer: "0.1.0".into(),
             setup: ReplaySetup {
@@ -562,11 +568,206 @@ mod tests {
                 element: None,
                 url: "http://127.0.0.1:1/".into(),
             }],
-        };
+        }
+    }
+
+    #[test]
+    fn trace_round_trips() {
+        let t = sample();
         assert_eq!(Trace::parse(&t.to_json()).unwrap(), t);
         let moved = t.rebased(&"http://127.0.0.1:2/app".parse().unwrap());
         assert_eq!(moved.setup.start_url, "http://127.0.0.1:2/app");
         assert_eq!(moved.steps[0].url, "http://127.0.0.1:2/");
         assert_eq!(moved.expected.signature, t.expected.signature);
+    }
+
+    /// A trace with something in every part: login, element hints, several step kinds.
+    fn rich() -> Trace {
+        let obs = Observation {
+            url: "http://127.0.0.1:1/form".into(),
+            elements: vec![button("Save", "#save"), button("Save", "#other")],
+            ..Observation::default()
+        };
+        let mut t = sample();
+        t.setup.app = Some("expenses".into());
+        t.setup.allow_origins = vec!["http://127.0.0.1:1".into()];
+        t.setup.login = vec![LoginStep {
+            goto: None,
+            fill: Some("#user".into()),
+            value: Some("${USER}".into()),
+            click: None,
+        }];
+        t.steps
+            .push(TraceStep::new(Action::on(ActionKind::Click, "#save"), &obs));
+        t.steps.push(TraceStep::new(
+            Action {
+                kind: ActionKind::Navigate,
+                target: None,
+                value: Some("http://127.0.0.1:1/é".into()),
+            },
+            &obs,
+        ));
+        t
+    }
+
+    /// What a caller does with a trace it read: none of it may panic either.
+    fn use_it(t: &Trace) {
+        let _ = t.rebased(&"http://127.0.0.1:2/".parse().unwrap());
+        for s in &t.steps {
+            let _ = (s.describe(), s.target_phrase());
+        }
+        let _ = t.to_json();
+    }
+
+    /// Parse `text`: a trace of this version, or an error that says what is wrong.
+    fn parse_checked(text: &str) -> Result<(), TestCaseError> {
+        match Trace::parse(text) {
+            Ok(t) => {
+                prop_assert_eq!(t.version, TRACE_VERSION);
+                use_it(&t);
+            }
+            Err(e) => {
+                let m = e.to_string();
+                prop_assert!(
+                    m.starts_with("not a wayfarer trace: ")
+                        || m.starts_with("trace format version"),
+                    "{}",
+                    m
+                );
+                prop_assert!(m.len() < 2000, "a short message: {}", m);
+            }
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn every_cut_of_a_trace_is_an_error_that_says_so() {
+        let text = rich().to_json();
+        for cut in 0..text.len() {
+            let part = String::from_utf8_lossy(&text.as_bytes()[..cut]);
+            let e = Trace::parse(&part).unwrap_err().to_string();
+            assert!(e.starts_with("not a wayfarer trace: "), "cut at {cut}: {e}");
+        }
+    }
+
+    #[test]
+    fn versions_past_u32_do_not_wrap_to_this_one() {
+        for v in [(1u64 << 32) + 1, u64::MAX] {
+            let mut json: serde_json::Value = serde_json::from_str(&sample().to_json()).unwrap();
+            json["version"] = v.into();
+            let e = Trace::parse(&json.to_string()).unwrap_err().to_string();
+            assert!(e.contains(&format!("version {v}")), "{e}");
+        }
+        for (v, says) in [
+            ("-1", "is -1, not a whole number"),
+            ("1.0", "is 1.0"),
+            ("\"1\"", "is \"1\""),
+        ] {
+            let e = Trace::parse(&format!(r#"{{"version": {v}}}"#))
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains(says), "{v}: {e}");
+        }
+    }
+
+    /// Any JSON value: scalars of every kind, and arrays and objects whose keys are
+    /// mostly the trace's own field names (so wrong types sit where fields are expected).
+    fn any_json() -> impl Strategy<Value = serde_json::Value> {
+        use serde_json::Value;
+        let key = prop_oneof![
+            3 => prop::sample::select(vec![
+                "version", "wayfarer", "setup", "expected", "steps", "start_url", "kind",
+                "signature", "message", "target", "value", "element", "url", "login", "tag",
+                "attrs", "same_name", "locator", "page", "oracles", "browser", "origin",
+            ])
+            .prop_map(String::from),
+            1 => any::<String>(),
+        ];
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            any::<i64>().prop_map(Value::from),
+            any::<u64>().prop_map(Value::from),
+            any::<f64>().prop_map(Value::from),
+            any::<String>().prop_map(Value::from),
+            prop::sample::select(vec!["click", "type", "1", "exception", ""]).prop_map(Value::from),
+        ];
+        leaf.prop_recursive(6, 64, 8, move |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..8).prop_map(Value::Array),
+                prop::collection::btree_map(key.clone(), inner, 0..8)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest::proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        #[test]
+        fn any_text_is_a_trace_or_an_error_that_says_why(text in any::<String>()) {
+            parse_checked(&text)?;
+        }
+
+        #[test]
+        fn any_json_is_a_trace_or_an_error_that_says_why(json in any_json()) {
+            parse_checked(&json.to_string())?;
+        }
+
+        #[test]
+        fn a_trace_with_one_part_replaced_is_a_trace_or_an_error(
+            pick in any::<prop::sample::Index>(),
+            with in any_json(),
+        ) {
+            // Every place in the trace's JSON, as a JSON pointer; one gets `with`.
+            fn places(v: &serde_json::Value, at: String, out: &mut Vec<String>) {
+                match v {
+                    serde_json::Value::Object(m) => {
+                        for (k, v) in m {
+                            places(v, format!("{at}/{k}"), out);
+                        }
+                    }
+                    serde_json::Value::Array(a) => {
+                        for (i, v) in a.iter().enumerate() {
+                            places(v, format!("{at}/{i}"), out);
+                        }
+                    }
+                    _ => {}
+                }
+                out.push(at);
+            }
+            let mut json: serde_json::Value = serde_json::from_str(&rich().to_json()).unwrap();
+            let mut all = Vec::new();
+            places(&json, String::new(), &mut all);
+            let at = pick.get(&all).clone();
+            match json.pointer_mut(&at) {
+                Some(slot) => *slot = with,
+                None => json = with,
+            }
+            parse_checked(&json.to_string())?;
+        }
+
+        #[test]
+        fn a_trace_with_flipped_bytes_is_a_trace_or_an_error(
+            flips in prop::collection::vec((any::<prop::sample::Index>(), 1u8..=255), 1..8)
+        ) {
+            let mut bytes = rich().to_json().into_bytes();
+            for (at, x) in flips {
+                let i = at.index(bytes.len());
+                bytes[i] ^= x;
+            }
+            parse_checked(&String::from_utf8_lossy(&bytes))?;
+        }
+
+        #[test]
+        fn every_other_version_is_refused_with_the_version_it_claims(
+            v in prop_oneof![any::<u64>(), (1u64..8).prop_map(|k| (k << 32) | 1)]
+        ) {
+            prop_assume!(v != u64::from(TRACE_VERSION));
+            let mut json: serde_json::Value = serde_json::from_str(&rich().to_json()).unwrap();
+            json["version"] = v.into();
+            let e = Trace::parse(&json.to_string()).unwrap_err();
+            prop_assert!(matches!(e, TraceError::Version { found, .. } if found == v), "{}", e);
+        }
     }
 }
