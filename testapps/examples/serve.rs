@@ -1,7 +1,12 @@
-//! Serves one fixture application until killed:
+//! Serves one fixture application on 127.0.0.1 until killed, printing its URL:
 //! `cargo run -p wayfarer-testapps --example serve -- expense [--no-bugs] [--port N]`
+//! (any of expense, clinic, splitter, board, board-delegated, hazards; `scripts/soak.sh`
+//! uses the release build, `cargo build --release -p wayfarer-testapps --example serve`).
 
 use wayfarer_testapps::{App, ServeOptions, Server};
+
+const USAGE: &str = "usage: serve [expense|clinic|splitter|board|board-delegated|hazards] \
+                     [--no-bugs] [--port N]";
 
 fn main() {
     let mut app = App::Expense;
@@ -9,12 +14,22 @@ fn main() {
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
+            "-h" | "--help" => {
+                println!("{USAGE}");
+                return;
+            }
             "--no-bugs" => opts.bugs = false,
-            "--port" => opts.port = args.next().and_then(|p| p.parse().ok()).unwrap_or(0),
+            "--port" => match args.next().and_then(|p| p.parse().ok()) {
+                Some(p) => opts.port = p,
+                None => {
+                    eprintln!("--port needs a number\n{USAGE}");
+                    std::process::exit(2);
+                }
+            },
             name => match App::from_name(name) {
                 Some(x) => app = x,
                 None => {
-                    eprintln!("usage: serve [expense|clinic|hazards] [--no-bugs] [--port N]");
+                    eprintln!("unknown application {name:?}\n{USAGE}");
                     std::process::exit(2);
                 }
             },
