@@ -8,6 +8,7 @@ mod explore;
 mod export;
 mod features;
 mod llm;
+mod log_mask;
 mod minimize;
 mod print;
 mod progress;
@@ -40,7 +41,8 @@ fn main() {
         .with_env_filter(
             EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default_level)),
         )
-        .with_writer(std::io::stderr)
+        // Masked: secret values read later (config, trace) never reach the log.
+        .with_writer(|| log_mask::MaskedStderr)
         .init();
 
     let result = match &cli.command {

@@ -83,7 +83,14 @@ pub fn open_trace(trace: Trace, args: &TraceArgs) -> Result<Target> {
         eprintln!("note: --fixed only applies to traces of the bundled demo applications");
     }
     let moved = trace.rebased(&start);
-    let env_var = |k: &str| std::env::var(k).ok();
+    // What the trace's references bring in is a secret: masked in the log from now on.
+    let env_var = |k: &str| {
+        let v = std::env::var(k).ok();
+        if let Some(v) = &v {
+            crate::log_mask::add([(k.to_string(), v.clone())]);
+        }
+        v
+    };
     let fill = |s: &str| {
         unmask(s, env_var).map_err(|e| anyhow!("{e}; the trace refers to them as ${{NAME}}"))
     };
