@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use wayfarer_core::trace::{unmask, Secrets};
 use wayfarer_core::Config;
 
@@ -29,6 +29,7 @@ fn parse_with_secrets(
     text: &str,
     env: impl Fn(&str) -> Option<String>,
 ) -> Result<(Config, Secrets)> {
+    check_references(text)?;
     let mut used = Vec::new();
     let text = substitute(text, |k| {
         let v = env(k);
@@ -37,7 +38,19 @@ fn parse_with_secrets(
         }
         v
     })?;
-    let config: Config = toml::from_str(&text).map_err(|e| anyhow::anyhow!("{e}"))?;
+    crate::log_mask::add(used.iter().cloned());
+    let secrets = Secrets::new(used.clone());
+    // TOML errors quote the offending line and our checks quote values: neither may show
+    // a secret, raw or as escaped into the text.
+    let escaped = Secrets::new(used.into_iter().map(|(k, v)| (k, toml_escape(&v))));
+    let config =
+        check(&text).map_err(|e| anyhow!(escaped.mask(&secrets.mask(&format!("{e:#}")))))?;
+    Ok((config, secrets))
+}
+
+/// Parse and check the text with its references filled in.
+fn check(text: &str) -> Result<Config> {
+    let config: Config = toml::from_str(text).map_err(|e| anyhow!("{e}"))?;
     for (i, step) in config.login.iter().enumerate() {
         let actions = [
             step.goto.is_some(),
@@ -62,16 +75,57 @@ fn parse_with_secrets(
             bail!("deny rule {} needs a selector or a text", i + 1);
         }
     }
-    config.validate().map_err(|e| anyhow::anyhow!(e))?;
-    Ok((config, Secrets::new(used)))
+    config.validate().map_err(|e| anyhow!(e))?;
+    Ok(config)
+}
+
+/// Every `${` must open a `${NAME}` reference: one left open or misspelt would otherwise
+/// reach the application (or a trace) as the literal text.
+fn check_references(text: &str) -> Result<()> {
+    for (at, _) in text.match_indices("${") {
+        let rest = &text[at + 2..];
+        let name_len = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len());
+        let named = rest.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_');
+        if !(named && rest[name_len..].starts_with('}')) {
+            let line = text[..at].matches('\n').count() + 1;
+            let shown: String = text[at..]
+                .chars()
+                .take_while(|c| *c != '\n')
+                .take(24)
+                .collect();
+            bail!(
+                "line {line}: {shown:?} is not a reference; write ${{NAME}} (letters, digits \
+                 and _, closed by }})"
+            );
+        }
+    }
+    Ok(())
 }
 
 fn substitute(text: &str, mut env: impl FnMut(&str) -> Option<String>) -> Result<String> {
     // Escaped for a TOML basic string, where references are expected to sit.
-    unmask(text, |k| {
-        env(k).map(|v| v.replace('\\', "\\\\").replace('"', "\\\""))
-    })
-    .map_err(|e| anyhow::anyhow!("{e} (referenced as ${{NAME}} in the config)"))
+    unmask(text, |k| env(k).map(|v| toml_escape(&v)))
+        .map_err(|e| anyhow!("{e} (referenced as ${{NAME}} in the config)"))
+}
+
+/// `v` as the inside of a TOML basic string: quotes, backslashes and every control
+/// character escaped (a raw newline or NUL would end or break the string).
+fn toml_escape(v: &str) -> String {
+    let mut out = String::with_capacity(v.len());
+    for c in v.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if c.is_control() => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -223,5 +277,327 @@ quiet_ms = 150
                 wayfarer_strategies::DEFAULT
             ))
         );
+    }
+
+    /// What the run does with a configuration right after reading it: none of it may
+    /// panic, and no episode may be of no step (the run would reset for ever).
+    fn use_it(c: &Config) {
+        if let Some(b) = &c.budget.budget {
+            b.parse::<wayfarer_core::Budget>()
+                .expect("a budget the file check let through parses");
+        }
+        assert_ne!(c.budget.episode_steps, Some(0));
+        for name in wayfarer_strategies::NAMES {
+            let steps = wayfarer_strategies::default_episode_steps(name, &c.strategy);
+            assert!(steps >= 1, "{name}: episodes of {steps} steps");
+        }
+        // The strategies whose set-up is cheap (webrled's builds its networks).
+        for name in ["random", "bfs", "webexplor", "vetl"] {
+            let _ = wayfarer_strategies::setup(name, c, None, None, None);
+        }
+        let _ = c.reset.http_request();
+    }
+
+    /// Parse `text`; a configuration must be usable, an error must say something.
+    fn parse_checked(text: &str) {
+        match parse(text, |k| (k == "SET").then(|| "set".to_string())) {
+            Ok(c) => use_it(&c),
+            Err(e) => assert!(!format!("{e:#}").trim().is_empty()),
+        }
+    }
+
+    /// A configuration with every section and a value in every optional field, so that
+    /// each of its places can be given something hostile.
+    fn everything() -> toml::Value {
+        let mut c = Config::default();
+        c.scope.allow_origins = vec!["http://127.0.0.1:9000".into()];
+        c.deny = vec![wayfarer_core::config::DenyRule {
+            selector: Some("#x".into()),
+            text: Some("Log out".into()),
+        }];
+        c.login = vec![wayfarer_core::config::LoginStep {
+            goto: None,
+            fill: Some("#user".into()),
+            value: Some("me".into()),
+            click: None,
+        }];
+        c.inputs.insert("(?i)zip".into(), "75001".into());
+        c.budget.budget = Some("300,2m".into());
+        c.budget.episode_steps = Some(40);
+        c.strategy.name = Some("webexplor".into());
+        c.strategy.seed = Some(7);
+        c.strategy.inputs = Some("heuristic+mutate".into());
+        c.strategy.webexplor.initial_q = Some(1.0);
+        c.oracles.ignore = vec!["console_error: .*favicon".into()];
+        c.browser.chrome = Some("/usr/bin/chromium".into());
+        c.browser.test_id_attributes = vec!["data-qa".into()];
+        c.reset.http = Some("POST /__reset".into());
+        c.llm.url = Some("http://127.0.0.1:1/v1".into());
+        c.llm.model = Some("m".into());
+        let v = toml::Value::try_from(&c).unwrap();
+        let text = toml::to_string(&v).unwrap();
+        assert_eq!(
+            parse(&text, env).unwrap(),
+            c,
+            "the document reads back as written"
+        );
+        v
+    }
+
+    /// One step of a place in a TOML document.
+    #[derive(Clone, Debug)]
+    enum Step {
+        Key(String),
+        Index(usize),
+    }
+
+    /// Every place in `v`: each table, array and value, by the steps that reach it.
+    fn places(v: &toml::Value, at: &mut Vec<Step>, out: &mut Vec<Vec<Step>>) {
+        match v {
+            toml::Value::Table(t) => {
+                for (k, v) in t {
+                    at.push(Step::Key(k.clone()));
+                    places(v, at, out);
+                    at.pop();
+                }
+            }
+            toml::Value::Array(a) => {
+                for (i, v) in a.iter().enumerate() {
+                    at.push(Step::Index(i));
+                    places(v, at, out);
+                    at.pop();
+                }
+            }
+            _ => {}
+        }
+        out.push(at.clone());
+    }
+
+    fn place<'a>(v: &'a mut toml::Value, at: &[Step]) -> &'a mut toml::Value {
+        at.iter().fold(v, |v, s| match s {
+            Step::Key(k) => &mut v[k.as_str()],
+            Step::Index(i) => &mut v[*i],
+        })
+    }
+
+    /// Values that have broken parsers: every TOML type, the integer and float extremes,
+    /// negative and overflowing durations, references that are not, long and odd text.
+    fn hostile() -> Vec<toml::Value> {
+        use toml::Value as V;
+        let mut table = toml::map::Map::new();
+        table.insert("zz".into(), V::Integer(1));
+        let mut values = vec![
+            V::Table(Default::default()),
+            V::Table(table),
+            V::Array(vec![]),
+            V::Array(vec![V::Integer(1), V::String("a".into())]),
+            V::Array(vec![V::Array(vec![])]),
+            V::Boolean(true),
+            V::Datetime("1979-05-27T07:32:00Z".parse().unwrap()),
+        ];
+        values.extend(
+            [
+                0,
+                1,
+                -1,
+                2,
+                8,
+                65_536,
+                1 << 31,
+                (1 << 32) - 1,
+                1 << 32,
+                i64::MAX,
+                i64::MIN,
+            ]
+            .map(V::Integer),
+        );
+        values.extend(
+            [
+                0.0,
+                -0.0,
+                0.5,
+                -1.5,
+                1e-308,
+                1e308,
+                f64::NAN,
+                f64::INFINITY,
+                f64::NEG_INFINITY,
+            ]
+            .map(V::Float),
+        );
+        values.extend(
+            [
+                "",
+                "0",
+                "-5s",
+                "2m",
+                "0s",
+                "307445734561825861m",
+                "99999999999999999999",
+                "${",
+                "${UNSET}",
+                "${SET}",
+                "${1X}",
+                "(",
+                "a{99999}{99999}",
+                "POST",
+                "random+mutate",
+                "webrled",
+                "embedding",
+                "\u{0}\u{7f}\n",
+                "é🦀",
+            ]
+            .map(|s| V::String(s.into())),
+        );
+        values.push(V::String("x".repeat(100_000)));
+        values
+    }
+
+    /// Each place of a full configuration given each hostile value (and an unknown key in
+    /// each table): a configuration that can be used, or an error.
+    #[test]
+    fn every_hostile_value_in_every_place_is_an_error_or_a_usable_config() {
+        let base = everything();
+        let mut all = Vec::new();
+        places(&base, &mut Vec::new(), &mut all);
+        let (mut tried, mut parsed, mut panics) = (0, 0, Vec::new());
+        for at in &all {
+            for value in hostile() {
+                let mut doc = base.clone();
+                *place(&mut doc, at) = value.clone();
+                let Ok(text) = toml::to_string(&doc) else {
+                    continue;
+                };
+                tried += 1;
+                if std::panic::catch_unwind(|| parse_checked(&text)).is_err() {
+                    let shown: String = format!("{value:?}").chars().take(40).collect();
+                    panics.push(format!("{at:?} = {shown}"));
+                }
+                parsed += parse(&text, env).is_ok() as usize;
+            }
+            // `inputs` and `strategy.params` take any key.
+            let open = matches!(at.last(), Some(Step::Key(k)) if k == "inputs" || k == "params");
+            if let (toml::Value::Table(t), false) = (place(&mut base.clone(), at), open) {
+                let mut t = t.clone();
+                t.insert("zz_unknown".into(), toml::Value::Integer(1));
+                let mut doc = base.clone();
+                *place(&mut doc, at) = toml::Value::Table(t);
+                let e = format!(
+                    "{:#}",
+                    parse(&toml::to_string(&doc).unwrap(), env).unwrap_err()
+                );
+                assert!(e.contains("zz_unknown"), "{at:?}: {e}");
+            }
+        }
+        assert!(
+            panics.is_empty(),
+            "{} panicked:\n{}",
+            panics.len(),
+            panics.join("\n")
+        );
+        assert!(
+            tried > 2000 && parsed > 100,
+            "{tried} tried, {parsed} parsed"
+        );
+    }
+
+    /// References that are not `${NAME}`: an error that says where, not the literal text
+    /// typed into the application.
+    #[test]
+    fn a_reference_left_open_or_misspelt_is_an_error_naming_its_line() {
+        for bad in ["${APP_PASS", "${}", "${1X}", "${A-B}", "${ A }", "${"] {
+            let text = format!("[[login]]\nfill = \"#p\"\nvalue = \"{bad}\"\n");
+            let e = format!("{:#}", parse(&text, env).unwrap_err());
+            assert!(
+                e.contains("line 3") && e.contains("not a reference"),
+                "{bad}: {e}"
+            );
+        }
+        let e = format!(
+            "{:#}",
+            parse("[scope]\nallow_origins = [\"${NOPE}\"]\n", env).unwrap_err()
+        );
+        assert!(e.contains("NOPE") && e.contains("not set"), "{e}");
+    }
+
+    /// Any text, control characters included (`any::<String>()` has none), with more of
+    /// what quoting and references are made of than chance gives.
+    fn any_text() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        let c = prop_oneof![
+            3 => any::<char>(),
+            1 => prop::sample::select(vec!['\n', '\r', '"', '\'', '\\', '\0', '\u{7f}', '$', '{', '}']),
+        ];
+        prop::collection::vec(c, 0..64).prop_map(String::from_iter)
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+
+        #[test]
+        fn any_text_is_a_config_or_an_error(text in any_text()) {
+            parse_checked(&text);
+        }
+
+        /// Text made of TOML's own punctuation, keys and numbers, so more of it gets past
+        /// the first character.
+        #[test]
+        fn toml_like_text_is_a_config_or_an_error(
+            text in r#"(\[{1,2}(scope|budget|strategy|strategy\.webexplor|browser|llm|login|deny|reset)\]{1,2}\n|(budget|episode_steps|gamma|tau|seed|quiet_ms|timeout_s|value|fill|name|x) = (-?[0-9]{1,20}(\.[0-9]+)?|"[^"\n]{0,12}"|\[\]|\{\}|inf|nan|true|'\$\{[A-Z]{0,3}'|"\$\{SET\}")\n|[ \n#=\[\]"'{},.$]){0,24}"#
+        ) {
+            parse_checked(&text);
+        }
+
+        /// Whatever a secret holds (quotes, backslashes, newlines, NUL) reaches the
+        /// configuration as it is.
+        #[test]
+        fn any_secret_value_reaches_the_config_unchanged(v in any_text()) {
+            let text = "[[login]]\nfill = \"#p\"\nvalue = \"${PW}\"\n\n[inputs]\n\"x\" = \"a ${PW} b\"\n";
+            let c = parse(text, |k| (k == "PW").then(|| v.clone())).unwrap();
+            proptest::prop_assert_eq!(c.login[0].value.as_deref(), Some(v.as_str()));
+            proptest::prop_assert_eq!(&c.inputs["x"], &format!("a {v} b"));
+        }
+
+        /// A secret where TOML or the checks reject it is not shown in the error.
+        #[test]
+        fn a_secret_is_never_shown_in_an_error(v in "[a-z]{6,12}\"?") {
+            for text in [
+                "[[login]]\nfill = \"#p\"\nvalue = ${PW}\n",
+                "[reset]\nhttp = \"${PW}\"\n",
+                "[abstraction]\nkind = \"${PW}\"\n",
+                "[budget]\nbudget = \"${PW}\"\n",
+            ] {
+                let e = format!("{:#}", parse(text, |k| (k == "PW").then(|| v.clone())).unwrap_err());
+                proptest::prop_assert!(!e.contains(v.trim_end_matches('"')), "{}: {}", text, e);
+            }
+        }
+
+        /// `load` of any file: a configuration, or an error that names the file.
+        #[test]
+        fn a_file_of_any_bytes_is_a_config_or_an_error_naming_it(
+            bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..512)
+        ) {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("wayfarer.toml");
+            std::fs::write(&path, &bytes).unwrap();
+            if let Err(e) = load(Some(&path)) {
+                let e = format!("{e:#}");
+                proptest::prop_assert!(e.contains(&path.display().to_string()), "{}", e);
+            }
+        }
+    }
+
+    #[test]
+    fn a_missing_file_or_a_directory_is_an_error_naming_it() {
+        let dir = tempfile::tempdir().unwrap();
+        for path in [dir.path().join("nope.toml"), dir.path().to_path_buf()] {
+            let e = format!("{:#}", load(Some(&path)).unwrap_err());
+            assert!(e.contains(&path.display().to_string()), "{e}");
+        }
+        let path = dir.path().join("bad.toml");
+        std::fs::write(&path, "[budget]\nepisode_steps = 0\n").unwrap();
+        let e = format!("{:#}", load(Some(&path)).unwrap_err());
+        assert!(e.contains(&path.display().to_string()), "{e}");
+        assert!(e.contains("budget.episode_steps must be at least 1"), "{e}");
     }
 }

@@ -59,13 +59,15 @@ impl FromStr for Budget {
             let split = part.find(|c: char| !c.is_ascii_digit()).ok_or_else(bad)?;
             let (num, unit) = part.split_at(split);
             let n: u64 = num.parse().map_err(|_| bad())?;
+            // Checked: minutes or hours past u64 seconds are a bad budget, not an overflow.
             let d = match unit {
-                "ms" => Duration::from_millis(n),
-                "s" => Duration::from_secs(n),
-                "m" | "min" => Duration::from_secs(n * 60),
-                "h" => Duration::from_secs(n * 3600),
-                _ => return Err(bad()),
-            };
+                "ms" => Some(Duration::from_millis(n)),
+                "s" => Some(Duration::from_secs(n)),
+                "m" | "min" => n.checked_mul(60).map(Duration::from_secs),
+                "h" => n.checked_mul(3600).map(Duration::from_secs),
+                _ => None,
+            }
+            .ok_or_else(bad)?;
             if d.is_zero() || b.time.is_some() {
                 return Err(bad());
             }
@@ -100,7 +102,19 @@ mod tests {
         let both: Budget = "50, 90s".parse().unwrap();
         assert_eq!(both.actions, Some(50));
         assert_eq!(both.time, Some(Duration::from_secs(90)));
-        for bad in ["", "0", "2x", "m", "1,2", "-3", "1m,2m"] {
+        for bad in [
+            "",
+            "0",
+            "2x",
+            "m",
+            "1,2",
+            "-3",
+            "-5s",
+            "1m,2m",
+            "307445734561825861m",
+            "5124095576030432h",
+            "99999999999999999999s",
+        ] {
             assert!(bad.parse::<Budget>().is_err(), "{bad}");
         }
     }

@@ -525,7 +525,7 @@ impl Config {
                 "strategy.webexplor.stagnation_steps must be at least 1",
             ),
             (
-                w.stagnation_secs > 0.0,
+                w.stagnation_secs > 0.0 && seconds(w.stagnation_secs),
                 "strategy.webexplor.stagnation_secs must be above 0",
             ),
             (
@@ -581,6 +581,7 @@ impl Config {
         if let Some((_, msg)) = checks.iter().find(|(ok, _)| !ok) {
             return Err(msg.to_string());
         }
+        self.validate_runs()?;
         self.reset.http_request()?;
         if self
             .reset
@@ -597,6 +598,57 @@ impl Config {
             return Err("reset.explore is set but there is no reset.command or reset.http".into());
         }
         Ok(())
+    }
+}
+
+/// Whether `s` seconds make a `Duration` (finite, not negative, not past u64 seconds):
+/// `Duration::from_secs_f64` panics on the others.
+fn seconds(s: f64) -> bool {
+    std::time::Duration::try_from_secs_f64(s).is_ok()
+}
+
+impl Config {
+    /// The values that would otherwise fail later, mid-run: a budget that does not parse,
+    /// episodes of no step (a run that resets for ever), seconds no `Duration` holds.
+    fn validate_runs(&self) -> Result<(), String> {
+        if let Some(b) = &self.budget.budget {
+            b.parse::<crate::Budget>()
+                .map_err(|e| format!("budget.budget: {e}"))?;
+        }
+        let v = &self.strategy.vetl;
+        let checks = [
+            (
+                self.budget.episode_steps != Some(0),
+                "budget.episode_steps must be at least 1",
+            ),
+            (
+                v.episode_steps > 0,
+                "strategy.vetl.episode_steps must be at least 1",
+            ),
+            (
+                (0.0..=1.0).contains(&v.epsilon),
+                "strategy.vetl.epsilon must be in [0, 1]",
+            ),
+            (
+                v.picture_width >= 1.0
+                    && v.picture_height >= 1.0
+                    && v.picture_width.is_finite()
+                    && v.picture_height.is_finite(),
+                "strategy.vetl.picture_width and picture_height must be at least 1 (CSS pixels)",
+            ),
+            (
+                self.llm.timeout_s > 0.0 && seconds(self.llm.timeout_s),
+                "llm.timeout_s must be above 0 (seconds)",
+            ),
+            (
+                self.llm.pause_s > 0.0 && seconds(self.llm.pause_s),
+                "llm.pause_s must be above 0 (seconds)",
+            ),
+        ];
+        match checks.iter().find(|(ok, _)| !ok) {
+            Some((_, msg)) => Err(msg.to_string()),
+            None => Ok(()),
+        }
     }
 }
 

@@ -186,9 +186,11 @@ pub fn default_episode_steps(name: &str, config: &StrategyConfig) -> u32 {
     match name {
         "webexplor" => config.webexplor.episode_steps,
         "bfs" | "dfs" => config.crawl.episode_steps,
-        "webrled" | "webrled+" | "webrled*" => {
-            config.webrled.episode_steps + 2 * config.webrled.probe_steps
-        }
+        // Saturating: the file's counts are any u32, and a longer episode than u32 is none.
+        "webrled" | "webrled+" | "webrled*" => config
+            .webrled
+            .episode_steps
+            .saturating_add(config.webrled.probe_steps.saturating_mul(2)),
         "webrled-" => config.webrled.episode_steps,
         n if VetlVariant::from_name(n).is_some() => config.vetl.episode_steps,
         _ => 50,
