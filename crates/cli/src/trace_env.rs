@@ -150,3 +150,125 @@ pub fn open_trace(trace: Trace, args: &TraceArgs) -> Result<Target> {
         server,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+    use wayfarer_core::trace::{Expected, ReplaySetup, TraceStep, TRACE_VERSION};
+    use wayfarer_core::ActionKind;
+
+    use super::*;
+
+    fn trace() -> Trace {
+        Trace {
+            version: TRACE_VERSION,
+            wayfarer: "0.1.0".into(),
+            setup: ReplaySetup {
+                start_url: "http://127.0.0.1:1/".into(),
+                app: Some("expenses".into()),
+                ..ReplaySetup::default()
+            },
+            expected: Expected {
+                kind: "exception".into(),
+                signature: "exception|x|y".into(),
+                message: "x".into(),
+            },
+            origin: "explore seed 3 step 12".into(),
+            outside_state: None,
+            steps: vec![
+                TraceStep {
+                    action: Action::on(ActionKind::Type, "#q").with_value("${PW}"),
+                    element: None,
+                    url: "http://127.0.0.1:1/".into(),
+                },
+                TraceStep {
+                    action: Action::on(ActionKind::Click, "#go"),
+                    element: None,
+                    url: "http://127.0.0.1:1/é".into(),
+                },
+            ],
+        }
+    }
+
+    /// Write `bytes` as a trace file and read it: a trace, or an error (as the CLI prints
+    /// it) that names the file and the problem.
+    fn read_bytes(bytes: &[u8]) -> Result<(), TestCaseError> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("failure-1.json");
+        std::fs::write(&path, bytes).unwrap();
+        if let Err(e) = read_trace(&path) {
+            let e = format!("{e:#}");
+            prop_assert!(e.contains(&path.display().to_string()), "{}", e);
+            prop_assert!(
+                e.contains("not a wayfarer trace")
+                    || e.contains("trace format version")
+                    || e.contains("valid UTF-8"),
+                "{}",
+                e
+            );
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn every_cut_of_a_trace_file_is_an_error_naming_it() {
+        let text = trace().to_json();
+        for cut in 0..text.len() {
+            read_bytes(&text.as_bytes()[..cut]).unwrap();
+            assert!(
+                read_trace_text(&text.as_bytes()[..cut]).is_err(),
+                "cut at {cut}"
+            );
+        }
+        read_trace_text(text.as_bytes()).unwrap();
+    }
+
+    fn read_trace_text(bytes: &[u8]) -> Result<Trace> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.json");
+        std::fs::write(&path, bytes).unwrap();
+        read_trace(&path)
+    }
+
+    #[test]
+    fn a_missing_file_a_directory_and_another_version_are_errors_naming_them() {
+        let dir = tempfile::tempdir().unwrap();
+        for path in [dir.path().join("nope.json"), dir.path().to_path_buf()] {
+            let e = format!("{:#}", read_trace(&path).unwrap_err());
+            assert!(e.contains(&path.display().to_string()), "{e}");
+        }
+        let path = dir.path().join("new.json");
+        let text = trace().to_json().replacen(
+            &format!("\"version\": {TRACE_VERSION}"),
+            "\"version\": 7",
+            1,
+        );
+        std::fs::write(&path, text).unwrap();
+        let e = format!("{:#}", read_trace(&path).unwrap_err());
+        assert!(e.contains(&path.display().to_string()), "{e}");
+        assert!(e.contains("trace format version 7"), "{e}");
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(128))]
+
+        #[test]
+        fn a_file_of_any_bytes_is_a_trace_or_an_error_naming_it(
+            bytes in prop::collection::vec(any::<u8>(), 0..512)
+        ) {
+            read_bytes(&bytes)?;
+        }
+
+        #[test]
+        fn a_trace_file_with_flipped_bytes_is_a_trace_or_an_error_naming_it(
+            flips in prop::collection::vec((any::<prop::sample::Index>(), 1u8..=255), 1..6)
+        ) {
+            let mut bytes = trace().to_json().into_bytes();
+            for (at, x) in flips {
+                let i = at.index(bytes.len());
+                bytes[i] ^= x;
+            }
+            read_bytes(&bytes)?;
+        }
+    }
+}
