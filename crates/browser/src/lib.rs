@@ -19,6 +19,7 @@ mod options;
 mod probe;
 mod reset;
 mod scan;
+mod scan_answer;
 mod scope;
 mod session;
 mod stability;

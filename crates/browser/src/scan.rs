@@ -8,6 +8,7 @@ use wayfarer_core::config::DenyRule;
 use wayfarer_core::Observation;
 
 use crate::cdp::{eval, BrowserError};
+use crate::scan_answer::Caps;
 
 const SCAN_JS: &str = include_str!("scan.js");
 const MAX_ELEMENTS: usize = 2000;
@@ -114,5 +115,10 @@ pub(crate) async fn scan(
     cdp: Duration,
 ) -> Result<Observation, BrowserError> {
     let s = eval_installed(page, &script.call, &script.install, "scan", cdp).await?;
-    serde_json::from_str(&s).map_err(|e| BrowserError::Step(format!("scan result: {e}")))
+    let caps = Caps {
+        elements: MAX_ELEMENTS,
+        tags: MAX_TAGS,
+        html: MAX_HTML,
+    };
+    crate::scan_answer::observation(&s, &caps)
 }

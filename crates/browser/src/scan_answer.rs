@@ -1,0 +1,340 @@
+//! Reading the scan's answer. scan.js runs in the page, whose scripts can rewrite the
+//! builtins it relies on and so make it answer anything: the JSON is read as untrusted,
+//! refused when it is no observation, and cut to what an honest scan returns.
+
+use wayfarer_core::{Observation, Rect, Size};
+
+use crate::cdp::BrowserError;
+
+/// The most an honest scan returns; scan.js stops at the same caps.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Caps {
+    pub elements: usize,
+    pub tags: usize,
+    /// scan.js checks this before each append, and escaping grows text: its HTML can
+    /// reach a few times this, never `HTML_SLACK` times.
+    pub html: usize,
+}
+
+const HTML_SLACK: usize = 8;
+/// scan.js keeps the last 5000 ids of the instrumentation log.
+const MAX_APP_ACTIONS: usize = 5000;
+/// scan.js cuts the error text to 200 characters.
+const MAX_ERROR_TEXT: usize = 1000;
+/// Chromium lays nothing out beyond 2^25 CSS pixels (its LayoutUnit range): within it,
+/// sums such as a rect's centre stay finite.
+const MAX_PX: f64 = 33_554_432.0;
+
+/// The observation in the scan's answer `json`, or why it is none.
+pub(crate) fn observation(json: &str, caps: &Caps) -> Result<Observation, BrowserError> {
+    let mut o: Observation = serde_json::from_str(json).map_err(|e| {
+        let head: String = json.chars().take(80).collect();
+        BrowserError::Step(format!(
+            "scan result is not an observation ({e}); it began {head:?}"
+        ))
+    })?;
+    o.elements.truncate(caps.elements);
+    o.tags.truncate(caps.tags);
+    cut(&mut o.html, caps.html * HTML_SLACK);
+    if let Some(t) = &mut o.error_text {
+        cut(t, MAX_ERROR_TEXT);
+    }
+    if let Some(app) = &mut o.app {
+        let extra = app.actions.len().saturating_sub(MAX_APP_ACTIONS);
+        app.actions.drain(..extra);
+    }
+    o.viewport = size(o.viewport);
+    o.page = size(o.page);
+    for e in &mut o.elements {
+        e.rect = Rect {
+            x: e.rect.x.clamp(-MAX_PX, MAX_PX),
+            y: e.rect.y.clamp(-MAX_PX, MAX_PX),
+            width: e.rect.width.clamp(0.0, MAX_PX),
+            height: e.rect.height.clamp(0.0, MAX_PX),
+        };
+    }
+    Ok(o)
+}
+
+fn size(s: Size) -> Size {
+    Size {
+        width: s.width.clamp(0.0, MAX_PX),
+        height: s.height.clamp(0.0, MAX_PX),
+    }
+}
+
+/// `s` cut to at most `max` bytes, at a character boundary.
+fn cut(s: &mut String, max: usize) {
+    if s.len() > max {
+        let mut at = max;
+        while !s.is_char_boundary(at) {
+            at -= 1;
+        }
+        s.truncate(at);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use proptest::prelude::*;
+    use serde_json::{json, Value};
+    use wayfarer_core::{AppProbe, Element};
+
+    use super::*;
+
+    const CAPS: Caps = Caps {
+        elements: 20,
+        tags: 30,
+        html: 100,
+    };
+
+    /// What the rest of wayfarer may assume of an observation.
+    fn sane(o: &Observation) -> Result<(), TestCaseError> {
+        prop_assert!(o.elements.len() <= CAPS.elements);
+        prop_assert!(o.tags.len() <= CAPS.tags);
+        prop_assert!(o.html.len() <= CAPS.html * HTML_SLACK);
+        prop_assert!(o
+            .error_text
+            .as_ref()
+            .is_none_or(|t| t.len() <= MAX_ERROR_TEXT));
+        prop_assert!(o
+            .app
+            .as_ref()
+            .is_none_or(|a| a.actions.len() <= MAX_APP_ACTIONS));
+        for s in [o.viewport, o.page] {
+            prop_assert!((0.0..=MAX_PX).contains(&s.width) && (0.0..=MAX_PX).contains(&s.height));
+        }
+        for e in &o.elements {
+            let (cx, cy) = e.rect.center();
+            prop_assert!(cx.is_finite() && cy.is_finite(), "{:?}", e.rect);
+            prop_assert!(e.rect.width >= 0.0 && e.rect.height >= 0.0, "{:?}", e.rect);
+        }
+        Ok(())
+    }
+
+    /// Read `json`: a sane observation, or a step error that says what came back.
+    fn read(json: &str) -> Result<(), TestCaseError> {
+        match observation(json, &CAPS) {
+            Ok(o) => sane(&o),
+            Err(BrowserError::Step(m)) => {
+                prop_assert!(m.starts_with("scan result is not an observation"), "{}", m);
+                Ok(())
+            }
+            Err(e) => Err(TestCaseError::fail(format!("not a step error: {e}"))),
+        }
+    }
+
+    /// An observation with something in every field.
+    fn full() -> Observation {
+        let el = Element {
+            locator: "#save".into(),
+            xpath: "/html/body/button".into(),
+            tag: "button".into(),
+            role: Some("button".into()),
+            input_type: Some("submit".into()),
+            attrs: BTreeMap::from([("id".to_string(), "save".to_string())]),
+            text: "Save".into(),
+            label: "Form".into(),
+            rect: Rect {
+                x: 10.0,
+                y: 20.0,
+                width: 80.0,
+                height: 30.0,
+            },
+            actionable: vec!["tag:button".into()],
+            options: vec!["a".into()],
+            checked: Some(false),
+            form: Some("#f".into()),
+            invalid: true,
+            ..Element::default()
+        };
+        Observation {
+            url: "http://127.0.0.1:1/".into(),
+            title: "Home".into(),
+            tags: vec!["html".into(), "body".into(), "button".into()],
+            html: "<body><button>Save</button></body>".into(),
+            elements: vec![el.clone(), el],
+            viewport: Size {
+                width: 1280.0,
+                height: 800.0,
+            },
+            page: Size {
+                width: 1280.0,
+                height: 2000.0,
+            },
+            status: Some(200),
+            error_text: Some("TypeError: x".into()),
+            app: Some(AppProbe {
+                state: Some("home".into()),
+                actions: vec!["a1".into()],
+            }),
+            dom_size: Some(42),
+            picture: None,
+        }
+    }
+
+    #[test]
+    fn an_honest_scan_reads_back_unchanged() {
+        let o = full();
+        assert_eq!(
+            observation(&serde_json::to_string(&o).unwrap(), &CAPS).unwrap(),
+            o
+        );
+    }
+
+    #[test]
+    fn lists_past_what_a_scan_returns_are_cut_and_text_at_a_character() {
+        let el = serde_json::to_value(&full().elements[0]).unwrap();
+        let answer = json!({
+            "url": "http://127.0.0.1:1/",
+            "title": "",
+            "elements": vec![el; 5000],
+            "tags": vec!["div"; 50_000],
+            "html": "é".repeat(1_000_000),
+            "error_text": "🦀".repeat(10_000),
+            "app": {"actions": (0..20_000).map(|i| i.to_string()).collect::<Vec<_>>()},
+        });
+        let o = observation(&answer.to_string(), &CAPS).unwrap();
+        sane(&o).unwrap();
+        assert_eq!((o.elements.len(), o.tags.len()), (CAPS.elements, CAPS.tags));
+        assert_eq!(
+            o.html.len(),
+            CAPS.html * HTML_SLACK,
+            "é is two bytes: an even cap"
+        );
+        assert!(o.error_text.unwrap().chars().all(|c| c == '🦀'));
+        let actions = o.app.unwrap().actions;
+        assert_eq!(
+            actions.first().map(String::as_str),
+            Some("15000"),
+            "the latest kept"
+        );
+    }
+
+    #[test]
+    fn coordinates_past_any_layout_are_brought_within_it() {
+        let mut answer = serde_json::to_value(full()).unwrap();
+        answer["elements"][0]["rect"] =
+            json!({"x": 1.7e308, "y": -1.7e308, "width": 1.7e308, "height": -5});
+        answer["page"] = json!({"width": -1, "height": 1e300});
+        let o = observation(&answer.to_string(), &CAPS).unwrap();
+        sane(&o).unwrap();
+        assert_eq!(o.elements[0].rect.center(), (MAX_PX * 1.5, -MAX_PX));
+    }
+
+    #[test]
+    fn deep_nesting_and_numbers_past_f64_are_errors_not_crashes() {
+        for text in [
+            "[".repeat(100_000),
+            format!(
+                "{{\"url\":\"\",\"title\":\"\",\"app\":{}",
+                "{\"state\":".repeat(50_000)
+            ),
+            r#"{"url":"","title":"","viewport":{"width":1e309,"height":1}}"#.to_string(),
+            r#"{"url":"","title":"","status":70000}"#.to_string(),
+            r##"{"url":"","title":"","elements":[{"locator":"#a"}]}"##.to_string(),
+            "\"[object Object]\"".to_string(),
+        ] {
+            let e = observation(&text, &CAPS).unwrap_err().to_string();
+            assert!(e.starts_with("scan result is not an observation"), "{e}");
+            assert!(e.len() < 400, "the answer is quoted short: {e}");
+        }
+    }
+
+    /// Any JSON value, keys mostly those of an observation and its elements.
+    fn any_json() -> impl Strategy<Value = Value> {
+        let key = prop_oneof![
+            3 => prop::sample::select(vec![
+                "url", "title", "tags", "html", "elements", "viewport", "page", "status",
+                "error_text", "app", "dom_size", "locator", "tag", "rect", "x", "y", "width",
+                "height", "attrs", "actionable", "options", "checked", "visible", "actions",
+                "state",
+            ])
+            .prop_map(String::from),
+            1 => any::<String>(),
+        ];
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            any::<i64>().prop_map(Value::from),
+            any::<u64>().prop_map(Value::from),
+            any::<f64>().prop_map(Value::from),
+            prop::sample::select(vec![1.7e308, -1.7e308, -0.0, 5e-324]).prop_map(Value::from),
+            any::<String>().prop_map(Value::from),
+        ];
+        leaf.prop_recursive(6, 96, 10, move |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..40).prop_map(Value::Array),
+                prop::collection::btree_map(key.clone(), inner, 0..10)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    /// Every place in `v`, as a JSON pointer.
+    fn places(v: &Value, at: String, out: &mut Vec<String>) {
+        match v {
+            Value::Object(m) => {
+                for (k, v) in m {
+                    places(v, format!("{at}/{k}"), out);
+                }
+            }
+            Value::Array(a) => {
+                for (i, v) in a.iter().enumerate() {
+                    places(v, format!("{at}/{i}"), out);
+                }
+            }
+            _ => {}
+        }
+        out.push(at);
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        #[test]
+        fn any_text_is_an_observation_or_an_error(text in any::<String>()) {
+            read(&text)?;
+        }
+
+        #[test]
+        fn any_json_is_an_observation_or_an_error(v in any_json()) {
+            read(&v.to_string())?;
+        }
+
+        /// An honest answer with one place given anything: a wrong type, a missing
+        /// part, a huge number, a deep value.
+        #[test]
+        fn an_answer_with_one_part_replaced_is_an_observation_or_an_error(
+            pick in any::<prop::sample::Index>(),
+            with in any_json(),
+        ) {
+            let mut v = serde_json::to_value(full()).unwrap();
+            let mut all = Vec::new();
+            places(&v, String::new(), &mut all);
+            let at = pick.get(&all).clone();
+            match v.pointer_mut(&at) {
+                Some(slot) => *slot = with,
+                None => v = with,
+            }
+            read(&v.to_string())?;
+        }
+
+        /// Many elements and tags with coordinates anywhere in f64.
+        #[test]
+        fn long_lists_and_far_coordinates_come_back_sane(
+            n in 0usize..200,
+            tags in 0usize..200,
+            xs in prop::collection::vec(any::<f64>().prop_filter("JSON has no nan or inf", |x| x.is_finite()), 4),
+        ) {
+            let mut el = serde_json::to_value(&full().elements[0]).unwrap();
+            el["rect"] = json!({"x": xs[0], "y": xs[1], "width": xs[2], "height": xs[3]});
+            let mut v = serde_json::to_value(full()).unwrap();
+            v["elements"] = Value::Array(vec![el; n]);
+            v["tags"] = json!(vec!["div"; tags]);
+            read(&v.to_string())?;
+        }
+    }
+}
