@@ -113,6 +113,7 @@ pub fn run_strategy(
         config: config.browser.clone(),
         actions: config.actions.clone(),
         allow_origins: config.scope.allow_origins.clone(),
+        subresources: config.scope.subresources,
         deny: config.deny.clone(),
         login: config.login.clone(),
         cdp_url: None,

@@ -294,7 +294,7 @@ impl BrowserEnv {
 impl Inner {
     /// Launch (or attach) and open a session.
     async fn start(&mut self) -> Result<(), BrowserError> {
-        let launched = launch(&self.opts, &self.shared).await?;
+        let launched = launch(&self.opts, &self.shared, &self.scope).await?;
         self.launched = Some(launched);
         self.open_session().await
     }

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use chromiumoxide::cdp::browser_protocol::browser::EventDownloadWillBegin;
 use chromiumoxide::cdp::browser_protocol::fetch::{
-    ContinueRequestParams, EventRequestPaused, FailRequestParams,
+    ContinueRequestParams, EventRequestPaused, FailRequestParams, RequestPattern, RequestStage,
 };
 use chromiumoxide::cdp::browser_protocol::inspector::EventTargetCrashed;
 use chromiumoxide::cdp::browser_protocol::log::{EventEntryAdded, LogEntryLevel, LogEntrySource};
@@ -29,6 +29,7 @@ use chromiumoxide::cdp::js_protocol::runtime::{
 use chromiumoxide::{Browser, Page};
 use futures::{Stream, StreamExt};
 use tokio::task::JoinHandle;
+use wayfarer_core::config::Subresources;
 use wayfarer_core::{Event, EventKind};
 
 use crate::cdp::{call, BrowserError};
@@ -175,6 +176,8 @@ pub(crate) struct Shared {
     pub crashed: bool,
     /// Popups seen and not yet closed (closing needs the browser, which the env owns).
     pub popups: Vec<TargetId>,
+    /// Requests to other origins failed under `subresources = "block"`.
+    pub blocked_subresources: u64,
     /// scriptId -> (content hash, length) for the application's scripts.
     pub scripts: HashMap<String, (String, usize)>,
     pub new_scripts: Vec<(String, usize)>,
@@ -240,7 +243,6 @@ enum Ev {
     Failed(Arc<EventLoadingFailed>),
     Crashed,
     Dialog(Arc<EventJavascriptDialogOpening>),
-    Paused(Arc<EventRequestPaused>),
     Script(Arc<EventScriptParsed>),
     FrameLoading(String, bool),
     /// The debugger paused: at the install script's take before leaving, or at the page's
@@ -277,7 +279,6 @@ pub(crate) async fn subscribe(
         listen!(page, EventLoadingFailed, Ev::Failed),
         listen!(page, EventTargetCrashed, |_| Ev::Crashed),
         listen!(page, EventJavascriptDialogOpening, Ev::Dialog),
-        listen!(page, EventRequestPaused, Ev::Paused),
         listen!(page, EventScriptParsed, Ev::Script),
         listen!(page, EventPaused, Ev::DebuggerPaused),
         listen!(page, EventFrameStartedLoading, |e| Ev::FrameLoading(
@@ -299,11 +300,53 @@ pub(crate) async fn subscribe(
     }))
 }
 
-/// Browser-level events: popups (closed later by the env) and refused downloads.
+/// What becomes of a paused request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Verdict {
+    Continue,
+    /// A document of another origin: a navigation, a frame, a popup or a form post.
+    BlockDocument,
+    /// Anything else of another origin, under `subresources = "block"`.
+    BlockSubresource,
+}
+
+fn verdict(url: &str, kind: &ResourceType, scope: &Scope, sub: Subresources) -> Verdict {
+    if !is_http(url) || scope.allows(url) {
+        Verdict::Continue
+    } else if *kind == ResourceType::Document {
+        Verdict::BlockDocument
+    } else if sub == Subresources::Block {
+        Verdict::BlockSubresource
+    } else {
+        Verdict::Continue
+    }
+}
+
+/// Requests of every target (popups, frames in other processes, workers) pause at the
+/// browser: documents always, everything under `subresources = "block"`.
+pub(crate) fn fetch_patterns(sub: Subresources) -> RequestPattern {
+    let p = RequestPattern::builder()
+        .url_pattern("*")
+        .request_stage(RequestStage::Request);
+    match sub {
+        Subresources::Allow => p.resource_type(ResourceType::Document).build(),
+        Subresources::Block => p.build(),
+    }
+}
+
+/// Browser-level events: requests to decide on (scope), popups (closed later by the env)
+/// and refused downloads.
 pub(crate) async fn subscribe_browser(
-    browser: &Browser,
+    browser: Arc<Browser>,
     shared: SharedRef,
+    scope: Arc<Scope>,
+    sub: Subresources,
+    cdp: Duration,
 ) -> Result<JoinHandle<()>, BrowserError> {
+    let mut paused = browser
+        .event_listener::<EventRequestPaused>()
+        .await
+        .map_err(|e| BrowserError::Dead(e.to_string()))?;
     let mut created = browser
         .event_listener::<EventTargetCreated>()
         .await
@@ -315,6 +358,44 @@ pub(crate) async fn subscribe_browser(
     Ok(tokio::spawn(async move {
         loop {
             tokio::select! {
+                Some(e) = paused.next() => {
+                    let url = &e.request.url;
+                    let v = verdict(url, &e.resource_type, &scope, sub);
+                    match v {
+                        Verdict::BlockDocument => shared.push(
+                            Event::new(
+                                EventKind::ExternalNavigation,
+                                format!("navigation to {url} blocked (outside the allowed origins)"),
+                            )
+                            .at(url.clone(), None, None),
+                        ),
+                        Verdict::BlockSubresource => {
+                            tracing::debug!(%url, kind = ?e.resource_type, "request blocked (outside the allowed origins)");
+                            shared.lock().blocked_subresources += 1;
+                        }
+                        Verdict::Continue => {}
+                    }
+                    let browser = browser.clone();
+                    let id = e.request_id.clone();
+                    // Answered from a separate task: the event loop must not wait on a
+                    // round trip.
+                    tokio::spawn(async move {
+                        let r = match v {
+                            Verdict::Continue => {
+                                timed(cdp, browser.execute(ContinueRequestParams::new(id))).await
+                            }
+                            Verdict::BlockDocument => {
+                                timed(cdp, browser.execute(FailRequestParams::new(id, ErrorReason::Aborted))).await
+                            }
+                            Verdict::BlockSubresource => {
+                                timed(cdp, browser.execute(FailRequestParams::new(id, ErrorReason::BlockedByClient))).await
+                            }
+                        };
+                        if let Err(err) = r {
+                            tracing::debug!(%err, "paused request not answered");
+                        }
+                    });
+                }
                 Some(ev) = created.next() => {
                     let info = &ev.target_info;
                     if info.r#type == "page" && info.opener_id.is_some() {
@@ -333,6 +414,18 @@ pub(crate) async fn subscribe_browser(
             }
         }
     }))
+}
+
+/// A browser-level command with the CDP timeout; its answer is not needed.
+async fn timed<T>(
+    cdp: Duration,
+    f: impl std::future::Future<Output = Result<T, chromiumoxide::error::CdpError>>,
+) -> Result<(), String> {
+    match tokio::time::timeout(cdp, f).await {
+        Ok(Ok(_)) => Ok(()),
+        Ok(Err(e)) => Err(e.to_string()),
+        Err(_) => Err("timed out".into()),
+    }
 }
 
 fn is_http(url: &str) -> bool {
@@ -556,40 +649,6 @@ fn handle_inner(ev: Ev, page: &Page, shared: &SharedRef, scope: &Scope, cdp: Dur
                     if let Err(err) = call(&page, p, cdp).await {
                         tracing::debug!(%err, "dialog not answered");
                     }
-                }
-            });
-        }
-        Ev::Paused(e) => {
-            let url = e.request.url.clone();
-            let main = e.frame_id.inner() == &shared.lock().main_frame;
-            let block = e.resource_type == ResourceType::Document
-                && main
-                && is_http(&url)
-                && !scope.allows(&url);
-            if block {
-                shared.push(
-                    Event::new(
-                        EventKind::ExternalNavigation,
-                        format!("navigation to {url} blocked (outside the allowed origins)"),
-                    )
-                    .at(url, None, None),
-                );
-            }
-            let page = page.clone();
-            let id = e.request_id.clone();
-            // Answer from a separate task: the event loop must not wait on a round trip.
-            tokio::spawn(async move {
-                let r = if block {
-                    call(&page, FailRequestParams::new(id, ErrorReason::Aborted), cdp)
-                        .await
-                        .map(|_| ())
-                } else {
-                    call(&page, ContinueRequestParams::new(id), cdp)
-                        .await
-                        .map(|_| ())
-                };
-                if let Err(err) = r {
-                    tracing::debug!(%err, "paused request not answered");
                 }
             });
         }

@@ -1,7 +1,9 @@
 //! Starting (or attaching to) Chromium and keeping its CDP handler running.
 
+use std::sync::Arc;
 use std::time::Duration;
 
+use chromiumoxide::cdp::browser_protocol::fetch;
 use chromiumoxide::error::CdpError;
 use chromiumoxide::{Browser, BrowserConfig as ChromeConfig};
 use futures::StreamExt;
@@ -10,12 +12,14 @@ use tokio::task::JoinHandle;
 use wayfarer_core::config::BrowserConfig;
 
 use crate::cdp::BrowserError;
-use crate::events::{subscribe_browser, SharedRef};
+use crate::events::{fetch_patterns, subscribe_browser, SharedRef};
 use crate::options::{find_chrome, BrowserOptions};
+use crate::scope::Scope;
 use crate::watchdog::Watchdog;
 
 pub(crate) struct Launched {
-    pub browser: Browser,
+    /// Shared with the browser-level event task, which answers paused requests.
+    pub browser: Arc<Browser>,
     handler: JoinHandle<()>,
     browser_events: JoinHandle<()>,
     /// Fresh profile, removed on shutdown.
@@ -114,6 +118,7 @@ fn config(opts: &BrowserOptions, dir: &TempDir) -> Result<ChromeConfig, BrowserE
 pub(crate) async fn launch(
     opts: &BrowserOptions,
     shared: &SharedRef,
+    scope: &Arc<Scope>,
 ) -> Result<Launched, BrowserError> {
     let (mut browser, mut handler, dir, watchdog) = match &opts.cdp_url {
         Some(url) => {
@@ -159,7 +164,24 @@ pub(crate) async fn launch(
         }
     });
     let pid = browser.get_mut_child().and_then(|c| c.as_mut_inner().id());
-    let browser_events = subscribe_browser(&browser, shared.clone()).await?;
+    let browser = Arc::new(browser);
+    let cdp = Duration::from_millis(opts.config.cdp_timeout_ms.max(1000));
+    let browser_events = subscribe_browser(
+        browser.clone(),
+        shared.clone(),
+        scope.clone(),
+        opts.subresources,
+        cdp,
+    )
+    .await?;
+    // After the subscription, so no paused request goes unanswered.
+    let enable = fetch::EnableParams::builder()
+        .pattern(fetch_patterns(opts.subresources))
+        .build();
+    tokio::time::timeout(cdp, browser.execute(enable))
+        .await
+        .map_err(|_| BrowserError::Step("Fetch.enable timed out".into()))?
+        .map_err(|e| BrowserError::Step(format!("cannot watch requests: {e}")))?;
     Ok(Launched {
         owned: dir.is_some(),
         browser,
@@ -174,32 +196,46 @@ pub(crate) async fn launch(
 impl Launched {
     /// Why the browser is unusable, if it is.
     pub fn exited(&mut self) -> Option<String> {
-        match self.browser.try_wait() {
-            Ok(Some(status)) => Some(format!("browser process exited ({status})")),
-            _ => None,
-        }
+        let pid = self.pid?;
+        (!crate::watchdog::alive(pid)).then(|| "browser process exited".to_string())
     }
 
     /// Close the browser politely, then kill it; wait for it and remove the profile.
     pub async fn shutdown(mut self, cdp: Duration) {
+        // The event task holds the other handle to the browser: ended first, so closing
+        // can have it alone.
+        self.browser_events.abort();
+        let _ = (&mut self.browser_events).await;
+        // Its answers in flight end within the CDP timeout.
+        let t = std::time::Instant::now();
+        while Arc::strong_count(&self.browser) > 1 && t.elapsed() < cdp.min(Duration::from_secs(2))
+        {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let Some(browser) = Arc::get_mut(&mut self.browser) else {
+            // Still shared (cannot happen once the task is gone): the watchdog, dropped
+            // undismissed, kills what we cannot close.
+            tracing::debug!("browser still shared at shutdown; left to the watchdog");
+            self.handler.abort();
+            return;
+        };
         if self.owned {
             let closed =
-                tokio::time::timeout(cdp.min(Duration::from_secs(3)), self.browser.close()).await;
+                tokio::time::timeout(cdp.min(Duration::from_secs(3)), browser.close()).await;
             if !matches!(closed, Ok(Ok(_))) {
-                let _ = self.browser.kill().await;
+                let _ = browser.kill().await;
             }
-            if tokio::time::timeout(Duration::from_secs(5), self.browser.wait())
+            if tokio::time::timeout(Duration::from_secs(5), browser.wait())
                 .await
                 .is_err()
             {
-                let _ = self.browser.kill().await;
-                let _ = tokio::time::timeout(Duration::from_secs(2), self.browser.wait()).await;
+                let _ = browser.kill().await;
+                let _ = tokio::time::timeout(Duration::from_secs(2), browser.wait()).await;
             }
         }
         if let Some(w) = self.watchdog.take() {
             w.dismiss();
         }
-        self.browser_events.abort();
         self.handler.abort();
         if let Some(dir) = self.user_data_dir.take() {
             // Chromium may still be flushing the profile for a moment after exit.

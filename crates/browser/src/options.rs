@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use wayfarer_core::config::{ActionsConfig, BrowserConfig, DenyRule, LoginStep};
+use wayfarer_core::config::{ActionsConfig, BrowserConfig, DenyRule, LoginStep, Subresources};
 use wayfarer_core::EnvError;
 
 /// Everything the browser environment needs to start.
@@ -15,6 +15,8 @@ pub struct BrowserOptions {
     pub actions: ActionsConfig,
     /// Origins allowed besides the start URL's own (e.g. "http://127.0.0.1:8081").
     pub allow_origins: Vec<String>,
+    /// Whether requests other than documents may go to other origins.
+    pub subresources: Subresources,
     /// Elements matching these are reported with `denied: true`.
     pub deny: Vec<DenyRule>,
     /// Replayed after every reset, before the start URL is loaded.
@@ -33,6 +35,7 @@ impl BrowserOptions {
             config: BrowserConfig::default(),
             actions: ActionsConfig::default(),
             allow_origins: Vec::new(),
+            subresources: Subresources::Allow,
             deny: Vec::new(),
             login: Vec::new(),
             cdp_url: None,

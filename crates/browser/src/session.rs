@@ -8,9 +8,7 @@ use std::time::Duration;
 use chromiumoxide::cdp::browser_protocol::browser::{
     BrowserContextId, SetDownloadBehaviorBehavior, SetDownloadBehaviorParams,
 };
-use chromiumoxide::cdp::browser_protocol::fetch::{self, RequestPattern, RequestStage};
 use chromiumoxide::cdp::browser_protocol::inspector;
-use chromiumoxide::cdp::browser_protocol::network::ResourceType;
 use chromiumoxide::cdp::browser_protocol::page::AddScriptToEvaluateOnNewDocumentParams;
 use chromiumoxide::cdp::browser_protocol::target::{
     CloseTargetParams, CreateBrowserContextParams, CreateTargetParams, DisposeBrowserContextParams,
@@ -119,17 +117,7 @@ impl Session {
             call(p, profiler::EnableParams::default(), cdp).await?;
             start_coverage(p, cdp).await?;
         }
-        let pattern = RequestPattern::builder()
-            .url_pattern("*")
-            .resource_type(ResourceType::Document)
-            .request_stage(RequestStage::Request)
-            .build();
-        call(
-            p,
-            fetch::EnableParams::builder().pattern(pattern).build(),
-            cdp,
-        )
-        .await?;
+        // Requests are decided on at the browser level (launch.rs), popups' included.
         call(
             p,
             AddScriptToEvaluateOnNewDocumentParams::new(stability_install(coverage)),

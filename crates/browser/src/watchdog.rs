@@ -86,20 +86,21 @@ impl Drop for Watchdog {
     }
 }
 
+/// Whether process `pid` runs (a zombie has exited: nobody waited for it yet).
+pub(crate) fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .map(|s| {
+            // The state follows the parenthesised command name.
+            let state = s.rsplit(')').next().unwrap_or("").trim_start();
+            !state.starts_with('Z') && !state.starts_with('X')
+        })
+        .unwrap_or(false)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::time::{Duration, Instant};
-
-    fn alive(pid: u32) -> bool {
-        std::fs::read_to_string(format!("/proc/{pid}/stat"))
-            .map(|s| {
-                // The state follows the parenthesised command name; a zombie has exited.
-                let state = s.rsplit(')').next().unwrap_or("").trim_start();
-                !state.starts_with('Z') && !state.starts_with('X')
-            })
-            .unwrap_or(false)
-    }
 
     fn wait_gone(pid: u32, within: Duration) -> bool {
         let t = Instant::now();

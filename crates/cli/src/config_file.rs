@@ -218,6 +218,19 @@ quiet_ms = 150
     }
 
     #[test]
+    fn the_subresource_policy_is_allow_by_default_block_on_request_and_nothing_else() {
+        use wayfarer_core::config::Subresources;
+        assert_eq!(parse("", env).unwrap().scope.subresources, Subresources::Allow);
+        let c = parse("[scope]\nsubresources = \"block\"\n", env).unwrap();
+        assert_eq!(c.scope.subresources, Subresources::Block);
+        let e = format!(
+            "{:#}",
+            parse("[scope]\nsubresources = \"deny\"\n", env).unwrap_err()
+        );
+        assert!(e.contains("allow") && e.contains("block"), "{e}");
+    }
+
+    #[test]
     fn strategy_parameters_parse_and_out_of_range_values_say_which() {
         let c = parse(
             "[abstraction]\nthreshold = 0.9\n[strategy.webexplor]\ngamma = 0.5\ntau = 0.25\n\

@@ -213,6 +213,7 @@ pub(crate) fn explore_url(
         config: browser_config,
         actions: config.actions.clone(),
         allow_origins: config.scope.allow_origins.clone(),
+        subresources: config.scope.subresources,
         deny: config.deny.clone(),
         login: config.login.clone(),
         cdp_url: args.cdp.clone(),

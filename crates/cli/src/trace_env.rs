@@ -133,6 +133,7 @@ pub fn open_trace(trace: Trace, args: &TraceArgs) -> Result<Target> {
         config: moved.setup.browser.clone(),
         actions: Default::default(),
         allow_origins: moved.setup.allow_origins.clone(),
+        subresources: config.scope.subresources,
         deny: Vec::new(),
         login,
         cdp_url: args.cdp.clone(),

@@ -156,6 +156,20 @@ impl Default for ActionsConfig {
 pub struct ScopeConfig {
     /// Origins the run may visit besides the start URL's own (e.g. "http://127.0.0.1:8081").
     pub allow_origins: Vec<String>,
+    /// What pages may load from other origins (scripts, styles, images, fetch): documents
+    /// of other origins (navigations, frames, popups, form posts) are blocked either way.
+    pub subresources: Subresources,
+}
+
+/// The policy for requests to origins outside the scope that are not documents.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Subresources {
+    /// Loaded as the page asks (third-party hosts still do not resolve by default).
+    #[default]
+    Allow,
+    /// Failed before they leave the browser, and counted.
+    Block,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -17,6 +17,8 @@ pub enum Reply {
     Page(u16, &'static str, String),
     /// Accept the connection and never answer.
     Never,
+    /// 302 to this address.
+    Redirect(String),
 }
 
 pub fn html(body: impl Into<String>) -> Reply {
@@ -83,6 +85,13 @@ impl TestServer {
                             "not found".into(),
                         ));
                         match reply {
+                            Reply::Redirect(to) => {
+                                let resp = format!(
+                                    "HTTP/1.1 302 Found\r\nLocation: {to}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                                );
+                                let _ = sock.write_all(resp.as_bytes()).await;
+                                let _ = sock.shutdown().await;
+                            }
                             Reply::Never => {
                                 tokio::time::sleep(std::time::Duration::from_secs(3600)).await;
                             }

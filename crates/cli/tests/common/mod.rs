@@ -32,6 +32,7 @@ pub fn launch(url: &str, config: BrowserConfig) -> BrowserEnv {
         config,
         actions: Default::default(),
         allow_origins: vec![],
+        subresources: Default::default(),
         deny: vec![],
         login: vec![],
         cdp_url: None,
