@@ -26,6 +26,9 @@ pub(crate) enum BrowserError {
     Unreachable(String, String),
     #[error("{0}")]
     Step(String),
+    /// The login steps cannot log in: the run cannot explore what is behind them.
+    #[error("{0}")]
+    Login(String),
 }
 
 pub(crate) fn classify(method: &str, err: CdpError) -> BrowserError {

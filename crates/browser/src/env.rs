@@ -20,6 +20,7 @@ use crate::leave::{Control, LeaveStats};
 use crate::name::{tree_name, Identified};
 use crate::options::BrowserOptions;
 use crate::scan::{scan, scan_script, ScanScript};
+use crate::login::LoginWatch;
 use crate::scope::Scope;
 use crate::session::Session;
 use crate::stability::{wait_stable, InputMark, WaitLimits};
@@ -43,6 +44,9 @@ pub(crate) struct Inner {
     pub named: Option<TargetName>,
     /// The JSON array of attributes read as test ids.
     pub tids: String,
+    /// The login form's fields (the login steps' `fill` selectors), watched after every
+    /// step once a reset showed they are gone when logged in.
+    pub login_watch: LoginWatch,
 }
 
 /// What performing an action took.
@@ -96,6 +100,7 @@ impl BrowserEnv {
             leave: LeaveStats::default(),
             last_action: None,
             named: None,
+            login_watch: LoginWatch::Undecided,
             tids: serde_json::to_string(&opts.config.test_id_attrs())
                 .unwrap_or_else(|_| "[]".into()),
             opts,
@@ -206,6 +211,7 @@ impl BrowserEnv {
                 self.timeouts_in_row = 0;
                 Err(EnvError::ElementNotFound(loc))
             }
+            Err(BrowserError::Login(why)) => Err(EnvError::Login(why)),
             Err(BrowserError::Dead(why)) => self.restart(why).map(recovered),
             Err(e @ BrowserError::Timeout(_)) => {
                 self.timeouts_in_row += 1;
@@ -436,6 +442,18 @@ impl Inner {
     async fn step_once(&mut self, action: &Action) -> Result<Outcome, BrowserError> {
         let acted = self.act_and_wait(action).await?;
         let mut out = self.observe(acted.act, acted.wait).await?;
+        if let LoginWatch::On(fields) = &self.login_watch {
+            let page = self.page()?;
+            if crate::login::shows_form(&page, fields, self.lim.cdp).await {
+                out.events.push(Event::new(
+                    EventKind::LoggedOut,
+                    format!(
+                        "logged out: the page shows the login form again ({})",
+                        fields.join(", ")
+                    ),
+                ));
+            }
+        }
         out.timings.coverage += acted.coverage;
         out.timings.name = acted.name;
         tracing::debug!(action = %action.describe(), timings = ?out.timings, events = out.events.len(), "step");

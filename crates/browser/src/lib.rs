@@ -14,6 +14,7 @@ mod events;
 mod inject;
 mod launch;
 mod leave;
+mod login;
 mod name;
 mod options;
 mod probe;

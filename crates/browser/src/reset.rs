@@ -12,6 +12,7 @@ use wayfarer_core::{Event, EventKind, Outcome};
 use crate::actions::Nav;
 use crate::cdp::{call, eval, BrowserError};
 use crate::env::Inner;
+use crate::login::{self, LoginWatch};
 
 impl Inner {
     pub(crate) async fn reset_once(&mut self) -> Result<Outcome, BrowserError> {
@@ -70,8 +71,26 @@ impl Inner {
             s.net.clear();
             s.doc_status = None;
         }
-        for step in self.opts.login.clone() {
-            self.login_step(&step).await?;
+        let steps = self.opts.login.clone();
+        for (i, step) in steps.iter().enumerate() {
+            match self.login_step(step).await {
+                Ok(()) => {}
+                Err(
+                    e @ (BrowserError::Step(_)
+                    | BrowserError::NotFound(_)
+                    | BrowserError::Protocol(..)),
+                ) => {
+                    // Fails fast, saying which step and where it was: retrying cannot help.
+                    let shows = login::page_shows(&self.page()?, cdp).await;
+                    return Err(BrowserError::Login(format!(
+                        "login step {} of {} ({}): {e}; the page was {shows}",
+                        i + 1,
+                        steps.len(),
+                        login::describe(step)
+                    )));
+                }
+                Err(e) => return Err(e),
+            }
         }
         let page = self.page()?;
         let start = self.opts.start_url.to_string();
@@ -93,12 +112,48 @@ impl Inner {
         // Back from the start page must be a no-op, as in a fresh browser.
         let _ = call(&page, ResetNavigationHistoryParams::default(), cdp).await;
         let outcome = self.observe(act, wait).await?;
+        self.decide_login_watch(&page).await?;
         if !self.first_reset_done {
             self.first_reset_done = true;
             self.shared.lock().cov.mark_first_load();
         }
         tracing::debug!(timings = ?outcome.timings, url = %outcome.observation.url, "reset");
         Ok(outcome)
+    }
+
+    /// After the login steps and the start page: the first time, whether the login form
+    /// is gone (then it is watched for after every step); later, a form that is back
+    /// means the login no longer works.
+    async fn decide_login_watch(&mut self, page: &chromiumoxide::Page) -> Result<(), BrowserError> {
+        let fields = login::form_fields(&self.opts.login);
+        if fields.is_empty() || self.login_watch == LoginWatch::Off {
+            return Ok(());
+        }
+        let shown = login::shows_form(page, &fields, self.lim.cdp).await;
+        match (&self.login_watch, shown) {
+            (LoginWatch::Undecided, false) => self.login_watch = LoginWatch::On(fields),
+            (LoginWatch::Undecided, true) => {
+                tracing::warn!(
+                    "after the login steps the start page still has the login fields ({}): \
+                     wrong credentials, or fields every page has; being logged out mid-run \
+                     will not be noticed",
+                    fields.join(", ")
+                );
+                self.login_watch = LoginWatch::Off;
+            }
+            (LoginWatch::On(_), true) => {
+                let shows = login::page_shows(page, self.lim.cdp).await;
+                return Err(BrowserError::Login(format!(
+                    "after the {} login steps the start page shows the login form again ({}): \
+                     logging in no longer works (a password changed or an account locked by \
+                     the exploration?); the page was {shows}",
+                    self.opts.login.len(),
+                    fields.join(", ")
+                )));
+            }
+            _ => {}
+        }
+        Ok(())
     }
 
     async fn login_step(&mut self, step: &LoginStep) -> Result<(), BrowserError> {

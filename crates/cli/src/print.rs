@@ -124,6 +124,13 @@ pub fn summary_text(s: &RunSummary) -> String {
             s.step_errors
         );
     }
+    if s.logged_out > 0 {
+        let _ = writeln!(
+            o,
+            "  logged out mid-run {} time(s): the login form came back; each time the run reset and logged in again",
+            s.logged_out
+        );
+    }
     if let Some(why) = &s.stopped_early {
         let _ = writeln!(o, "  stopped before the budget: {why}");
         if s.ended_by_environment {

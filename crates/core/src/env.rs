@@ -193,6 +193,10 @@ pub enum EnvError {
     /// nothing after it can be trusted.
     #[error("the reset hook failed: {0}")]
     Hook(String),
+    /// The configured login steps failed (a selector that matches nothing, a form that
+    /// comes back): nothing behind the login can be explored.
+    #[error("login failed: {0}")]
+    Login(String),
 }
 
 impl EnvError {
@@ -200,7 +204,10 @@ impl EnvError {
     pub fn is_fatal(&self) -> bool {
         matches!(
             self,
-            EnvError::Unreachable { .. } | EnvError::Browser(_) | EnvError::Hook(_)
+            EnvError::Unreachable { .. }
+                | EnvError::Browser(_)
+                | EnvError::Hook(_)
+                | EnvError::Login(_)
         )
     }
 }

@@ -376,6 +376,9 @@ pub enum EventKind {
     Hang,
     /// The browser was restarted after a crash or a hang; the episode restarts.
     BrowserRestart,
+    /// The page shows the login form again mid-run: the session ended (a log-out link,
+    /// an expiry); the loop resets, which logs in again.
+    LoggedOut,
 }
 
 /// Something that happened while acting, collected from CDP events.

@@ -466,6 +466,10 @@ pub fn run(
             total: step_start.elapsed(),
         };
         tally.timings.push(timings);
+        let logged_out = outcome
+            .events
+            .iter()
+            .any(|e| e.kind == EventKind::LoggedOut);
         let form = if error.is_none() {
             tally
                 .forms
@@ -516,6 +520,11 @@ pub fn run(
         tally.observers.push(t_observers.elapsed());
         cur.obs = outcome.observation;
         cur.analysis = analysis;
+        if logged_out && !outcome.restarted {
+            // Exploring the login page until the episode ends would waste it: reset now.
+            tally.logged_out += 1;
+            cur.episode_step = opts.episode_steps;
+        }
         if outcome.restarted {
             // The environment reset itself: a new episode from its start page.
             let t_train = Instant::now();
@@ -576,6 +585,7 @@ pub fn run(
         step_errors: tally.step_errors,
         stopped_early,
         ended_by_environment,
+        logged_out: tally.logged_out,
         scans_avoided: stats.scans_avoided(),
         analyses_avoided: stats.analyses_avoided(),
         inference,

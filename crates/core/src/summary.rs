@@ -179,6 +179,10 @@ pub struct RunSummary {
     /// or empty, login impossible), not the budget or the user: the exit code is 2.
     #[serde(default)]
     pub ended_by_environment: bool,
+    /// Steps after which the page showed the login form again (logged out mid-run); each
+    /// ended its episode, and the reset logged in again.
+    #[serde(default)]
+    pub logged_out: u64,
     /// Share of steps whose scan state inference skipped, 0-1 (0 when it is off).
     #[serde(default)]
     pub scans_avoided: f64,
@@ -213,6 +217,7 @@ pub(crate) struct Tally {
     pub resets: Duration,
     pub restarts: u64,
     pub step_errors: u64,
+    pub logged_out: u64,
     pub forms: crate::forms::FormTracker,
 }
 

@@ -95,6 +95,7 @@ fn main() {
         step_errors: 3,
         stopped_early: None,
         ended_by_environment: false,
+        logged_out: 0,
         scans_avoided: 0.0,
         analyses_avoided: 0.0,
         inference: None,

@@ -254,6 +254,7 @@ pub(crate) fn rebuild_summary(d: &RunData) -> RunSummary {
             "the run ended without writing its summary (killed or crashed) after step {steps}"
         )),
         ended_by_environment: false,
+        logged_out: 0,
         scans_avoided: avoided,
         analyses_avoided: avoided,
         inference: None,

@@ -176,7 +176,7 @@ fn row(e: &Event) -> EventRow {
     let bad = match e.kind {
         EventKind::HttpResponse => e.status.is_some_and(|s| s >= 400),
         EventKind::Dialog | EventKind::Popup | EventKind::Download => false,
-        EventKind::ExternalNavigation => false,
+        EventKind::ExternalNavigation | EventKind::LoggedOut => false,
         _ => true,
     };
     EventRow {

@@ -129,6 +129,15 @@ pub fn rows(data: &RunData) -> Vec<Row> {
         row("Browser restarts", thousands(s.restarts)),
         row("Step errors", thousands(s.step_errors)),
     ];
+    if s.logged_out > 0 {
+        out.push(row(
+            "Logged out mid-run",
+            format!(
+                "{} time(s): the login form came back, the run reset and logged in again",
+                thousands(s.logged_out)
+            ),
+        ));
+    }
     if s.form_acceptance.deliberate > 0 {
         out.push(row(
             "Forms broken on purpose",

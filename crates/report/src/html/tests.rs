@@ -150,6 +150,7 @@ pub fn hostile(complete: bool) -> RunData {
             }),
             stopped_early: Some(H.into()),
             ended_by_environment: false,
+            logged_out: 0,
             scans_avoided: 0.75,
             inference: Some(wayfarer_core::infer::InferenceSummary {
                 config: H.into(),
