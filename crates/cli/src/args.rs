@@ -144,7 +144,7 @@ pub struct RunArgs {
     pub seed: Option<u64>,
     /// Steps per episode before a reset to the start URL (default: the config's, else
     /// the strategy's: random 50, bfs/dfs/webexplor 100, webrled 50 + 2 x 10 probes).
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub episode_steps: Option<u32>,
     /// Input generator for typed values: random, heuristic, llm (VETL's prompt to the
     /// --llm model, the heuristic without one), each alone or with +mutate. `+mutate`
@@ -231,7 +231,7 @@ pub struct BenchArgs {
     pub seeds: String,
     /// Steps per episode before a reset to the start URL (default: the config's, else
     /// each strategy's: random 50, bfs/dfs/webexplor 100, webrled 50 + 2 x 10 probes).
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub episode_steps: Option<u32>,
     /// Output directory. Default ./wayfarer-bench
     #[arg(long, short = 'o')]

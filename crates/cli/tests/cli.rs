@@ -24,6 +24,18 @@ fn unreachable_and_malformed_urls_exit_2_fast_with_one_line() {
 fn bad_flags_and_configs_exit_2() {
     let out = wayfarer().args(["explore", "--budget"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
+    // Zero steps per episode would reset forever without acting.
+    for bench in [false, true] {
+        let cmd: &[&str] = if bench {
+            &["bench", "--episode-steps", "0"]
+        } else {
+            &["explore", "http://127.0.0.1:1/", "--episode-steps", "0"]
+        };
+        let out = wayfarer().args(cmd).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{cmd:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("--episode-steps"), "{err}");
+    }
     let dir = tempfile::tempdir().unwrap();
     let cfg = dir.path().join("wayfarer.toml");
     std::fs::write(&cfg, "[scope]\nnope = 1\n").unwrap();
