@@ -32,7 +32,7 @@ use tokio::task::JoinHandle;
 use wayfarer_core::config::Subresources;
 use wayfarer_core::{Event, EventKind};
 
-use crate::cdp::{call, BrowserError};
+use crate::cdp::{call, call_browser, BrowserError};
 use crate::coverage::CoverageAcc;
 use crate::scope::Scope;
 
@@ -176,8 +176,6 @@ pub(crate) struct Shared {
     pub crashed: bool,
     /// Popups seen and not yet closed (closing needs the browser, which the env owns).
     pub popups: Vec<TargetId>,
-    /// Requests to other origins failed under `subresources = "block"`.
-    pub blocked_subresources: u64,
     /// scriptId -> (content hash, length) for the application's scripts.
     pub scripts: HashMap<String, (String, usize)>,
     pub new_scripts: Vec<(String, usize)>,
@@ -371,7 +369,6 @@ pub(crate) async fn subscribe_browser(
                         ),
                         Verdict::BlockSubresource => {
                             tracing::debug!(%url, kind = ?e.resource_type, "request blocked (outside the allowed origins)");
-                            shared.lock().blocked_subresources += 1;
                         }
                         Verdict::Continue => {}
                     }
@@ -382,13 +379,13 @@ pub(crate) async fn subscribe_browser(
                     tokio::spawn(async move {
                         let r = match v {
                             Verdict::Continue => {
-                                timed(cdp, browser.execute(ContinueRequestParams::new(id))).await
+                                call_browser(&browser, ContinueRequestParams::new(id), cdp).await.map(|_| ())
                             }
                             Verdict::BlockDocument => {
-                                timed(cdp, browser.execute(FailRequestParams::new(id, ErrorReason::Aborted))).await
+                                call_browser(&browser, FailRequestParams::new(id, ErrorReason::Aborted), cdp).await.map(|_| ())
                             }
                             Verdict::BlockSubresource => {
-                                timed(cdp, browser.execute(FailRequestParams::new(id, ErrorReason::BlockedByClient))).await
+                                call_browser(&browser, FailRequestParams::new(id, ErrorReason::BlockedByClient), cdp).await.map(|_| ())
                             }
                         };
                         if let Err(err) = r {
@@ -414,18 +411,6 @@ pub(crate) async fn subscribe_browser(
             }
         }
     }))
-}
-
-/// A browser-level command with the CDP timeout; its answer is not needed.
-async fn timed<T>(
-    cdp: Duration,
-    f: impl std::future::Future<Output = Result<T, chromiumoxide::error::CdpError>>,
-) -> Result<(), String> {
-    match tokio::time::timeout(cdp, f).await {
-        Ok(Ok(_)) => Ok(()),
-        Ok(Err(e)) => Err(e.to_string()),
-        Err(_) => Err("timed out".into()),
-    }
 }
 
 fn is_http(url: &str) -> bool {

@@ -11,7 +11,7 @@ use tempfile::TempDir;
 use tokio::task::JoinHandle;
 use wayfarer_core::config::BrowserConfig;
 
-use crate::cdp::BrowserError;
+use crate::cdp::{call_browser, BrowserError};
 use crate::events::{fetch_patterns, subscribe_browser, SharedRef};
 use crate::options::{find_chrome, BrowserOptions};
 use crate::scope::Scope;
@@ -249,10 +249,7 @@ pub(crate) async fn launch(
     let enable = fetch::EnableParams::builder()
         .pattern(fetch_patterns(opts.subresources))
         .build();
-    tokio::time::timeout(cdp, browser.execute(enable))
-        .await
-        .map_err(|_| BrowserError::Step("Fetch.enable timed out".into()))?
-        .map_err(|e| BrowserError::Step(format!("cannot watch requests: {e}")))?;
+    call_browser(&browser, enable, cdp).await?;
     Ok(Launched {
         owned: dir.is_some(),
         browser,
