@@ -18,8 +18,9 @@ use crate::cdp::{call, eval, eval_deep, BrowserError};
 use crate::events::SharedRef;
 use crate::leave::Control;
 use crate::name::{identify_items, Identified, NAMES_JS};
+use crate::scan::guarded;
 use crate::scope::Scope;
-use crate::stability::InputMark;
+use crate::stability::{InputMark, Unstuck};
 
 /// Resolves `A >>> B >>> C` (shadow hosts and same-origin frames) to an element or null.
 pub(crate) const FIND_JS: &str = r#"const __wfFind = (loc) => {
@@ -126,7 +127,9 @@ return "ok";"#;
 fn script(body: &str, loc: &str, value: Option<&str>) -> String {
     let loc = serde_json::to_string(loc).unwrap_or_else(|_| "\"\"".into());
     let value = serde_json::to_string(&value).unwrap_or_else(|_| "null".into());
-    format!("((loc, value) => {{ {FIND_JS}\n{body} }})({loc}, {value})")
+    // Guarded: the page may have rewritten the builtins these scripts use.
+    let body = guarded(&format!("{FIND_JS}\n{body}"));
+    format!("((loc, value) => {{ {body} }})({loc}, {value})")
 }
 
 /// `body` with its `__WF_IDENTIFY__` replaced: with `tids` (the JSON array of test id
@@ -202,11 +205,11 @@ impl Actor<'_> {
             }
             ActionKind::Select => {
                 let loc = target()?;
-                match self
-                    .run(SELECT_JS, loc, action.value.as_deref())
-                    .await?
-                    .as_str()
-                {
+                let chose = self.run(SELECT_JS, loc, action.value.as_deref()).await;
+                let Some(chose) = self.answered(chose, "in a change handler").await? else {
+                    return Ok(());
+                };
+                match chose.as_str() {
                     Some("ok") => Ok(()),
                     Some(_) => Err(BrowserError::Step(format!(
                         "no option {:?} in {loc}",
@@ -217,7 +220,11 @@ impl Actor<'_> {
             }
             ActionKind::Submit => {
                 let loc = target()?;
-                match self.run(SUBMIT_JS, loc, None).await?.as_str() {
+                let sent = self.run(SUBMIT_JS, loc, None).await;
+                let Some(sent) = self.answered(sent, "in a submit handler").await? else {
+                    return Ok(());
+                };
+                match sent.as_str() {
                     Some("ok") => Ok(()),
                     Some(_) => Err(BrowserError::Step(format!("{loc} is not in a form"))),
                     None => Err(BrowserError::NotFound(loc.to_string())),
@@ -330,7 +337,44 @@ impl Actor<'_> {
             events.push(Self::mouse_params(MouseReleased, aim.x, aim.y, n)?);
         }
         let sent = events.into_iter().map(|p| call(self.page, p, self.cdp));
-        futures::future::try_join_all(sent).await.map(|_| ())
+        let pressed = futures::future::try_join_all(sent).await.map(|_| ());
+        self.unless_stuck(pressed, "in a click").await
+    }
+
+    /// A script of ours that dispatched to the page's handlers: its value, or None when a
+    /// handler never returned and was terminated (see `unless_stuck`).
+    async fn answered(
+        &self,
+        r: Result<serde_json::Value, BrowserError>,
+        during: &str,
+    ) -> Result<Option<serde_json::Value>, BrowserError> {
+        match r {
+            Ok(v) => Ok(Some(v)),
+            Err(e) => self.unless_stuck(Err(e), during).await.map(|()| None),
+        }
+    }
+
+    /// An input or script whose answer timed out because a handler of the page never
+    /// returned: the script is terminated, a Hang says so, and the step goes on (the wait
+    /// and the scan then find an answering page). Any other outcome as it is.
+    async fn unless_stuck(
+        &self,
+        r: Result<(), BrowserError>,
+        during: &str,
+    ) -> Result<(), BrowserError> {
+        match r {
+            Err(BrowserError::Timeout(what)) => {
+                if crate::stability::unstick(self.page, self.cdp).await == Unstuck::Answers {
+                    tracing::debug!(%what, "a handler kept the page busy; terminated");
+                    self.shared
+                        .push(crate::stability::stuck_event(self.cdp.as_millis(), during));
+                    Ok(())
+                } else {
+                    Err(BrowserError::Timeout(what))
+                }
+            }
+            other => other,
+        }
     }
 
     async fn mouse(
@@ -341,7 +385,8 @@ impl Actor<'_> {
         clicks: i64,
     ) -> Result<(), BrowserError> {
         let p = Self::mouse_params(kind, x, y, clicks)?;
-        call(self.page, p, self.cdp).await.map(|_| ())
+        let moved = call(self.page, p, self.cdp).await.map(|_| ());
+        self.unless_stuck(moved, "in a mouse move").await
     }
 
     pub async fn click(&self, loc: &str, clicks: i64) -> Result<(), BrowserError> {
@@ -425,8 +470,12 @@ impl Actor<'_> {
                     .map(|_| ())
             }
         };
-        futures::future::try_join(deleting, inserting).await?;
-        self.run(BLUR_JS, loc, None).await.map(|_| ())
+        let typed = futures::future::try_join(deleting, inserting)
+            .await
+            .map(|_| ());
+        self.unless_stuck(typed, "in typing").await?;
+        let blurred = self.run(BLUR_JS, loc, None).await.map(|_| ());
+        self.unless_stuck(blurred, "in leaving a field").await
     }
 
     async fn back(&self) -> Result<(), BrowserError> {

@@ -10,7 +10,10 @@
   const TYPES = new Set(["click", "dblclick", "mousedown", "mouseup", "pointerdown", "pointerup", "keydown"]);
   const marks = new WeakMap();
   Object.defineProperty(window, K, { value: marks });
-  const isEl = t => typeof Element !== "undefined" && t instanceof Element;
+  // Captured before the page's scripts: the wrappers run inside the page's calls, after
+  // it may have rewritten Function.prototype.call or the Element global.
+  const apply = Reflect.apply, El = typeof Element !== "undefined" ? Element : null;
+  const isEl = t => El !== null && t instanceof El;
   const handlersOf = (t, type) => {
     let byType = marks.get(t);
     if (!byType) { byType = new Map(); marks.set(t, byType); }
@@ -23,14 +26,14 @@
   // Wrapped, not replaced: the page's call goes through unchanged whatever we do.
   const wrappedAdd = function addEventListener(type, fn, opts) {
     try { if (fn && TYPES.has(type) && isEl(this)) handlersOf(this, type).add(fn); } catch (e) { /* never break the page */ }
-    return add.call(this, type, fn, opts);
+    return apply(add, this, arguments);
   };
   const wrappedRemove = function removeEventListener(type, fn, opts) {
     try {
       const byType = TYPES.has(type) && isEl(this) ? marks.get(this) : null;
       if (byType && byType.has(type)) byType.get(type).delete(fn);
     } catch (e) { /* never break the page */ }
-    return remove.call(this, type, fn, opts);
+    return apply(remove, this, arguments);
   };
   Object.defineProperty(proto, "addEventListener", { value: wrappedAdd, writable: true, configurable: true });
   Object.defineProperty(proto, "removeEventListener", { value: wrappedRemove, writable: true, configurable: true });
@@ -52,7 +55,7 @@
             set.delete(ON);
             if (typeof fn === "function") set.add(ON);
           } catch (e) { /* never break the page */ }
-          return d.set.call(this, fn);
+          return apply(d.set, this, [fn]);
         },
       });
     }

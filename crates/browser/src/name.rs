@@ -208,8 +208,11 @@ pub(crate) async fn resolve(
 ) -> Result<String, wayfarer_core::EnvError> {
     use wayfarer_core::EnvError;
     let arg = |v: &str| serde_json::to_string(v).unwrap_or_else(|_| "\"\"".into());
+    let body = crate::scan::guarded(&format!(
+        "{NAMES_JS}\n{RESOLVE_JS}\nreturn __wfResolve(kind, by, value);"
+    ));
     let script = format!(
-        "((kind, by, value) => {{ {NAMES_JS}\n{RESOLVE_JS}\nreturn __wfResolve(kind, by, value); }})({}, {}, {})",
+        "((kind, by, value) => {{ {body} }})({}, {}, {})",
         arg(c.kind.as_str()),
         arg(&c.by),
         arg(&c.value)

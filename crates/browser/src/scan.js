@@ -35,8 +35,20 @@
   }
   // Elements of the main document: a cheap fingerprint a guessed page is checked against.
   function domSize() { return document.getElementsByTagName("*").length; }
+  // The first `max` characters of the text under `node` (textContent's text), without
+  // building the whole of it: a 50 MB page's textContent cost seconds a scan.
+  function textHead(node, max) {
+    if (!node) return "";
+    if (node.nodeType === 3) return node.data.length > max ? node.data.slice(0, max) : node.data;
+    let out = "";
+    const w = document.createTreeWalker(node, NodeFilter.SHOW_TEXT);
+    for (let n = w.nextNode(); n && out.length < max; n = w.nextNode()) out += n.data.length > max ? n.data.slice(0, max) : n.data;
+    return out.length > max ? out.slice(0, max) : out;
+  }
+  // Characters of a text read for a name or label: enough for 100 once spaces collapse.
+  const TEXT_HEAD = 10000;
   if (ERR_ONLY) {
-    const all = document.documentElement ? document.documentElement.textContent || "" : "";
+    const all = textHead(document.documentElement, 2000000);
     if (!ERROR_PATTERNS.some(re => re.test(all))) return JSON.stringify({ error_text: null, app: appProbe(), dom_size: domSize() });
   }
   const deny = (cfg.deny || []).map(r => ({ selector: r.selector || null, text: r.text ? r.text.toLowerCase() : null }));
@@ -46,6 +58,13 @@
   let textLeaves = 0;
   let errorCorpus = "";
   const loweredErrorCap = 200000;
+  // The walk stops after this many elements, or once nothing more would be kept (every
+  // list full): a page of 50,000 elements kept the first 2000 but paid style and layout
+  // reads for all of them. The same in both modes, so the probe's error text is the scan's.
+  const MAX_VISIT = cfg.maxVisit || 30000;
+  let visited = 0;
+  const saturated = () => visited >= MAX_VISIT || (errorCorpus.length >= loweredErrorCap
+    && (ERR_ONLY || (elements.length >= MAX_EL && tags.length >= MAX_TAGS && html.length >= MAX_HTML)));
 
   const squash = (s, n) => { s = (s || "").replace(/\s+/g, " ").trim(); return s.length > n ? s.slice(0, n) : s; };
   const esc = s => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
@@ -67,14 +86,30 @@
   }
   const attrSel = (name, v) => "[" + name + "=\"" + v.replace(/\\/g, "\\\\").replace(/"/g, "\\\"") + "\"]";
   const pathCache = new Map();
+  // Per parent node, in one pass over its children: each child's rank among the siblings
+  // of its tag, and how many share each tag. A pass per child was quadratic: 50,000
+  // siblings took 8-13 s a scan.
+  const ranks = new Map();
+  function rankOf(el) {
+    const parent = el.parentNode;
+    if (!parent) return [1, 1];
+    let r = ranks.get(parent);
+    if (!r) {
+      const rank = new Map(), count = new Map();
+      for (let s = parent.firstElementChild; s; s = s.nextElementSibling) {
+        const k = (count.get(s.localName) || 0) + 1;
+        count.set(s.localName, k);
+        rank.set(s, k);
+      }
+      r = [rank, count];
+      ranks.set(parent, r);
+    }
+    return [r[0].get(el) || 1, r[1].get(el.localName) || 1];
+  }
   function segment(el) {
     const tag = CSS.escape(el.localName);
-    const parent = el.parentElement;
-    if (!parent) return tag;
-    let n = 0, k = 0;
-    for (let s = parent.firstElementChild; s; s = s.nextElementSibling) {
-      if (s.localName === el.localName) { n++; if (s === el) k = n; }
-    }
+    if (!el.parentElement) return tag;
+    const [k, n] = rankOf(el);
     return n > 1 ? tag + ":nth-of-type(" + k + ")" : tag;
   }
   function uniqueId(el, info) {
@@ -106,17 +141,13 @@
   }
   function xpathOf(el) {
     const parts = [];
-    for (let e = el; e && e.nodeType === 1; e = e.parentElement) {
-      let k = 1;
-      for (let s = e.previousElementSibling; s; s = s.previousElementSibling) if (s.localName === e.localName) k++;
-      parts.unshift(e.localName + "[" + k + "]");
-    }
+    for (let e = el; e && e.nodeType === 1; e = e.parentElement) parts.unshift(e.localName + "[" + rankOf(e)[0] + "]");
     return "/" + parts.join("/");
   }
 
   // A label's text without the control's own text (a wrapping label holds the control).
   function textOutside(label, el) {
-    if (!label.contains(el)) return label.textContent;
+    if (!label.contains(el)) return textHead(label, TEXT_HEAD);
     let out = "";
     const w = document.createTreeWalker(label, NodeFilter.SHOW_TEXT);
     for (let n = w.nextNode(); n; n = w.nextNode()) if (!el.contains(n)) out += n.data;
@@ -139,7 +170,7 @@
       const lb = el.getAttribute("aria-labelledby");
       if (lb) {
         const root = el.getRootNode();
-        const t = squash(lb.split(/\s+/).map(id => { const r = root.getElementById ? root.getElementById(id) : null; return r ? r.textContent : ""; }).join(" "), 100);
+        const t = squash(lb.split(/\s+/).map(id => { const r = root.getElementById ? root.getElementById(id) : null; return r ? textHead(r, TEXT_HEAD) : ""; }).join(" "), 100);
         if (t) return t;
       }
       // Nearest preceding text: previous siblings, then the parent's, three levels up.
@@ -147,7 +178,7 @@
       for (let depth = 0; depth < 3 && node; depth++) {
         for (let s = node.previousSibling; s; s = s.previousSibling) {
           if (s.nodeType === 1 && SKIP.has(s.localName)) continue;
-          const t = squash(s.textContent, 1000);
+          const t = squash(textHead(s, TEXT_HEAD), 1000);
           if (t) return t.length > 100 ? t.slice(t.length - 100) : t;
         }
         node = node.parentNode;
@@ -220,11 +251,13 @@
       return "";
     }
     if (tag === "select" || tag === "textarea") return "";
-    return squash(el.textContent, 100);
+    return squash(textHead(el, TEXT_HEAD), 100);
   }
 
   // ctx: {prefix, xprefix, ox, oy, hidden, cursor, denied}
   function visit(el, ctx) {
+    if (saturated()) return;
+    visited++;
     const tag = el.localName;
     if (!ERR_ONLY && tags.length < MAX_TAGS) tags.push(tag);
     const skip = SKIP.has(tag);
@@ -233,7 +266,8 @@
     if (!hidden && !skip) {
       cs = getComputedStyle(el);
       if (cs.display === "none") hidden = true;
-      else {
+      // The box only matters for an element still to be kept, or a frame's offset.
+      else if (elements.length < MAX_EL || tag === "iframe" || tag === "frame") {
         const b = el.getBoundingClientRect();
         rect = b;
         visible = b.width > 0 && b.height > 0 && cs.visibility !== "hidden" && cs.visibility !== "collapse";
@@ -315,13 +349,14 @@
         visit(doc.documentElement, sub);
       }
     }
-    for (let c = el.firstChild; c; c = c.nextSibling) {
+    for (let c = el.firstChild; c && !saturated(); c = c.nextSibling) {
       if (c.nodeType === 1) visit(c, child);
       else if (c.nodeType === 3) {
         const t = c.data;
         if (!t.trim()) continue;
-        if (html.length < MAX_HTML) html += esc(t.replace(/\s+/g, " "));
-        if (!hidden && errorCorpus.length < loweredErrorCap) errorCorpus += t + "\n";
+        if (html.length < MAX_HTML) html += esc((t.length > MAX_HTML ? t.slice(0, MAX_HTML) : t).replace(/\s+/g, " "));
+        const room = loweredErrorCap - errorCorpus.length;
+        if (!hidden && room > 0) errorCorpus += (t.length > room ? t.slice(0, room) : t) + "\n";
       }
     }
     if (html.length < MAX_HTML) html += "</" + tag + ">";

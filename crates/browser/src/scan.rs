@@ -1,6 +1,8 @@
 //! The scan: one `Runtime.evaluate` of scan.js, whose JSON string result deserializes
 //! straight into `wayfarer_core::Observation`.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use chromiumoxide::Page;
@@ -11,9 +13,13 @@ use crate::cdp::{eval, BrowserError};
 use crate::scan_answer::Caps;
 
 const SCAN_JS: &str = include_str!("scan.js");
+/// The builtins as the document started with them, and the guard that restores them.
+const PRISTINE_JS: &str = include_str!("pristine.js");
 const MAX_ELEMENTS: usize = 2000;
 const MAX_TAGS: usize = 5000;
 const MAX_HTML: usize = 100_000;
+/// Elements the walk visits at most (main document, frames and shadow roots together).
+const MAX_VISIT: usize = 30_000;
 const MISSING: &str = "__wayfarer_scan_missing__";
 
 /// The two scan expressions of a run: `call` uses the function installed in the document
@@ -24,6 +30,8 @@ pub(crate) struct ScanScript {
     call: String,
     install: String,
     pub(crate) errors_cfg: String,
+    /// Whether this run has said that a page was larger than what the scan keeps.
+    capped_said: Arc<AtomicBool>,
 }
 
 const KEY: &str = "Symbol.for(\"wayfarer.scan\")";
@@ -32,22 +40,41 @@ const KEY: &str = "Symbol.for(\"wayfarer.scan\")";
 /// statement returns), or answers MISSING when the document has none yet.
 pub(crate) fn with_scan_fn(params: &str, body: &str, args: &str) -> String {
     format!(
-        "(({params}) => {{ const f = window[{KEY}]; if (!f) return \"{MISSING}\"; {body} }})({args})"
+        "(({params}) => {{ const f = window[{KEY}]; if (!f) return \"{MISSING}\"; return f.guard(() => {{ {body} }}); }})({args})"
     )
 }
 
 /// The same, installing the scan function first.
 pub(crate) fn installing_scan_fn(params: &str, body: &str, args: &str) -> String {
     format!(
-        "(({params}) => {{ const K = {KEY}; if (!window[K]) Object.defineProperty(window, K, {{ value: {SCAN_JS} }}); const f = window[K]; {body} }})({args})"
+        "(({params}) => {{ const K = {KEY}; {define} const f = window[K]; return f.guard(() => {{ {body} }}); }})({args})",
+        define = define_scan()
     )
 }
 
 /// Defines the scan function in a new document (an init script); the expressions above
 /// still install it where it is missing (documents older than the session, about:blank).
 pub(crate) fn init_script() -> String {
+    format!("(() => {{ const K = {KEY}; {} }})();", define_scan())
+}
+
+/// With `K` the key: defines the scan function, which runs guarded, with the guard as
+/// its `guard` property (see pristine.js), unless the document has it.
+fn define_scan() -> String {
     format!(
-        "(() => {{ const K = {KEY}; if (!window[K]) Object.defineProperty(window, K, {{ value: {SCAN_JS} }}); }})();"
+        "if (!window[K]) {{ const guard = {PRISTINE_JS}; const scan = {SCAN_JS}; \
+         const f = function (cfg) {{ return guard(() => scan(cfg)); }}; \
+         Object.defineProperty(f, \"guard\", {{ value: guard }}); Object.defineProperty(window, K, {{ value: f }}); }}"
+    )
+}
+
+/// A function body (its last statement returns) that runs `body` with the builtins the
+/// document started with (see pristine.js), or as it is where no scan function is
+/// installed yet.
+pub(crate) fn guarded(body: &str) -> String {
+    format!(
+        "const __wfGuard = window[{KEY}]; const __wfBody = () => {{ {body} }}; \
+         return __wfGuard && __wfGuard.guard ? __wfGuard.guard(__wfBody) : __wfBody();"
     )
 }
 
@@ -58,6 +85,7 @@ pub(crate) fn scan_script(deny: &[DenyRule]) -> ScanScript {
         "maxElements": MAX_ELEMENTS,
         "maxTags": MAX_TAGS,
         "maxHtml": MAX_HTML,
+        "maxVisit": MAX_VISIT,
     })
     .to_string();
     let errors_cfg = serde_json::json!({
@@ -65,6 +93,7 @@ pub(crate) fn scan_script(deny: &[DenyRule]) -> ScanScript {
         "maxElements": 0,
         "maxTags": 0,
         "maxHtml": 0,
+        "maxVisit": MAX_VISIT,
         "errorsOnly": true,
     })
     .to_string();
@@ -73,6 +102,7 @@ pub(crate) fn scan_script(deny: &[DenyRule]) -> ScanScript {
         call: with_scan_fn("", &body, ""),
         install: installing_scan_fn("", &body, ""),
         errors_cfg,
+        capped_said: Arc::default(),
     }
 }
 
@@ -120,5 +150,27 @@ pub(crate) async fn scan(
         tags: MAX_TAGS,
         html: MAX_HTML,
     };
-    crate::scan_answer::observation(&s, &caps)
+    let o = crate::scan_answer::observation(&s, &caps)?;
+    say_if_capped(&o, &script.capped_said);
+    Ok(o)
+}
+
+/// A page larger than what the scan keeps is seen in part: said once a run (a warning),
+/// then at debug level.
+fn say_if_capped(o: &Observation, said: &AtomicBool) {
+    let size = o.dom_size.unwrap_or(0) as usize;
+    if o.elements.len() < MAX_ELEMENTS && size <= MAX_VISIT {
+        return;
+    }
+    let what = format!(
+        "{} holds {size} elements: the scan walks the first {MAX_VISIT} and keeps the first \
+         {MAX_ELEMENTS} actionable or text ones ({} kept); the rest is not explored",
+        o.url,
+        o.elements.len()
+    );
+    if said.swap(true, Ordering::Relaxed) {
+        tracing::debug!("{what}");
+    } else {
+        tracing::warn!("{what}");
+    }
 }

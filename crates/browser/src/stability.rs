@@ -9,10 +9,11 @@ use std::time::{Duration, Instant};
 
 use chromiumoxide::cdp::browser_protocol::page::StopLoadingParams;
 use chromiumoxide::cdp::browser_protocol::target::CloseTargetParams;
+use chromiumoxide::cdp::js_protocol::runtime::TerminateExecutionParams;
 use chromiumoxide::{Browser, Page};
 use wayfarer_core::{Event, EventKind};
 
-use crate::cdp::{call, call_browser, eval};
+use crate::cdp::{call, call_browser, eval, BrowserError};
 use crate::events::SharedRef;
 
 /// Installed on every new document (and lazily by the poll): the time of the last sign of
@@ -30,6 +31,9 @@ const STABILITY_INSTALL: &str = r#"(() => {
   const K = Symbol.for("wayfarer.stability");
   if (window[K]) return window[K];
   const now = () => performance.now();
+  // Captured before the page's scripts: the wrappers below run inside the page's calls,
+  // after it may have rewritten Function.prototype.call or Array.prototype.slice.
+  const apply = Reflect.apply, listen = EventTarget.prototype.addEventListener, toNumber = Number;
   const s = { t: now(), leaving: 0, work: new Map(), gen: 0, ups: 0, id: Math.random() };
   const touch = () => { s.t = now(); };
   // Chrome acknowledges a dispatched click before the page has handled it (input waits
@@ -64,7 +68,7 @@ const STABILITY_INSTALL: &str = r#"(() => {
     const f = window.fetch;
     if (typeof f === "function") window.fetch = function () {
       touch();
-      const p = f.apply(this, arguments);
+      const p = apply(f, this, arguments);
       const k = track(s.gen, now(), __REQUEST_MS__);
       const end = () => { done(k); touch(); };
       try { p.then(end, end); } catch (e) { done(k); }
@@ -75,8 +79,8 @@ const STABILITY_INSTALL: &str = r#"(() => {
       touch();
       const k = track(s.gen, now(), __REQUEST_MS__);
       const end = () => { done(k); touch(); };
-      this.addEventListener("loadend", end);
-      try { return send.apply(this, arguments); } catch (e) { done(k); throw e; }
+      apply(listen, this, ["loadend", end]);
+      try { return apply(send, this, arguments); } catch (e) { done(k); throw e; }
     };
   } catch (e) { /* a locked-down page */ }
   // Runs a scheduled callback as link `gen`: what it schedules is link `gen + 1`. Only
@@ -84,46 +88,47 @@ const STABILITY_INSTALL: &str = r#"(() => {
   const run = (fn, self, args, gen, k) => {
     const outer = s.gen;
     s.gen = gen;
-    try { return fn.apply(self, args); } finally { s.gen = outer; if (k) touch(); }
+    try { return apply(fn, self, args); } finally { s.gen = outer; if (k) touch(); }
   };
   try {
     const setT = window.setTimeout, clearT = window.clearTimeout;
     const timers = new Map();
     window.setTimeout = function (fn, delay) {
-      const d = Number(delay) || 0;
-      if (typeof fn !== "function" || d > __SHORT_MS__) return setT.apply(this, arguments);
-      const gen = s.gen + 1, args = Array.prototype.slice.call(arguments, 2);
+      const d = toNumber(delay) || 0;
+      if (typeof fn !== "function" || d > __SHORT_MS__) return apply(setT, this, arguments);
+      const gen = s.gen + 1, args = [];
+      for (let i = 2; i < arguments.length; i++) args[i - 2] = arguments[i];
       const k = track(gen, now() + d, __STALE_MS__);
-      const id = setT.call(this, function () {
+      const id = apply(setT, this, [function () {
         timers.delete(id);
         done(k);
         return run(fn, this, args, gen, k);
-      }, d);
+      }, d]);
       if (k) timers.set(id, k);
       return id;
     };
     window.clearTimeout = function (id) {
       done(timers.get(id));
       timers.delete(id);
-      return clearT.apply(this, arguments);
+      return apply(clearT, this, arguments);
     };
     const raf = window.requestAnimationFrame, caf = window.cancelAnimationFrame;
     const frames = new Map();
     window.requestAnimationFrame = function (fn) {
-      if (typeof fn !== "function") return raf.apply(this, arguments);
+      if (typeof fn !== "function") return apply(raf, this, arguments);
       const gen = s.gen + 1, k = track(gen, now(), __STALE_MS__);
-      const id = raf.call(this, function (ts) {
+      const id = apply(raf, this, [function (ts) {
         frames.delete(id);
         done(k);
         return run(fn, this, [ts], gen, k);
-      });
+      }]);
       if (k) frames.set(id, k);
       return id;
     };
     window.cancelAnimationFrame = function (id) {
       done(frames.get(id));
       frames.delete(id);
-      return caf.apply(this, arguments);
+      return apply(caf, this, arguments);
     };
   } catch (e) { /* a locked-down page */ }
   try {
@@ -317,6 +322,55 @@ pub(crate) async fn close_popups(browser: &Browser, shared: &SharedRef, cdp: Dur
     }
 }
 
+/// Main documents one wait may see requested before the page counts as navigating in a
+/// loop (a link and a redirect or two are fewer).
+const NAVIGATION_LOOP: u64 = 5;
+
+/// How long a page that had its script terminated may take to answer again.
+const UNSTUCK_CHECK: Duration = Duration::from_secs(2);
+
+/// What `unstick` found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Unstuck {
+    /// The page answers again: the script that ran, if one did, was terminated. (The
+    /// check cannot tell: a command of ours queued behind the busy page, such as a poll
+    /// given up on, may have run first and taken the termination.)
+    Answers,
+    /// The termination fell on the check itself: no script was running, the page was
+    /// busy with something else (layout, parsing), and nothing of the page's was stopped.
+    NothingRan,
+    /// The page still does not answer.
+    Silent,
+}
+
+/// A page whose main thread runs a script without end (`while (true) {}` in a handler)
+/// answers nothing, and Chrome holds every later command, so the run would go on only by
+/// relaunching the browser. `Runtime.terminateExecution` interrupts the running script
+/// from outside it (or, with none running, the next one: the check below).
+pub(crate) async fn unstick(page: &Page, cdp: Duration) -> Unstuck {
+    if let Err(e) = call(page, TerminateExecutionParams::default(), cdp).await {
+        tracing::debug!(%e, "terminateExecution");
+        return Unstuck::Silent;
+    }
+    let answered = eval(page, "1", UNSTUCK_CHECK.min(cdp)).await;
+    tracing::debug!(?answered, "page after terminateExecution");
+    match answered {
+        Ok(_) => Unstuck::Answers,
+        Err(BrowserError::Timeout(_)) | Err(BrowserError::Dead(_)) => Unstuck::Silent,
+        Err(_) => Unstuck::NothingRan,
+    }
+}
+
+/// The Hang of a page that did not answer for `ms` and answers after `unstick`.
+pub(crate) fn stuck_event(ms: u128, during: &str) -> Event {
+    Event::new(
+        EventKind::Hang,
+        format!(
+            "page not stable: no answer for {ms} ms {during}; the script running, if any, was terminated"
+        ),
+    )
+}
+
 /// One poll's view of the page.
 #[derive(Clone, Copy, Debug)]
 struct Look {
@@ -402,6 +456,11 @@ pub(crate) async fn wait_stable(
     let mut installed = false;
     let max_age = lim.stable.max(lim.load);
     let bound_for = |doc_pending: bool| if doc_pending { max_age } else { lim.stable };
+    // When the page last answered a poll (a script that never ends keeps it silent).
+    let mut heard = Instant::now();
+    // Main documents requested so far: many more by the bound is a page that keeps
+    // navigating itself (a script or meta refresh sending it on forever).
+    let documents = shared.lock().documents;
     loop {
         close_popups(browser, shared, lim.cdp).await;
         // Requests and loads count while they were younger than `max_age` when this wait
@@ -413,6 +472,9 @@ pub(crate) async fn wait_stable(
         let bound = left.clamp(Duration::from_millis(50), lim.cdp);
         let answer = eval(page, POLL, bound).await;
         let answered = asked.elapsed();
+        if !matches!(answer, Err(BrowserError::Timeout(_))) {
+            heard = Instant::now();
+        }
         if !installed && matches!(answer, Ok(serde_json::Value::Null)) {
             installed = true;
             let _ = eval(page, stability_install(false), bound).await;
@@ -490,13 +552,30 @@ pub(crate) async fn wait_stable(
         }
         if now >= deadline {
             let waited = start.elapsed().as_millis();
-            if doc_pending || loading || dom.is_none() {
+            // Silent for long, not loading: most likely a script that does not end; a page
+            // busy for a moment when the bound came is only reported.
+            let silent = heard.elapsed();
+            if silent >= lim.stable.min(lim.cdp) / 2
+                && !doc_pending
+                && !loading
+                && unstick(page, lim.cdp).await == Unstuck::Answers
+            {
+                tracing::debug!(?silent, "a script kept the page busy; terminated");
+                return Some(stuck_event(silent.as_millis(), "after the action"));
+            }
+            let hops = shared.lock().documents.saturating_sub(documents);
+            let looping = hops >= NAVIGATION_LOOP;
+            if doc_pending || loading || dom.is_none() || looping {
                 // A navigation that never finishes (or a page that does not answer, which
                 // is what a pending one looks like): stop it and go on with what is shown;
-                // Chrome would hold every later command while it is pending.
+                // Chrome would hold every later command while it is pending. Between two
+                // hops of a loop nothing may be loading: stopped all the same, or the next
+                // action would race the next hop.
                 let _ = call(page, StopLoadingParams::default(), lim.cdp).await;
             }
-            let reason = if doc_pending {
+            let reason = if looping {
+                format!("{hops} documents loaded within {waited} ms, the page kept navigating (stopped)")
+            } else if doc_pending {
                 format!(
                     "load of {} did not finish within {waited} ms (stopped)",
                     sample.unwrap_or_default()
