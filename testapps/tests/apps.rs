@@ -177,6 +177,10 @@ fn hostile_hazards_pages() {
     assert!(huge.body.len() >= HUGE_BYTES, "{}", huge.body.len());
     assert!(huge.body.len() < HUGE_BYTES + 10_000);
     assert!(huge.body.trim_end().ends_with("</html>"));
+    assert_eq!(
+        huge.body.matches("<p>All work").count(),
+        HUGE_BYTES / (64 * 1024)
+    );
 }
 
 #[test]

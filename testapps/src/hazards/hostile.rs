@@ -17,7 +17,7 @@ use crate::common::fill;
 
 /// Elements `/crowd` holds (its item buttons; the layout's few come on top).
 pub const CROWD_ELEMENTS: usize = 50_000;
-/// Bytes of text `/huge/stream` sends inside its page.
+/// Bytes of paragraphs `/huge/stream` sends inside its page.
 pub const HUGE_BYTES: usize = 50 * 1024 * 1024;
 /// One chunk of `/huge/stream`.
 const HUGE_CHUNK: usize = 64 * 1024;
@@ -86,9 +86,12 @@ fn crowd_body() -> &'static str {
     })
 }
 
-/// One button spins forever in its click handler; the other works.
+/// One button spins forever in its click handler, one in a task just after its click;
+/// the last works.
 const SPIN: &str = r#"<h1>A click that never returns</h1>
 <p><button id="spin-forever" data-action-id="hazards.spin.forever" onclick="while (true) {}">Spin forever</button></p>
+<p><button id="spin-later" data-action-id="hazards.spin.later"
+  onclick="setTimeout(function () { while (true) {} }, 0)">Spin after the click</button></p>
 <p><button id="spin-hello" data-action-id="hazards.spin.hello"
   onclick="window.hellos = (window.hellos || 0) + 1; document.getElementById('spin-out').textContent = 'hello ' + window.hellos">Say hello</button></p>
 <p id="spin-out">nothing said yet</p>"#;
@@ -228,7 +231,8 @@ const HUGE: &str = r#"<h1>A huge answer</h1>
   onclick="document.getElementById('huge-out').textContent = 'stayed'">Stay here</button></p>
 <p id="huge-out"></p>"#;
 
-/// 50 MB of text in a `<pre>` inside the hazards layout, streamed in 64 KB chunks.
+/// 50 MB of text inside the hazards layout, streamed in 64 KB chunks of one paragraph
+/// each (one growing `<pre>` made Chromium lay out all of it again and again: ~1.5 MB/s).
 async fn huge_stream() -> Response {
     static CHUNK: std::sync::OnceLock<Bytes> = std::sync::OnceLock::new();
     let chunk = CHUNK
@@ -236,12 +240,14 @@ async fn huge_stream() -> Response {
             let line =
                 "All work and no play makes a very long page; the driver must not read it all.\n";
             let mut s = String::with_capacity(HUGE_CHUNK);
-            while s.len() + line.len() <= HUGE_CHUNK {
+            s.push_str("<p>");
+            while s.len() + line.len() + 5 <= HUGE_CHUNK {
                 s.push_str(line);
             }
-            while s.len() < HUGE_CHUNK {
+            while s.len() + 5 < HUGE_CHUNK {
                 s.push('.');
             }
+            s.push_str("</p>\n");
             Bytes::from(s)
         })
         .clone();
@@ -255,9 +261,9 @@ async fn huge_stream() -> Response {
     );
     let (head, tail) = page.split_once(BODY_MARK).unwrap_or((&page, ""));
     let head = Bytes::from(format!(
-        "{head}<h1>A 50 MB page</h1>\n<pre id=\"huge-text\">"
+        "{head}<h1>A 50 MB page</h1>\n<div id=\"huge-text\">\n"
     ));
-    let tail = Bytes::from(format!("</pre>{tail}"));
+    let tail = Bytes::from(format!("</div>{tail}"));
     let chunks = HUGE_BYTES / HUGE_CHUNK;
     let parts = std::iter::once(head)
         .chain(std::iter::repeat_n(chunk, chunks))
