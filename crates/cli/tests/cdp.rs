@@ -8,25 +8,37 @@ use std::time::{Duration, Instant};
 
 use wayfarer_testapps::{App, ServeOptions, Server};
 
+/// The Chromium this test started, killed when the test ends, even by a panic.
+struct Started(Child);
+
+impl Drop for Started {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 /// A headless Chromium on a free debugging port; its port comes from the profile's
 /// `DevToolsActivePort` file.
-fn start_chromium(profile: &Path) -> (Child, u16) {
+fn start_chromium(profile: &Path) -> (Started, u16) {
     let chrome = wayfarer_browser::find_chrome(None).expect("Chromium is installed");
-    let child = Command::new(chrome)
-        .args([
-            "--headless=new",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--no-first-run",
-            "--remote-debugging-address=127.0.0.1",
-            "--remote-debugging-port=0",
-        ])
-        .arg(format!("--user-data-dir={}", profile.display()))
-        .arg("about:blank")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let child = Started(
+        Command::new(chrome)
+            .args([
+                "--headless=new",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--no-first-run",
+                "--remote-debugging-address=127.0.0.1",
+                "--remote-debugging-port=0",
+            ])
+            .arg(format!("--user-data-dir={}", profile.display()))
+            .arg("about:blank")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
     let file = profile.join("DevToolsActivePort");
     let started = Instant::now();
     loop {
@@ -79,12 +91,11 @@ fn a_separately_started_chromium_serves_a_whole_run_and_stays_up() {
     assert!(dir.path().join("run/report.html").exists());
     // Not ours to close: the browser still answers on its port.
     assert!(
-        chromium.try_wait().unwrap().is_none(),
+        chromium.0.try_wait().unwrap().is_none(),
         "the attached browser was closed"
     );
     let version = std::net::TcpStream::connect(("127.0.0.1", port));
     assert!(version.is_ok(), "the debugging port is gone");
-    chromium.kill().unwrap();
-    chromium.wait().unwrap();
+    drop(chromium);
     server.shutdown();
 }

@@ -80,8 +80,10 @@ fn a_login_step_whose_selector_matches_nothing_fails_fast_with_its_number_and_th
 fn logged_out_mid_run_is_noticed_reset_and_counted() {
     let server = Server::start(App::Expense, ServeOptions::default()).unwrap();
     let url = server.url();
-    let mut config = wayfarer_core::config::BrowserConfig::default();
-    config.stable_timeout_ms = 3000;
+    let config = wayfarer_core::config::BrowserConfig {
+        stable_timeout_ms: 3000,
+        ..Default::default()
+    };
     let mut env = BrowserEnv::launch(BrowserOptions {
         login: demo_login(),
         chrome: Some(find_chrome(None).unwrap()),
