@@ -220,7 +220,10 @@ quiet_ms = 150
     #[test]
     fn the_subresource_policy_is_allow_by_default_block_on_request_and_nothing_else() {
         use wayfarer_core::config::Subresources;
-        assert_eq!(parse("", env).unwrap().scope.subresources, Subresources::Allow);
+        assert_eq!(
+            parse("", env).unwrap().scope.subresources,
+            Subresources::Allow
+        );
         let c = parse("[scope]\nsubresources = \"block\"\n", env).unwrap();
         assert_eq!(c.scope.subresources, Subresources::Block);
         let e = format!(
