@@ -173,6 +173,26 @@ impl BrowserEnv {
         None
     }
 
+    /// Stop whatever script keeps the page from answering; true when it answers again
+    /// (the next outcome then holds a hang saying so).
+    fn unstuck(&mut self) -> bool {
+        let Ok(page) = self.inner.page() else {
+            return false;
+        };
+        let cdp = self.inner.lim.cdp;
+        let answers = matches!(
+            self.rt.block_on(crate::stability::unstick(&page, cdp)),
+            crate::stability::Unstuck::Answers
+        );
+        if answers {
+            self.inner.shared.push(crate::stability::stuck_event(
+                2 * cdp.as_millis(),
+                "over two calls in a row",
+            ));
+        }
+        answers
+    }
+
     fn crashed(&self) -> bool {
         self.inner.shared.lock().crashed
     }
@@ -215,7 +235,12 @@ impl BrowserEnv {
             Err(BrowserError::Dead(why)) => self.restart(why).map(recovered),
             Err(e @ BrowserError::Timeout(_)) => {
                 self.timeouts_in_row += 1;
-                if self.timeouts_in_row >= 2 {
+                if self.timeouts_in_row >= 2 && self.unstuck() {
+                    // A script of the page's own that never ended (one started between
+                    // steps) was stopped: the same page goes on, no relaunch.
+                    self.timeouts_in_row = 0;
+                    Err(EnvError::Step(e.to_string()))
+                } else if self.timeouts_in_row >= 2 {
                     self.restart(format!("two CDP calls in a row timed out (last: {e})"))
                         .map(recovered)
                 } else {

@@ -1022,3 +1022,43 @@ fn locators_resolve_to_the_one_element_they_name() {
     assert_eq!(o.observation.title, "shadow");
     env.close();
 }
+
+#[test]
+fn a_page_that_starts_spinning_between_steps_is_stopped_without_a_relaunch() {
+    // Regression: two timed-out calls in a row relaunched the browser even when the page
+    // only ran a script without end (here one started by a timer after the load).
+    let page = r#"<!doctype html><body><p id="out">none</p>
+        <button id="go" onclick="document.getElementById('out').textContent = 'clicked ' + (++window.n)">go</button>
+        <script>window.n = 0; setTimeout(() => { while (true) {} }, 400);</script></body>"#;
+    let srv = TestServer::start(vec![("/", html(page))]);
+    let mut opts = options(&srv.url("/"));
+    opts.config.cdp_timeout_ms = 2000;
+    let mut env = launch(opts);
+    env.reset().unwrap();
+    std::thread::sleep(Duration::from_millis(800));
+    let mut hangs = vec![];
+    let mut clicked = None;
+    for _ in 0..4 {
+        match env.step(&Action::on(ActionKind::Click, "#go")) {
+            Ok(out) => {
+                hangs.extend(
+                    events_of(&out.events, EventKind::Hang)
+                        .into_iter()
+                        .map(|e| e.message.clone()),
+                );
+                if has_text(&out.observation, "clicked") {
+                    clicked = Some(out);
+                    break;
+                }
+            }
+            Err(e) => assert!(!e.is_fatal(), "{e}"),
+        }
+    }
+    assert_eq!(env.restarts(), 0, "the browser was relaunched");
+    assert!(clicked.is_some(), "the page never answered a click again");
+    assert!(
+        hangs.iter().any(|h| h.contains("terminated")),
+        "no hang says the script was stopped: {hangs:?}"
+    );
+    env.close();
+}
