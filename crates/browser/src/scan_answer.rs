@@ -243,52 +243,39 @@ mod tests {
         }
     }
 
-    /// Any JSON value, keys mostly those of an observation and its elements.
+    /// Any JSON value, keys mostly those of an observation and its elements, numbers at
+    /// the ends of the range among the scalars.
     fn any_json() -> impl Strategy<Value = Value> {
-        let key = prop_oneof![
-            3 => prop::sample::select(vec![
-                "url", "title", "tags", "html", "elements", "viewport", "page", "status",
-                "error_text", "app", "dom_size", "locator", "tag", "rect", "x", "y", "width",
-                "height", "attrs", "actionable", "options", "checked", "visible", "actions",
+        wayfarer_core::testing::any_json(
+            &[
+                "url",
+                "title",
+                "tags",
+                "html",
+                "elements",
+                "viewport",
+                "page",
+                "status",
+                "error_text",
+                "app",
+                "dom_size",
+                "locator",
+                "tag",
+                "rect",
+                "x",
+                "y",
+                "width",
+                "height",
+                "attrs",
+                "actionable",
+                "options",
+                "checked",
+                "visible",
+                "actions",
                 "state",
-            ])
-            .prop_map(String::from),
-            1 => any::<String>(),
-        ];
-        let leaf = prop_oneof![
-            Just(Value::Null),
-            any::<bool>().prop_map(Value::from),
-            any::<i64>().prop_map(Value::from),
-            any::<u64>().prop_map(Value::from),
-            any::<f64>().prop_map(Value::from),
-            prop::sample::select(vec![1.7e308, -1.7e308, -0.0, 5e-324]).prop_map(Value::from),
-            any::<String>().prop_map(Value::from),
-        ];
-        leaf.prop_recursive(6, 96, 10, move |inner| {
-            prop_oneof![
-                prop::collection::vec(inner.clone(), 0..40).prop_map(Value::Array),
-                prop::collection::btree_map(key.clone(), inner, 0..10)
-                    .prop_map(|m| Value::Object(m.into_iter().collect())),
-            ]
-        })
-    }
-
-    /// Every place in `v`, as a JSON pointer.
-    fn places(v: &Value, at: String, out: &mut Vec<String>) {
-        match v {
-            Value::Object(m) => {
-                for (k, v) in m {
-                    places(v, format!("{at}/{k}"), out);
-                }
-            }
-            Value::Array(a) => {
-                for (i, v) in a.iter().enumerate() {
-                    places(v, format!("{at}/{i}"), out);
-                }
-            }
-            _ => {}
-        }
-        out.push(at);
+            ],
+            [1.7e308, -1.7e308, -0.0, 5e-324].map(Value::from).to_vec(),
+        )
     }
 
     proptest! {
@@ -312,8 +299,7 @@ mod tests {
             with in any_json(),
         ) {
             let mut v = serde_json::to_value(full()).unwrap();
-            let mut all = Vec::new();
-            places(&v, String::new(), &mut all);
+            let all = wayfarer_core::testing::json_places(&v);
             let at = pick.get(&all).clone();
             match v.pointer_mut(&at) {
                 Some(slot) => *slot = with,

@@ -36,6 +36,8 @@ pub mod similarity;
 pub mod state;
 pub mod summary;
 pub mod tagseq;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
 pub mod trace;
 
 pub use agent::{Agent, SnapshotTable, StrategySnapshot, Transition, View};

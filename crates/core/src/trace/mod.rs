@@ -670,35 +670,38 @@ mod tests {
         }
     }
 
-    /// Any JSON value: scalars of every kind, and arrays and objects whose keys are
-    /// mostly the trace's own field names (so wrong types sit where fields are expected).
+    /// Any JSON value, keys mostly the trace's own field names, action kinds among the
+    /// strings.
     fn any_json() -> impl Strategy<Value = serde_json::Value> {
-        use serde_json::Value;
-        let key = prop_oneof![
-            3 => prop::sample::select(vec![
-                "version", "wayfarer", "setup", "expected", "steps", "start_url", "kind",
-                "signature", "message", "target", "value", "element", "url", "login", "tag",
-                "attrs", "same_name", "locator", "page", "oracles", "browser", "origin",
-            ])
-            .prop_map(String::from),
-            1 => any::<String>(),
-        ];
-        let leaf = prop_oneof![
-            Just(Value::Null),
-            any::<bool>().prop_map(Value::from),
-            any::<i64>().prop_map(Value::from),
-            any::<u64>().prop_map(Value::from),
-            any::<f64>().prop_map(Value::from),
-            any::<String>().prop_map(Value::from),
-            prop::sample::select(vec!["click", "type", "1", "exception", ""]).prop_map(Value::from),
-        ];
-        leaf.prop_recursive(6, 64, 8, move |inner| {
-            prop_oneof![
-                prop::collection::vec(inner.clone(), 0..8).prop_map(Value::Array),
-                prop::collection::btree_map(key.clone(), inner, 0..8)
-                    .prop_map(|m| Value::Object(m.into_iter().collect())),
-            ]
-        })
+        crate::testing::any_json(
+            &[
+                "version",
+                "wayfarer",
+                "setup",
+                "expected",
+                "steps",
+                "start_url",
+                "kind",
+                "signature",
+                "message",
+                "target",
+                "value",
+                "element",
+                "url",
+                "login",
+                "tag",
+                "attrs",
+                "same_name",
+                "locator",
+                "page",
+                "oracles",
+                "browser",
+                "origin",
+            ],
+            ["click", "type", "1", "exception", ""]
+                .map(serde_json::Value::from)
+                .to_vec(),
+        )
     }
 
     proptest::proptest! {
@@ -720,25 +723,8 @@ mod tests {
             with in any_json(),
         ) {
             // Every place in the trace's JSON, as a JSON pointer; one gets `with`.
-            fn places(v: &serde_json::Value, at: String, out: &mut Vec<String>) {
-                match v {
-                    serde_json::Value::Object(m) => {
-                        for (k, v) in m {
-                            places(v, format!("{at}/{k}"), out);
-                        }
-                    }
-                    serde_json::Value::Array(a) => {
-                        for (i, v) in a.iter().enumerate() {
-                            places(v, format!("{at}/{i}"), out);
-                        }
-                    }
-                    _ => {}
-                }
-                out.push(at);
-            }
             let mut json: serde_json::Value = serde_json::from_str(&rich().to_json()).unwrap();
-            let mut all = Vec::new();
-            places(&json, String::new(), &mut all);
+            let all = crate::testing::json_places(&json);
             let at = pick.get(&all).clone();
             match json.pointer_mut(&at) {
                 Some(slot) => *slot = with,
