@@ -2,39 +2,22 @@
 //! overwritten, files of other formats, directories where the file should be, and stores
 //! of other versions. `load` must never panic, and every error must name the file.
 
+mod common;
+
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, OnceLock};
 
+use common::Uniform;
 use proptest::prelude::*;
-use rand::Rng;
-use rand_chacha::ChaCha8Rng;
 use wayfarer_core::candidates::DenyText;
 use wayfarer_core::config::OracleConfig;
 use wayfarer_core::sim::{SimApp, SimEnv};
 use wayfarer_core::state::StructureAbstraction;
 use wayfarer_core::{
-    run, Action, Agent, Budget, Failure, Observer, Oracles, Progress, ResetRecord, RunOptions,
-    StepRecord, View,
+    run, Budget, Failure, Observer, Oracles, Progress, ResetRecord, RunOptions, StepRecord,
 };
 use wayfarer_store::{load, RunMeta, StoreWriter, STORE_FILE};
-
-/// Picks uniformly; types "x" where a value is needed.
-struct Uniform;
-
-impl Agent for Uniform {
-    fn name(&self) -> &str {
-        "uniform"
-    }
-    fn choose(&mut self, view: &View<'_>, rng: &mut ChaCha8Rng) -> Action {
-        let a = view.actions[rng.gen_range(0..view.actions.len())].clone();
-        if a.kind == wayfarer_core::ActionKind::Type {
-            a.with_value("x")
-        } else {
-            a
-        }
-    }
-}
 
 /// A small run into `dir`, with its writer; `end`: whether the run ended (else it stops
 /// after its last step, as a killed one does).

@@ -2,34 +2,20 @@
 //! store gives back, a run cut short keeps its steps, and other schema versions are
 //! refused clearly.
 
+mod common;
+
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
+use common::Uniform;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use wayfarer_core::candidates::DenyText;
 use wayfarer_core::config::OracleConfig;
 use wayfarer_core::sim::{SimApp, SimEnv};
 use wayfarer_core::state::StructureAbstraction;
-use wayfarer_core::{run, Action, Agent, Budget, Observer, Oracles, RunOptions, RunSummary, View};
+use wayfarer_core::{run, Action, Budget, Observer, Oracles, RunOptions, RunSummary};
 use wayfarer_store::{load, RunMeta, StoreError, StoreWriter};
-
-/// Picks uniformly; types "x" where a value is needed.
-struct Uniform;
-
-impl Agent for Uniform {
-    fn name(&self) -> &str {
-        "uniform"
-    }
-    fn choose(&mut self, view: &View<'_>, rng: &mut ChaCha8Rng) -> Action {
-        let a = view.actions[rng.gen_range(0..view.actions.len())].clone();
-        if a.kind == wayfarer_core::ActionKind::Type {
-            a.with_value("x")
-        } else {
-            a
-        }
-    }
-}
 
 fn meta() -> RunMeta {
     RunMeta {
