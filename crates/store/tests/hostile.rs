@@ -5,18 +5,9 @@
 mod common;
 
 use std::path::Path;
-use std::sync::atomic::AtomicBool;
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
-use common::Uniform;
 use proptest::prelude::*;
-use wayfarer_core::candidates::DenyText;
-use wayfarer_core::config::OracleConfig;
-use wayfarer_core::sim::{SimApp, SimEnv};
-use wayfarer_core::state::StructureAbstraction;
-use wayfarer_core::{
-    run, Budget, Failure, Observer, Oracles, Progress, ResetRecord, RunOptions, StepRecord,
-};
 use wayfarer_store::{load, RunMeta, StoreWriter, STORE_FILE};
 
 /// A small run into `dir`, with its writer; `end`: whether the run ended (else it stops
@@ -30,39 +21,7 @@ fn explore(dir: &Path, end: bool) -> StoreWriter {
         budget: "120".into(),
         ..RunMeta::default()
     };
-    let mut writer = StoreWriter::create(dir, &meta, Default::default()).unwrap();
-    let opts = RunOptions {
-        budget: "120".parse::<Budget>().unwrap(),
-        episode_steps: 25,
-        seed: 3,
-        deny: DenyText::default(),
-        oracles: Oracles::new(OracleConfig::default(), vec![]).unwrap(),
-        stop: Arc::new(AtomicBool::new(false)),
-        target: "sim".into(),
-        inference: None,
-        llm: None,
-    };
-    let mut env = SimEnv::new(SimApp::generate(7, 30));
-    let mut abs = StructureAbstraction::default();
-    /// Forwards everything but the end.
-    struct NoEnd<'a>(&'a mut StoreWriter);
-    impl Observer for NoEnd<'_> {
-        fn on_reset(&mut self, r: &ResetRecord, p: &Progress) {
-            self.0.on_reset(r, p)
-        }
-        fn on_step(&mut self, r: &StepRecord, p: &Progress) {
-            self.0.on_step(r, p)
-        }
-        fn on_failure(&mut self, f: &Failure, s: Option<&[u8]>) {
-            self.0.on_failure(f, s)
-        }
-    }
-    if end {
-        run(&mut env, &mut Uniform, &mut abs, &opts, &mut [&mut writer]).unwrap();
-    } else {
-        let mut cut = NoEnd(&mut writer);
-        run(&mut env, &mut Uniform, &mut abs, &opts, &mut [&mut cut]).unwrap();
-    }
+    let (_, writer) = common::explore(dir, &meta, "120", end);
     assert!(writer.error().is_none());
     writer
 }

@@ -4,17 +4,9 @@
 
 mod common;
 
-use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
-
-use common::Uniform;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
-use wayfarer_core::candidates::DenyText;
-use wayfarer_core::config::OracleConfig;
-use wayfarer_core::sim::{SimApp, SimEnv};
-use wayfarer_core::state::StructureAbstraction;
-use wayfarer_core::{run, Action, Budget, Observer, Oracles, RunOptions, RunSummary};
+use wayfarer_core::{Action, Observer, RunSummary};
 use wayfarer_store::{load, RunMeta, StoreError, StoreWriter};
 
 fn meta() -> RunMeta {
@@ -29,42 +21,7 @@ fn meta() -> RunMeta {
 }
 
 fn explore(dir: &std::path::Path, observers_end: bool) -> (RunSummary, StoreWriter) {
-    let mut env = SimEnv::new(SimApp::generate(7, 30));
-    let mut writer = StoreWriter::create(dir, &meta(), Default::default()).unwrap();
-    let opts = RunOptions {
-        budget: "400".parse::<Budget>().unwrap(),
-        episode_steps: 25,
-        seed: 3,
-        deny: DenyText::default(),
-        oracles: Oracles::new(OracleConfig::default(), vec![]).unwrap(),
-        stop: Arc::new(AtomicBool::new(false)),
-        target: "sim".into(),
-        inference: None,
-        llm: None,
-    };
-    /// Forwards everything but the end, as a killed run would.
-    struct NoEnd<'a>(&'a mut StoreWriter);
-    impl Observer for NoEnd<'_> {
-        fn on_reset(&mut self, r: &wayfarer_core::ResetRecord, p: &wayfarer_core::Progress) {
-            self.0.on_reset(r, p)
-        }
-        fn on_step(&mut self, r: &wayfarer_core::StepRecord, p: &wayfarer_core::Progress) {
-            self.0.on_step(r, p)
-        }
-        fn on_failure(&mut self, f: &wayfarer_core::Failure, s: Option<&[u8]>) {
-            self.0.on_failure(f, s)
-        }
-    }
-    let summary = {
-        let mut abs = StructureAbstraction::default();
-        if observers_end {
-            run(&mut env, &mut Uniform, &mut abs, &opts, &mut [&mut writer]).unwrap()
-        } else {
-            let mut cut = NoEnd(&mut writer);
-            run(&mut env, &mut Uniform, &mut abs, &opts, &mut [&mut cut]).unwrap()
-        }
-    };
-    (summary, writer)
+    common::explore(dir, &meta(), "400", observers_end)
 }
 
 #[test]
