@@ -8,21 +8,25 @@ use std::sync::{Mutex, PoisonError};
 
 use wayfarer_core::trace::Secrets;
 
-static KNOWN: Mutex<Vec<(String, String)>> = Mutex::new(Vec::new());
-static MASK: Mutex<Option<Secrets>> = Mutex::new(None);
+/// The (name, value) pairs read so far, and the mask built from them.
+type Known = (Vec<(String, String)>, Secrets);
+
+/// One lock for both, so the mask is always the pairs'.
+static MASK: Mutex<Option<Known>> = Mutex::new(None);
 
 /// Mask these (name, value) pairs in every log line from now on.
 pub fn add(pairs: impl IntoIterator<Item = (String, String)>) {
-    let mut known = KNOWN.lock().unwrap_or_else(PoisonError::into_inner);
+    let mut mask = MASK.lock().unwrap_or_else(PoisonError::into_inner);
+    let mut known = mask.take().map(|(k, _)| k).unwrap_or_default();
     known.extend(pairs);
     let secrets = Secrets::new(known.iter().cloned());
-    *MASK.lock().unwrap_or_else(PoisonError::into_inner) = Some(secrets);
+    *mask = Some((known, secrets));
 }
 
 /// `text` with every known secret value (plain or escaped as in JSON and `{:?}`) masked.
 pub fn mask(text: &str) -> String {
     match &*MASK.lock().unwrap_or_else(PoisonError::into_inner) {
-        Some(s) if !s.is_empty() => s.mask_json(&s.mask(text)),
+        Some((_, s)) if !s.is_empty() => s.mask_json(&s.mask(text)),
         _ => text.to_string(),
     }
 }
