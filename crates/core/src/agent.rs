@@ -132,4 +132,13 @@ pub trait Agent {
     fn snapshot(&self) -> Option<StrategySnapshot> {
         None
     }
+
+    /// An agent for one more worker of the same run (`--workers N`): it shares what this
+    /// one learns (the merge is the strategy's to define and document) and keeps its own
+    /// per-episode state (the page it is on, the route it replays, its typed values). The
+    /// workers' agents are called from different threads at once, so what they share sits
+    /// behind a lock. `None`: the strategy cannot run with several workers.
+    fn worker(&self) -> Option<Box<dyn Agent + Send>> {
+        None
+    }
 }
