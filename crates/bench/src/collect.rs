@@ -12,7 +12,8 @@ use crate::series::SeriesPoint;
 #[derive(Debug, Default)]
 pub struct Collector {
     pub series: Vec<SeriesPoint>,
-    /// One action-id log per episode (each episode is one trace from a reset).
+    /// One action-id log per episode (each episode is one trace from a reset), at index
+    /// `episode - 1`: the steps of several workers arrive interleaved.
     pub episode_logs: Vec<Vec<String>>,
     /// `data-wf-state` values seen after resets and steps.
     pub screens: BTreeSet<String>,
@@ -33,6 +34,15 @@ impl Collector {
         });
     }
 
+    /// The log of `episode` (1-based), made with those before it when missing.
+    fn log_of(&mut self, episode: u64) -> &mut Vec<String> {
+        let i = episode.saturating_sub(1) as usize;
+        if self.episode_logs.len() <= i {
+            self.episode_logs.resize_with(i + 1, Vec::new);
+        }
+        &mut self.episode_logs[i]
+    }
+
     /// The distinct action ids the application logged over the run.
     pub fn action_ids(&self) -> BTreeSet<&str> {
         self.episode_logs
@@ -45,7 +55,7 @@ impl Collector {
 
 impl Observer for Collector {
     fn on_reset(&mut self, record: &ResetRecord, progress: &Progress) {
-        self.episode_logs.push(Vec::new());
+        self.log_of(record.episode);
         if let Some(s) = &record.app_state {
             self.screens.insert(s.clone());
         }
@@ -56,12 +66,8 @@ impl Observer for Collector {
         self.actions.push(record.action.clone());
         let t = &record.timings;
         self.scan_analysis += t.scan + t.analysis + t.validate;
-        if self.episode_logs.is_empty() {
-            self.episode_logs.push(Vec::new());
-        }
-        if let Some(log) = self.episode_logs.last_mut() {
-            log.extend(record.app_actions.iter().cloned());
-        }
+        self.log_of(record.episode)
+            .extend(record.app_actions.iter().cloned());
         if let Some(s) = &record.app_state {
             self.screens.insert(s.clone());
         }
@@ -78,6 +84,7 @@ mod tests {
         StepRecord {
             step: n,
             episode: 1,
+            worker: 0,
             episode_step: n as u32,
             action: Action::on(ActionKind::Click, "#x"),
             target: None,
@@ -102,6 +109,7 @@ mod tests {
     fn reset(episode: u64) -> ResetRecord {
         ResetRecord {
             episode,
+            worker: 0,
             after_step: 0,
             state: StateId(0),
             url: String::new(),

@@ -80,52 +80,61 @@ pub fn run_bench_with(
         for &seed in &plan.seeds {
             let mut durations = Vec::new();
             for strategy in &plan.strategies {
-                let first = result.runs.len();
-                for &inference in &plan.inferences {
-                    n += 1;
-                    let who = label(strategy, inference);
-                    let suffix = inference.map(|i| format!("-{i}")).unwrap_or_default();
-                    let dir = plan.out.join("runs").join(format!(
-                        "{}-{}{suffix}-s{seed}",
-                        target.slug(),
-                        // webrled+ and webrled* as directory names without shell
-                        // metacharacters.
-                        strategy.replace('+', "_plus").replace('*', "_star")
-                    ));
-                    if plan.resume {
-                        if let Some(mut out) = crate::resume::finished_run(plan, target, &dir) {
-                            if let Some(f) = suite.as_deref_mut() {
-                                score_suite(&mut out.row, target, &dir, f, progress);
+                for &workers in &plan.workers {
+                    let first = result.runs.len();
+                    for &inference in &plan.inferences {
+                        n += 1;
+                        let who = label(strategy, inference, workers);
+                        let mut suffix = inference.map(|i| format!("-{i}")).unwrap_or_default();
+                        if workers > 1 {
+                            suffix.push_str(&format!("-w{workers}"));
+                        }
+                        let dir = plan.out.join("runs").join(format!(
+                            "{}-{}{suffix}-s{seed}",
+                            target.slug(),
+                            // webrled+ and webrled* as directory names without shell
+                            // metacharacters.
+                            strategy.replace('+', "_plus").replace('*', "_star")
+                        ));
+                        // The peer's time is that of the single-browser runs without inference.
+                        let timed = inference.is_none() && workers == 1;
+                        if plan.resume {
+                            if let Some(mut out) = crate::resume::finished_run(plan, target, &dir) {
+                                if let Some(f) = suite.as_deref_mut() {
+                                    score_suite(&mut out.row, target, &dir, f, progress);
+                                }
+                                progress(&format!("[{n}/{total}] kept {}", line(&out.row)));
+                                if out.row.stopped_early.is_empty() && timed {
+                                    durations.push(out.row.duration_s);
+                                }
+                                result.runs.push((target.clone(), out));
+                                continue;
                             }
-                            progress(&format!("[{n}/{total}] kept {}", line(&out.row)));
-                            if out.row.stopped_early.is_empty() && inference.is_none() {
-                                durations.push(out.row.duration_s);
+                        }
+                        let run =
+                            run_strategy(plan, target, strategy, inference, workers, seed, &dir);
+                        match run {
+                            Ok(mut out) => {
+                                if let Some(f) = suite.as_deref_mut() {
+                                    score_suite(&mut out.row, target, &dir, f, progress);
+                                }
+                                progress(&format!("[{n}/{total}] {}", line(&out.row)));
+                                // A run that gave up early says nothing about the time a
+                                // budget takes.
+                                if out.row.stopped_early.is_empty() && timed {
+                                    durations.push(out.row.duration_s);
+                                }
+                                result.runs.push((target.clone(), out));
                             }
-                            result.runs.push((target.clone(), out));
-                            continue;
+                            Err(e) => {
+                                let why = format!("{} · {who} · seed {seed}: {e}", target.name());
+                                progress(&format!("[{n}/{total}] skipped {why}"));
+                                result.skipped.push(why);
+                            }
                         }
                     }
-                    match run_strategy(plan, target, strategy, inference, seed, &dir) {
-                        Ok(mut out) => {
-                            if let Some(f) = suite.as_deref_mut() {
-                                score_suite(&mut out.row, target, &dir, f, progress);
-                            }
-                            progress(&format!("[{n}/{total}] {}", line(&out.row)));
-                            // A run that gave up early says nothing about the time a budget
-                            // takes; runs with inference would shorten the peer's time.
-                            if out.row.stopped_early.is_empty() && inference.is_none() {
-                                durations.push(out.row.duration_s);
-                            }
-                            result.runs.push((target.clone(), out));
-                        }
-                        Err(e) => {
-                            let why = format!("{} · {who} · seed {seed}: {e}", target.name());
-                            progress(&format!("[{n}/{total}] skipped {why}"));
-                            result.skipped.push(why);
-                        }
-                    }
+                    compare_with_off(&mut result.runs[first..]);
                 }
-                compare_with_off(&mut result.runs[first..]);
             }
             for p in &peers {
                 n += 1;
@@ -277,6 +286,7 @@ fn peer_row(plan: &Plan, target: &Target, name: &str, seed: u64, r: &PeerResult)
         app: target.name(),
         strategy: name.to_string(),
         kind: "peer".into(),
+        workers: 1,
         seed,
         budget: plan.budget.to_string(),
         steps: r.steps,

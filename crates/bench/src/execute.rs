@@ -6,11 +6,11 @@ use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-use wayfarer_browser::{BrowserEnv, BrowserOptions};
+use wayfarer_browser::{BrowserEnv, BrowserOptions, CoveragePool};
 use wayfarer_core::candidates::DenyText;
 use wayfarer_core::infer::InferenceConfig;
 use wayfarer_core::trace::Secrets;
-use wayfarer_core::{run, Environment, Observer, Oracles, RunOptions, RunSummary};
+use wayfarer_core::{run_workers, Environment, Observer, Oracles, RunOptions, RunSummary};
 use wayfarer_store::{RunMeta, RunStart, StoreWriter};
 use wayfarer_testapps::{ServeOptions, Server};
 
@@ -59,6 +59,7 @@ pub fn run_strategy(
     target: &Target,
     strategy: &str,
     inference: Option<InferenceConfig>,
+    workers: u32,
     seed: u64,
     dir: &Path,
 ) -> Result<RunOutcome, BenchError> {
@@ -108,7 +109,12 @@ pub fn run_strategy(
     });
     let mut store = StoreWriter::create(dir, &meta, Secrets::default())
         .map_err(|e| BenchError::Store(e.to_string()))?;
-    let mut env = BrowserEnv::launch(BrowserOptions {
+    if workers > 1 && agent.worker().is_none() {
+        return Err(BenchError::Config(format!(
+            "the strategy {strategy} cannot share what it learns between workers yet"
+        )));
+    }
+    let options = BrowserOptions {
         start_url: url.clone(),
         config: config.browser.clone(),
         actions: config.actions.clone(),
@@ -118,20 +124,29 @@ pub fn run_strategy(
         login: config.login.clone(),
         cdp_url: None,
         chrome: plan.chrome.clone(),
-    })
-    .map_err(BenchError::Browser)?;
+        // One pool for the run's workers: its coverage is what any of them covered.
+        coverage: CoveragePool::default(),
+    };
+    let mut envs = Vec::new();
+    for _ in 0..workers.max(1) {
+        envs.push(BrowserEnv::launch(options.clone()).map_err(BenchError::Browser)?);
+    }
     let mut collector = Collector::default();
     let result = {
-        let mut observers: Vec<&mut dyn Observer> = vec![&mut store, &mut collector];
-        run(
-            &mut env,
+        let mut observers: Vec<&mut (dyn Observer + Send)> = vec![&mut store, &mut collector];
+        run_workers(
+            envs.iter_mut()
+                .map(|e| e as &mut (dyn Environment + Send))
+                .collect(),
             agent.as_mut(),
             abstraction.as_mut(),
             &opts,
             &mut observers,
         )
     };
-    env.close();
+    for env in &mut envs {
+        env.close();
+    }
     let summary = result.map_err(BenchError::Browser)?;
     let row = strategy_row(plan, target, &summary, &collector);
     Ok(RunOutcome {
@@ -158,6 +173,7 @@ pub(crate) fn strategy_row(plan: &Plan, target: &Target, s: &RunSummary, c: &Col
             .inference
             .as_ref()
             .map_or_else(|| "off".to_string(), |i| i.config.clone()),
+        workers: s.workers.len().max(1) as u32,
         seed: s.seed,
         budget: plan.budget.to_string(),
         steps: s.steps,

@@ -12,6 +12,8 @@ pub struct RunRow {
     pub kind: String,
     /// The state-inference configuration ("off", "actions-5" ...); empty for a peer.
     pub inference: String,
+    /// Browsers the run explored at once (1 for a peer).
+    pub workers: u32,
     pub seed: u64,
     pub budget: String,
     pub steps: u64,
@@ -79,6 +81,7 @@ pub const COLUMNS: &[(&str, &str)] = &[
     ("kind", "`strategy` or `peer`"),
     ("seed", "the seed of the run"),
     ("inference", "state inference (`--inference`): `off`, or the configuration (`actions-5` ...); empty for a peer"),
+    ("workers", "browsers the run explored at once (`--workers`), sharing one store and what the strategy learns; 1 for a peer"),
     ("budget", "the budget every run had (actions, time or both)"),
     ("steps", "actions performed (for a peer: its own actions, e.g. gremlin events)"),
     ("states", "distinct abstract states (the `tagseq`-style structure abstraction of the run loop; for a peer, among the pages sampled every 200 ms)"),
@@ -147,13 +150,14 @@ fn ms(v: &Option<f64>) -> String {
 }
 
 impl RunRow {
-    /// The name the tables group runs by: the strategy, with its inference when one is on.
+    /// The name the tables group runs by: the strategy, with its inference when one is on
+    /// and its workers when there are several.
     pub fn who(&self) -> String {
-        if self.inference.is_empty() || self.inference == "off" {
-            self.strategy.clone()
-        } else {
-            format!("{} · {}", self.strategy, self.inference)
-        }
+        let inference = match self.inference.as_str() {
+            "" | "off" => None,
+            i => Some(i),
+        };
+        crate::plan::label_of(&self.strategy, inference, self.workers)
     }
 
     /// The row's values in `COLUMNS` order, as CSV text (not yet quoted).
@@ -164,6 +168,7 @@ impl RunRow {
             self.kind.clone(),
             self.seed.to_string(),
             self.inference.clone(),
+            self.workers.to_string(),
             self.budget.clone(),
             self.steps.to_string(),
             self.states.to_string(),

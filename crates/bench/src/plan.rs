@@ -73,6 +73,8 @@ pub struct Plan {
     pub strategies: Vec<String>,
     /// State-inference configurations each strategy runs with (`None`: off).
     pub inferences: Vec<Option<InferenceConfig>>,
+    /// How many browsers each strategy run explores at once (`--workers 1,3`).
+    pub workers: Vec<u32>,
     pub peers: Vec<String>,
     pub seeds: Vec<u64>,
     pub budget: Budget,
@@ -111,25 +113,42 @@ impl Plan {
     pub fn runs(&self) -> usize {
         self.targets.len()
             * self.seeds.len()
-            * (self.strategies.len() * self.inferences.len().max(1) + self.peers.len())
+            * (self.strategies.len() * self.inferences.len().max(1) * self.workers.len().max(1)
+                + self.peers.len())
     }
 
     /// The names the tables use for the strategy runs: `random`, `random · actions-5` ...
     pub fn strategy_labels(&self) -> Vec<String> {
         let mut out = Vec::new();
         for s in &self.strategies {
-            for i in &self.inferences {
-                out.push(label(s, *i));
+            for &w in &self.workers {
+                for i in &self.inferences {
+                    out.push(label(s, *i, w));
+                }
             }
         }
         out
     }
 }
 
-/// A strategy's name in the tables, with its inference configuration when one is on.
-pub fn label(strategy: &str, inference: Option<InferenceConfig>) -> String {
-    match inference {
-        Some(i) => format!("{strategy} · {i}"),
-        None => strategy.to_string(),
+/// A strategy's name in the tables, with its inference configuration when one is on and
+/// its workers when there are several: `random`, `random · actions-5`, `random · 3 workers`.
+pub fn label(strategy: &str, inference: Option<InferenceConfig>, workers: u32) -> String {
+    label_of(
+        strategy,
+        inference.map(|i| i.to_string()).as_deref(),
+        workers,
+    )
+}
+
+/// `label`, with the inference configuration as its name.
+pub fn label_of(strategy: &str, inference: Option<&str>, workers: u32) -> String {
+    let mut out = strategy.to_string();
+    if let Some(i) = inference {
+        out.push_str(&format!(" · {i}"));
     }
+    if workers > 1 {
+        out.push_str(&format!(" · {workers} workers"));
+    }
+    out
 }

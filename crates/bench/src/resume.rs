@@ -65,5 +65,6 @@ fn progress(s: &Sample, steps: u64) -> Progress {
         elapsed: Duration::from_millis(s.elapsed_ms),
         budget_used: 0.0,
         coverage: s.coverage,
+        workers: 1,
     }
 }

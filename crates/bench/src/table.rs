@@ -40,22 +40,15 @@ pub fn csv(rows: &[&RunRow]) -> String {
 }
 
 /// Median and range of some numbers, as "m [lo–hi]" (just "m" when all are equal).
-fn spread(mut v: Vec<f64>, fmt: fn(f64) -> String) -> String {
-    if v.is_empty() {
-        return "–".into();
-    }
-    v.sort_by(|a, b| a.total_cmp(b));
-    let n = v.len();
-    let med = if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    };
-    let (lo, hi) = (v[0], v[n - 1]);
-    if fmt(lo) == fmt(hi) {
-        fmt(med)
-    } else {
-        format!("{} [{}–{}]", fmt(med), fmt(lo), fmt(hi))
+fn spread(v: Vec<f64>, fmt: fn(f64) -> String) -> String {
+    let lo = v.iter().copied().reduce(f64::min);
+    let hi = v.iter().copied().reduce(f64::max);
+    match (median(v), lo, hi) {
+        (Some(med), Some(lo), Some(hi)) if fmt(lo) != fmt(hi) => {
+            format!("{} [{}–{}]", fmt(med), fmt(lo), fmt(hi))
+        }
+        (Some(med), _, _) => fmt(med),
+        _ => "–".into(),
     }
 }
 
@@ -205,6 +198,9 @@ fn section(s: &mut String, plan: &Plan, target: &Target, result: &BenchResult) {
     if plan.inferences.iter().any(Option::is_some) {
         inference_table(s, plan, &name, result);
     }
+    if plan.workers.iter().any(|&w| w > 1) {
+        workers_table(s, plan, &name, result);
+    }
     llm_table(s, plan, &name, result);
     tests_table(s, plan, &name, result);
     if known.bugs.is_empty() {
@@ -338,7 +334,8 @@ fn inference_table(s: &mut String, plan: &Plan, name: &str, result: &BenchResult
     s.push_str("|---|---|---|---|---|---|---|---|---|\n");
     for strategy in &plan.strategies {
         for i in &plan.inferences {
-            let who = crate::plan::label(strategy, *i);
+            // Inference runs with one worker.
+            let who = crate::plan::label(strategy, *i, 1);
             let rows: Vec<&RunRow> = result.runs_of(name, &who).map(|o| &o.row).collect();
             if rows.is_empty() {
                 continue;
@@ -358,6 +355,72 @@ fn inference_table(s: &mut String, plan: &Plan, name: &str, result: &BenchResult
             );
         }
     }
+}
+
+/// What more workers bought, per strategy: the run's numbers per wall-minute (the
+/// budget's minutes, as the runs took them), and their median as a multiple of the same
+/// strategy's one-worker runs.
+fn workers_table(s: &mut String, plan: &Plan, name: &str, result: &BenchResult) {
+    s.push_str(
+        "\nWorkers: steps, states, URLs and JS coverage per wall-minute (medians over the \
+         seeds), and each as a multiple of the same strategy with one worker. Coverage is a \
+         share of the application's code: it saturates, so its multiple stays near 1 once one \
+         browser covers what the application offers.\n\n",
+    );
+    s.push_str("| strategy | workers | steps/min | states/min | URLs/min | JS coverage/min | steps × | states × | URLs × | JS coverage × |\n");
+    s.push_str("|---|---|---|---|---|---|---|---|---|---|\n");
+    type Metric = fn(&RunRow) -> Option<f64>;
+    let metrics: [Metric; 4] = [
+        |r| Some(r.steps as f64),
+        |r| Some(r.states as f64),
+        |r| Some(r.urls as f64),
+        |r| r.js_coverage,
+    ];
+    let per_minute = |rows: &[&RunRow], f: Metric| -> Vec<f64> {
+        rows.iter()
+            .filter(|r| r.duration_s > 0.0)
+            .filter_map(|r| f(r).map(|v| v * 60.0 / r.duration_s))
+            .collect()
+    };
+    for strategy in &plan.strategies {
+        let base: Vec<&RunRow> = result
+            .runs_of(name, &crate::plan::label(strategy, None, 1))
+            .map(|o| &o.row)
+            .collect();
+        for &w in &plan.workers {
+            let who = crate::plan::label(strategy, None, w);
+            let rows: Vec<&RunRow> = result.runs_of(name, &who).map(|o| &o.row).collect();
+            if rows.is_empty() {
+                continue;
+            }
+            let mut cells = vec![md_escape(strategy), w.to_string()];
+            for (i, f) in metrics.iter().enumerate() {
+                let fmt = if i == 3 { pct } else { one };
+                cells.push(spread(per_minute(&rows, *f), fmt));
+            }
+            for f in metrics {
+                let ratio = match (median(per_minute(&rows, f)), median(per_minute(&base, f))) {
+                    (Some(a), Some(b)) if b > 0.0 => format!("{:.2}", a / b),
+                    _ => "–".into(),
+                };
+                cells.push(ratio);
+            }
+            let _ = writeln!(s, "| {} |", cells.join(" | "));
+        }
+    }
+}
+
+fn median(mut v: Vec<f64>) -> Option<f64> {
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(|a, b| a.total_cmp(b));
+    let n = v.len();
+    Some(if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    })
 }
 
 fn two(v: f64) -> String {
@@ -381,6 +444,67 @@ mod tests {
         let row = lines.next().unwrap();
         assert!(row.starts_with("\"http://x/?a=1,2\","));
         assert!(row.contains(",\"said \"\"no\"\"\","), "{row}");
+    }
+
+    #[test]
+    fn the_workers_table_gives_each_metric_per_minute_and_its_multiple_of_one_worker() {
+        let plan = Plan {
+            targets: vec![],
+            strategies: vec!["random".into()],
+            inferences: vec![None],
+            workers: vec![1, 3],
+            peers: vec![],
+            seeds: vec![1],
+            budget: wayfarer_core::Budget::actions(10),
+            out: "out".into(),
+            config: Default::default(),
+            chrome: None,
+            peer_cache: "peers".into(),
+            episode_steps: None,
+            command: String::new(),
+            resume: false,
+        };
+        let row = |workers, steps, states, duration_s| RunRow {
+            app: "clinic".into(),
+            strategy: "random".into(),
+            kind: "strategy".into(),
+            inference: "off".into(),
+            workers,
+            steps,
+            states,
+            urls: 4,
+            js_coverage: Some(0.5),
+            duration_s,
+            ..RunRow::default()
+        };
+        let outcome = |r| {
+            (
+                crate::plan::Target::Url("http://clinic/".parse().unwrap()),
+                crate::execute::RunOutcome {
+                    row: r,
+                    series: vec![],
+                    actions: vec![],
+                },
+            )
+        };
+        let result = BenchResult {
+            runs: vec![
+                outcome(row(1, 120, 10, 120.0)),
+                outcome(row(3, 300, 25, 120.0)),
+            ],
+            ..Default::default()
+        };
+        let mut s = String::new();
+        let name = result.runs[0].0.name();
+        workers_table(&mut s, &plan, &name, &result);
+        let lines: Vec<&str> = s.lines().filter(|l| l.starts_with("| random")).collect();
+        assert_eq!(
+            lines,
+            [
+                "| random | 1 | 60.0 | 5.0 | 2.0 | 25.0% | 1.00 | 1.00 | 1.00 | 1.00 |",
+                "| random | 3 | 150.0 | 12.5 | 2.0 | 25.0% | 2.50 | 2.50 | 1.00 | 1.00 |",
+            ]
+        );
     }
 
     #[test]

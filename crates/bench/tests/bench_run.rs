@@ -15,6 +15,7 @@ fn plan(out: &Path) -> Plan {
         targets: vec![Target::Bundled(App::Clinic)],
         strategies: vec!["random".into()],
         inferences: vec![None],
+        workers: vec![1],
         resume: false,
         peers: vec![],
         seeds: vec![1, 2],

@@ -3,6 +3,7 @@
 //! had a count > 0 in any take (takes are merged with OR into one bitset per script).
 
 use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use chromiumoxide::cdp::js_protocol::profiler::{FunctionCoverage, TakePreciseCoverageParams};
 use chromiumoxide::Page;
@@ -46,6 +47,24 @@ impl ScriptBits {
         }
         self.covered += added;
         added
+    }
+}
+
+/// Coverage merged over the whole run, shared by the environments of its workers: what
+/// any of them covered counts once (a script is known by its content hash, so the same
+/// file loaded in two browsers is one script). Clones share one accumulator.
+#[derive(Clone, Debug, Default)]
+pub struct CoveragePool(Arc<Mutex<CoverageAcc>>);
+
+impl CoveragePool {
+    /// The accumulator. Every update is whole under the lock, so a poisoned one is usable.
+    pub(crate) fn lock(&self) -> MutexGuard<'_, CoverageAcc> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Coverage so far, over every environment that shares this pool.
+    pub fn snapshot(&self) -> Coverage {
+        self.lock().snapshot()
     }
 }
 
@@ -183,16 +202,18 @@ pub(crate) async fn take(
     let mut s = shared.lock();
     let s = &mut *s;
     // Scripts announced since the last take enter the denominator even if never run.
+    let mut cov = s.cov.lock();
     for (hash, len) in std::mem::take(&mut s.new_scripts) {
-        s.cov.register(&hash, len);
+        cov.register(&hash, len);
     }
     for sc in &ret.result {
         // Unknown ids are scripts of other origins, evaluations (ours included) and the
         // crate's utility world: not part of the application.
         if let Some((hash, len)) = s.scripts.get(sc.script_id.inner()) {
-            s.cov.merge(hash, *len, &sc.functions);
+            cov.merge(hash, *len, &sc.functions);
         }
     }
+    drop(cov);
     s.cov_taken = Some(std::time::Instant::now());
     tracing::trace!(took = ?t.elapsed(), scripts = ret.result.len(), "coverage taken");
     Ok(())

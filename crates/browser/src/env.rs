@@ -93,7 +93,7 @@ impl BrowserEnv {
             scope: Arc::new(Scope::new(&opts.start_url, &opts.allow_origins)),
             scan: scan_script(&opts.deny),
             lim,
-            shared: SharedRef::default(),
+            shared: SharedRef::with_coverage(opts.coverage.clone()),
             launched: None,
             session: None,
             first_reset_done: false,
@@ -767,6 +767,14 @@ impl Environment for BrowserEnv {
             |inner| Box::pin(inner.observe(Duration::ZERO, Duration::ZERO)),
             |o| o,
         )
+    }
+
+    fn endpoint(&self) -> Option<String> {
+        Some(match (&self.inner.opts.cdp_url, self.browser_pid()) {
+            (Some(url), _) => url.clone(),
+            (None, Some(pid)) => format!("chromium pid {pid}"),
+            (None, None) => "chromium".to_string(),
+        })
     }
 
     fn coverage(&mut self) -> Option<Coverage> {

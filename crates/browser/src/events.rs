@@ -33,7 +33,7 @@ use wayfarer_core::config::Subresources;
 use wayfarer_core::{Event, EventKind};
 
 use crate::cdp::{call, call_browser, BrowserError};
-use crate::coverage::CoverageAcc;
+use crate::coverage::CoveragePool;
 use crate::scope::Scope;
 
 /// One request the page has in flight.
@@ -181,8 +181,9 @@ pub(crate) struct Shared {
     pub new_scripts: Vec<(String, usize)>,
     /// The websocket handler saw a fatal connection error.
     pub dead: bool,
-    /// JS coverage merged over the whole run (it survives resets and restarts).
-    pub cov: CoverageAcc,
+    /// JS coverage merged over the whole run (it survives resets and restarts), shared
+    /// with the other workers' browsers.
+    pub cov: CoveragePool,
     /// When coverage was last taken.
     pub cov_taken: Option<Instant>,
     /// Time spent on takes while the page paused to leave, not yet counted in a step's
@@ -211,6 +212,13 @@ impl Shared {
 pub(crate) struct SharedRef(Arc<Mutex<Shared>>, Arc<tokio::sync::Notify>);
 
 impl SharedRef {
+    /// Fresh shared state whose coverage accumulates in `cov`.
+    pub fn with_coverage(cov: CoveragePool) -> SharedRef {
+        let r = SharedRef::default();
+        r.lock().cov = cov;
+        r
+    }
+
     pub fn lock(&self) -> MutexGuard<'_, Shared> {
         // A panicked event task must not take the environment down with it.
         self.0.lock().unwrap_or_else(|e| e.into_inner())

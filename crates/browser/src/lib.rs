@@ -26,6 +26,7 @@ mod session;
 mod stability;
 mod watchdog;
 
+pub use coverage::CoveragePool;
 pub use env::BrowserEnv;
 pub use launch::{launch_flags, Flag};
 pub use options::{find_chrome, BrowserOptions};

@@ -5,6 +5,8 @@ use std::path::{Path, PathBuf};
 use wayfarer_core::config::{ActionsConfig, BrowserConfig, DenyRule, LoginStep, Subresources};
 use wayfarer_core::EnvError;
 
+use crate::coverage::CoveragePool;
+
 /// Everything the browser environment needs to start.
 #[derive(Clone, Debug)]
 pub struct BrowserOptions {
@@ -25,6 +27,9 @@ pub struct BrowserOptions {
     pub cdp_url: Option<String>,
     /// The Chromium binary; `None` (and no `cdp_url`) means `find_chrome(None)`.
     pub chrome: Option<PathBuf>,
+    /// Where JS coverage accumulates: give the workers of one run clones of one pool, so
+    /// the run's coverage counts what any of them covered.
+    pub coverage: CoveragePool,
 }
 
 impl BrowserOptions {
@@ -40,6 +45,7 @@ impl BrowserOptions {
             login: Vec::new(),
             cdp_url: None,
             chrome: None,
+            coverage: CoveragePool::default(),
         }
     }
 }

@@ -115,7 +115,7 @@ impl Inner {
         self.decide_login_watch(&page).await?;
         if !self.first_reset_done {
             self.first_reset_done = true;
-            self.shared.lock().cov.mark_first_load();
+            self.shared.lock().cov.lock().mark_first_load();
         }
         tracing::debug!(timings = ?outcome.timings, url = %outcome.observation.url, "reset");
         Ok(outcome)

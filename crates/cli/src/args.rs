@@ -183,9 +183,19 @@ pub struct RunArgs {
     /// Configuration file (scope, deny rules, login steps, inputs, budgets...).
     #[arg(long, short = 'c')]
     pub config: Option<PathBuf>,
-    /// Attach to a running browser's CDP websocket instead of launching Chromium.
-    #[arg(long)]
-    pub cdp: Option<String>,
+    /// Attach to a running browser instead of launching Chromium: its CDP websocket
+    /// (ws://...) or its http://host:port. Repeat it for a fleet: one worker per endpoint.
+    #[arg(long, value_name = "URL")]
+    pub cdp: Vec<String>,
+    /// A file of CDP endpoints, one per line (blank lines and # comments skipped), each
+    /// driven by a worker as if given with --cdp.
+    #[arg(long, value_name = "FILE")]
+    pub cdp_file: Option<PathBuf>,
+    /// Browsers explored at once by this one run (default 1): every worker has its own
+    /// Chromium (or --cdp endpoint) and generator, and all share one store, one failure
+    /// table and what the strategy learns. With --cdp, one worker per endpoint.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub workers: Option<u32>,
     /// Chromium binary (default: $CHROME, then /usr/bin/chromium).
     #[arg(long)]
     pub chrome: Option<String>,
@@ -219,6 +229,11 @@ pub struct BenchArgs {
     /// list, the other runs are compared with it (deviation, scan+analysis cut).
     #[arg(long, default_value = "off")]
     pub inference: String,
+    /// Browsers each strategy run explores at once, comma-separated (1,3 runs every
+    /// strategy with one worker and with three, and the table compares them per
+    /// wall-minute). Runs with state inference need 1.
+    #[arg(long, default_value = "1")]
+    pub workers: String,
     /// External peers measured in the same run, comma-separated (gremlins), or none.
     /// Installed from npm into --peer-cache when missing.
     #[arg(long, default_value = "none")]

@@ -129,6 +129,25 @@ pub fn command(args: &BenchArgs) -> Result<i32> {
     if inferences.is_empty() {
         inferences.push(None);
     }
+    let mut workers = Vec::new();
+    for w in list(&args.workers) {
+        let n: u32 = w
+            .parse()
+            .ok()
+            .filter(|n| (1..=64).contains(n))
+            .ok_or_else(|| anyhow::anyhow!("in --workers: {w:?} is not a number from 1 to 64"))?;
+        if !workers.contains(&n) {
+            workers.push(n);
+        }
+    }
+    if workers.is_empty() {
+        workers.push(1);
+    }
+    if workers.iter().any(|&w| w > 1) && inferences.iter().any(Option::is_some) {
+        anyhow::bail!(
+            "--inference runs with one worker for now: bench it apart from --workers above 1"
+        );
+    }
     if strategies.is_empty() && peers.is_empty() {
         bail!("nothing to run: give --strategies and/or --peer");
     }
@@ -139,6 +158,7 @@ pub fn command(args: &BenchArgs) -> Result<i32> {
         targets,
         strategies,
         inferences,
+        workers,
         peers,
         seeds,
         budget,

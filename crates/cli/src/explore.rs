@@ -9,11 +9,12 @@ use std::time::Duration;
 
 use anyhow::{anyhow, bail, Context, Result};
 use url::Url;
-use wayfarer_browser::{find_chrome, BrowserEnv, BrowserOptions};
+use wayfarer_browser::{find_chrome, BrowserEnv, BrowserOptions, CoveragePool};
 use wayfarer_core::candidates::DenyText;
 use wayfarer_core::config::DenyRule;
 use wayfarer_core::{
-    run, Budget, Config, Environment, Observer, Oracles, RunOptions, RunSummary, WithResetHook,
+    run_workers, Budget, Config, EnvError, Environment, Observer, Oracles, RunOptions, RunSummary,
+    WithResetHook,
 };
 
 use wayfarer_store::{RunMeta, RunStart, StoreWriter};
@@ -131,13 +132,26 @@ pub(crate) fn explore_url(
         Some(dir) => Some(baseline_actions(dir, &strategy, seed)?),
         None => None,
     };
-    let chrome = match &args.cdp {
-        Some(_) => None,
-        None => {
-            check_reachable(&url)?;
-            let explicit = args.chrome.clone().or(config.browser.chrome.clone());
-            Some(find_chrome(explicit.as_deref())?)
+    let endpoints = cdp_endpoints(args)?;
+    let workers = worker_count(args.workers, endpoints.len())?;
+    if workers > 1 {
+        if agent.worker().is_none() {
+            bail!(
+                "the strategy {strategy} cannot share what it learns between workers yet; run it with --workers 1"
+            );
         }
+        if let Some(i) = inference {
+            bail!(
+                "--inference {i} runs with one worker for now: drop --inference or use --workers 1"
+            );
+        }
+    }
+    let chrome = if endpoints.is_empty() {
+        check_reachable(&url)?;
+        let explicit = args.chrome.clone().or(config.browser.chrome.clone());
+        Some(find_chrome(explicit.as_deref())?)
+    } else {
+        None
     };
     config.browser.isolate |= args.isolate;
     let browser_config = config.browser.clone();
@@ -187,8 +201,12 @@ pub(crate) fn explore_url(
         let guessing = inference
             .map(|i| format!(", state inference {i}"))
             .unwrap_or_default();
+        let fleet = match workers {
+            1 => String::new(),
+            n => format!(", {n} workers"),
+        };
         eprintln!(
-            "wayfarer: exploring {url} with {strategy} (seed {seed}, budget {budget}{guessing}); Ctrl-C stops with a report"
+            "wayfarer: exploring {url} with {strategy} (seed {seed}, budget {budget}{guessing}{fleet}); Ctrl-C stops with a report"
         );
         if let (Some(u), Some(m)) = (&config.llm.url, &config.llm.model) {
             eprintln!(
@@ -207,8 +225,13 @@ pub(crate) fn explore_url(
             "wayfarer: before every episode the reset hook runs {}",
             h.describe()
         );
+        if workers > 1 {
+            eprintln!(
+                "wayfarer: warning: with {workers} workers the hook runs before every episode of each, while the others explore"
+            );
+        }
     }
-    let browser = BrowserEnv::launch(BrowserOptions {
+    let base = BrowserOptions {
         start_url: url.clone(),
         config: browser_config,
         actions: config.actions.clone(),
@@ -216,27 +239,43 @@ pub(crate) fn explore_url(
         subresources: config.scope.subresources,
         deny: config.deny.clone(),
         login: config.login.clone(),
-        cdp_url: args.cdp.clone(),
+        cdp_url: None,
         chrome,
-    })
-    .context("cannot start the browser")?;
-    let mut env = WithResetHook::new(browser, hook.map(crate::reset_hook::ResetHook::boxed));
+        // One pool: the run's coverage is what any worker's browser covered.
+        coverage: CoveragePool::default(),
+    };
+    let browsers = launch_workers(&base, &endpoints, workers, show_progress)?;
+    let mut envs = Vec::with_capacity(browsers.len());
+    for browser in browsers {
+        let hook = match config.reset.explore {
+            true => crate::reset_hook::ResetHook::new(&config.reset, &url)?,
+            false => None,
+        };
+        envs.push(WithResetHook::new(
+            browser,
+            hook.map(crate::reset_hook::ResetHook::boxed),
+        ));
+    }
 
     let mut progress = ProgressLine::new();
     let result = {
-        let mut observers: Vec<&mut dyn Observer> = vec![&mut store];
+        let mut observers: Vec<&mut (dyn Observer + Send)> = vec![&mut store];
         if show_progress {
             observers.push(&mut progress);
         }
-        run(
-            &mut env,
+        run_workers(
+            envs.iter_mut()
+                .map(|e| e as &mut (dyn Environment + Send))
+                .collect(),
             agent.as_mut(),
             abstraction.as_mut(),
             &opts,
             &mut observers,
         )
     };
-    env.close();
+    for env in &mut envs {
+        env.close();
+    }
     let mut summary: RunSummary = result?;
     if let Some(base) = baseline {
         let actions: Vec<_> = wayfarer_store::load(&out)
@@ -251,6 +290,113 @@ pub(crate) fn explore_url(
         eprintln!("warning: the run store stopped recording: {e}");
     }
     Ok(out)
+}
+
+/// The CDP endpoints to drive: the `--cdp` flags, then the lines of `--cdp-file`.
+fn cdp_endpoints(args: &RunArgs) -> Result<Vec<String>> {
+    let mut endpoints = args.cdp.clone();
+    if let Some(file) = &args.cdp_file {
+        let text = std::fs::read_to_string(file)
+            .with_context(|| format!("--cdp-file: cannot read {}", file.display()))?;
+        for (i, line) in text.lines().enumerate() {
+            let line = line.split('#').next().unwrap_or("").trim();
+            if line.is_empty() {
+                continue;
+            }
+            if !["ws://", "wss://", "http://", "https://"]
+                .iter()
+                .any(|p| line.starts_with(p))
+            {
+                bail!(
+                    "--cdp-file {}: line {}: {line:?} is not a CDP endpoint; give ws://host:port/devtools/browser/... or http://host:port",
+                    file.display(),
+                    i + 1
+                );
+            }
+            endpoints.push(line.to_string());
+        }
+        if endpoints.is_empty() {
+            bail!("--cdp-file {}: no endpoint in it", file.display());
+        }
+    }
+    Ok(endpoints)
+}
+
+/// How many workers a run has: `--workers`, or one per CDP endpoint, or one.
+fn worker_count(asked: Option<u32>, endpoints: usize) -> Result<usize> {
+    Ok(match (asked.map(|n| n as usize), endpoints) {
+        (Some(n), 0) => n,
+        (None, 0) => 1,
+        (None, k) => k,
+        (Some(n), k) if n == k => k,
+        (Some(n), k) => bail!(
+            "--workers {n} with {k} CDP endpoint(s): each worker drives one endpoint; drop --workers or give {n} endpoints"
+        ),
+    })
+}
+
+/// Start (or attach to) the workers' browsers at once. A browser that cannot be started
+/// or reached is skipped with a warning while another one works; none at all is an error.
+fn launch_workers(
+    base: &BrowserOptions,
+    endpoints: &[String],
+    workers: usize,
+    show_progress: bool,
+) -> Result<Vec<BrowserEnv>> {
+    let options: Vec<BrowserOptions> = if endpoints.is_empty() {
+        vec![base.clone(); workers]
+    } else {
+        endpoints
+            .iter()
+            .map(|e| BrowserOptions {
+                cdp_url: Some(e.clone()),
+                ..base.clone()
+            })
+            .collect()
+    };
+    let results: Vec<_> = std::thread::scope(|scope| {
+        let handles: Vec<_> = options
+            .into_iter()
+            .map(|o| {
+                let name = o.cdp_url.clone();
+                (name, scope.spawn(move || BrowserEnv::launch(o)))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|(name, h)| {
+                let result = h
+                    .join()
+                    .unwrap_or_else(|_| Err(EnvError::Browser("the launch panicked".into())));
+                (name, result)
+            })
+            .collect()
+    });
+    let mut browsers = Vec::new();
+    let mut first_error = None;
+    for (i, (name, result)) in results.into_iter().enumerate() {
+        match result {
+            Ok(b) => browsers.push(b),
+            Err(e) if workers == 1 => return Err(e).context("cannot start the browser"),
+            Err(e) => {
+                let which = name.unwrap_or_else(|| format!("the browser of worker {i}"));
+                eprintln!("wayfarer: warning: skipping {which}: {e}");
+                first_error.get_or_insert(e);
+            }
+        }
+    }
+    match first_error {
+        Some(e) if browsers.is_empty() => Err(e).context("cannot start any browser"),
+        _ => {
+            if show_progress && workers > 1 {
+                eprintln!(
+                    "wayfarer: {} of {workers} workers have a browser",
+                    browsers.len()
+                );
+            }
+            Ok(browsers)
+        }
+    }
 }
 
 /// The actions of the run in `dir`, checked to be comparable: same strategy and seed.

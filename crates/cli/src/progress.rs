@@ -11,6 +11,8 @@ pub struct ProgressLine {
     last: Option<Instant>,
     every: Duration,
     drawn: bool,
+    /// The run has several workers (a retired one is then worth a line).
+    fleet: bool,
 }
 
 impl ProgressLine {
@@ -25,6 +27,7 @@ impl ProgressLine {
                 Duration::from_secs(10)
             },
             drawn: false,
+            fleet: false,
         }
     }
 
@@ -42,8 +45,12 @@ pub fn progress_text(p: &Progress) -> String {
         .coverage
         .map(|c| format!(" · js {:.1}%", c.ratio() * 100.0))
         .unwrap_or_default();
+    let workers = match p.workers {
+        0 | 1 => String::new(),
+        n => format!(" · {n} workers"),
+    };
     format!(
-        "[{:>5.1}s {:>3.0}%] step {} · episode {} · states {} · urls {} · failures {}{cov} · {:.1} steps/s",
+        "[{:>5.1}s {:>3.0}%] step {} · episode {} · states {} · urls {} · failures {}{cov} · {:.1} steps/s{workers}",
         p.elapsed.as_secs_f64(),
         p.budget_used * 100.0,
         p.steps,
@@ -57,6 +64,7 @@ pub fn progress_text(p: &Progress) -> String {
 
 impl Observer for ProgressLine {
     fn on_step(&mut self, _record: &StepRecord, p: &Progress) {
+        self.fleet |= p.workers > 1;
         if self.last.is_some_and(|t| t.elapsed() < self.every) {
             return;
         }
@@ -76,6 +84,14 @@ impl Observer for ProgressLine {
         self.clear();
         let msg: String = f.message.chars().take(120).collect();
         eprintln!("  ✗ step {}: {} {}", f.step, f.kind.as_str(), msg);
+    }
+
+    fn on_retire(&mut self, worker: u32, browser: &str, why: &str) {
+        // With one worker the run ends here, and its summary says why.
+        if self.fleet {
+            self.clear();
+            eprintln!("  ! worker {worker} ({browser}) stopped, the others go on: {why}");
+        }
     }
 
     fn on_end(&mut self, _summary: &RunSummary) {

@@ -73,7 +73,7 @@ impl ResetHook {
     }
 
     /// The hook as the environment wrapper calls it.
-    pub fn boxed(self) -> Box<dyn FnMut() -> Result<(), String>> {
+    pub fn boxed(self) -> Box<dyn FnMut() -> Result<(), String> + Send> {
         Box::new(move || self.run().map_err(|e| format!("{e:#}")))
     }
 }

@@ -138,6 +138,7 @@ pub fn open_trace(trace: Trace, args: &TraceArgs) -> Result<Target> {
         login,
         cdp_url: args.cdp.clone(),
         chrome,
+        coverage: Default::default(),
     })
     .context("cannot start the browser")?;
     let env = WithResetHook::new(browser, hook.map(ResetHook::boxed));

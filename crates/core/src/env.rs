@@ -284,20 +284,26 @@ pub trait Environment {
 
     /// Release what the environment holds (browser processes, temp dirs).
     fn close(&mut self) {}
+
+    /// Where the browser behind this environment runs (a CDP endpoint, a launched
+    /// Chromium), for people telling workers apart; `None` for other environments.
+    fn endpoint(&self) -> Option<String> {
+        None
+    }
 }
 
 /// An environment whose `reset` first runs a hook that puts the application's own state
 /// back (`[reset]` in the configuration): a database, a throttle kept by the server.
 pub struct WithResetHook<E> {
     pub inner: E,
-    hook: Option<Box<dyn FnMut() -> Result<(), String>>>,
+    hook: Option<Box<dyn FnMut() -> Result<(), String> + Send>>,
     /// Resets done with the hook.
     pub hooked: u64,
 }
 
 impl<E: Environment> WithResetHook<E> {
     /// `hook`: `None` for a plain environment.
-    pub fn new(inner: E, hook: Option<Box<dyn FnMut() -> Result<(), String>>>) -> Self {
+    pub fn new(inner: E, hook: Option<Box<dyn FnMut() -> Result<(), String> + Send>>) -> Self {
         WithResetHook {
             inner,
             hook,
@@ -353,5 +359,8 @@ impl<E: Environment> Environment for WithResetHook<E> {
     }
     fn close(&mut self) {
         self.inner.close()
+    }
+    fn endpoint(&self) -> Option<String> {
+        self.inner.endpoint()
     }
 }

@@ -29,6 +29,13 @@ pub struct FormAcceptance {
 }
 
 impl FormAcceptance {
+    /// Add the counts of another tracker (another worker's).
+    pub fn add(&mut self, other: &FormAcceptance) {
+        self.submissions += other.submissions;
+        self.accepted += other.accepted;
+        self.deliberate += other.deliberate;
+    }
+
     /// accepted / submissions, 0-1; `None` before any submission.
     pub fn share(&self) -> Option<f64> {
         (self.submissions > 0).then(|| self.accepted as f64 / self.submissions as f64)

@@ -130,14 +130,14 @@ mod tests {
     use crate::config::OracleConfig;
     use crate::env::{Outcome, WithResetHook};
     use crate::model::{ActionKind, Event, Observation};
-    use std::cell::Cell;
-    use std::rc::Rc;
+    use std::sync::atomic::{AtomicU32, Ordering};
+    use std::sync::Arc;
 
     /// A login page whose server locks a user out after `limit` failed logins: every
     /// later login answers HTTP 500. The count lives in `failed`, outside the browser:
     /// `reset` does not clear it.
     struct Throttled {
-        failed: Rc<Cell<u32>>,
+        failed: Arc<AtomicU32>,
         limit: u32,
     }
 
@@ -158,10 +158,10 @@ mod tests {
         fn step(&mut self, action: &Action) -> Result<Outcome, EnvError> {
             let mut events = Vec::new();
             if action.target.as_deref() == Some("#login") {
-                if self.failed.get() >= self.limit {
+                if self.failed.load(Ordering::SeqCst) >= self.limit {
                     events.push(Event::http(500, "http://app.test/login", true));
                 } else {
-                    self.failed.set(self.failed.get() + 1);
+                    self.failed.fetch_add(1, Ordering::SeqCst);
                 }
             }
             Ok(Outcome {
@@ -208,7 +208,7 @@ mod tests {
 
     #[test]
     fn with_a_reset_hook_the_minimal_trace_keeps_every_login_the_lock_needs() {
-        let failed = Rc::new(Cell::new(0));
+        let failed = Arc::new(AtomicU32::new(0));
         let actions = trace();
         let inner = Throttled {
             failed: failed.clone(),
@@ -218,7 +218,7 @@ mod tests {
         let mut env = WithResetHook::new(
             inner,
             Some(Box::new(move || {
-                clear.set(0);
+                clear.store(0, Ordering::SeqCst);
                 Ok(())
             })),
         );
@@ -239,7 +239,7 @@ mod tests {
 
     #[test]
     fn without_a_hook_a_lock_left_by_the_recording_is_seen_on_the_first_replay() {
-        let failed = Rc::new(Cell::new(0));
+        let failed = Arc::new(AtomicU32::new(0));
         let actions = trace();
         let mut env = Throttled {
             failed: failed.clone(),
@@ -261,7 +261,7 @@ mod tests {
 
     #[test]
     fn without_a_hook_a_lock_set_by_the_first_replay_is_seen_before_a_lie_is_kept() {
-        let failed = Rc::new(Cell::new(0));
+        let failed = Arc::new(AtomicU32::new(0));
         let actions = trace();
         let mut env = Throttled {
             failed: failed.clone(),
@@ -269,7 +269,7 @@ mod tests {
         };
         let sig = expected(&mut env, &actions);
         // The lock expired before minimising: the first replay is right, the rest are not.
-        failed.set(0);
+        failed.store(0, Ordering::SeqCst);
         let m = minimize(&mut env, &actions, &oracles(), &sig, &mut |_, _, _| {})
             .unwrap()
             .expect("reproduces");

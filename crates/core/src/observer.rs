@@ -20,6 +20,8 @@ pub struct Progress {
     /// Share of the budget used, 0 to 1.
     pub budget_used: f64,
     pub coverage: Option<crate::env::Coverage>,
+    /// Workers still exploring (1 in a run with one).
+    pub workers: usize,
 }
 
 /// Listens to a run. Every method has an empty default.
@@ -33,5 +35,8 @@ pub trait Observer {
     fn on_strategy(&mut self, _snapshot: &StrategySnapshot) {}
     /// The state-inference knowledge base at the end of the run, when inference was on.
     fn on_knowledge(&mut self, _rows: &[crate::runner::KnowledgeRow]) {}
+    /// A worker stopped for good before the run did: its browser (`browser`, a CDP
+    /// endpoint or a launched Chromium) died and could not be brought back.
+    fn on_retire(&mut self, _worker: u32, _browser: &str, _why: &str) {}
     fn on_end(&mut self, _summary: &RunSummary) {}
 }

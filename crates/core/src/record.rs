@@ -75,8 +75,11 @@ impl StepTimings {
 pub struct StepRecord {
     /// 1-based over the whole run.
     pub step: u64,
-    /// 1-based.
+    /// 1-based over the whole run (every worker's episodes are numbered in one sequence).
     pub episode: u64,
+    /// The worker that took the step (0-based; 0 in a run with one worker).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub worker: u32,
     pub episode_step: u32,
     pub action: Action,
     /// A short human description of the target ("button \"Save\"").
@@ -118,8 +121,11 @@ pub struct StepRecord {
 /// A reset: the start of an episode.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ResetRecord {
-    /// 1-based.
+    /// 1-based over the whole run.
     pub episode: u64,
+    /// The worker that reset (0-based).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub worker: u32,
     /// Steps taken before this reset.
     pub after_step: u64,
     pub state: StateId,
@@ -131,4 +137,8 @@ pub struct ResetRecord {
     /// The application's own name for the start screen (`data-wf-state`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub app_state: Option<String>,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }

@@ -203,6 +203,25 @@ pub struct RunSummary {
     /// Submissions of forms with values meant to be valid, and how many went through.
     #[serde(default)]
     pub form_acceptance: crate::forms::FormAcceptance,
+    /// What each worker did, in a run with several (empty with one).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub workers: Vec<WorkerLine>,
+}
+
+/// One worker of a run with several.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct WorkerLine {
+    /// 0-based, as in the step records.
+    pub worker: u32,
+    /// Where its browser runs: a CDP endpoint, or the Chromium it launched.
+    #[serde(default)]
+    pub browser: String,
+    pub steps: u64,
+    pub episodes: u64,
+    pub restarts: u64,
+    /// Why it stopped before the run did (its browser could not be brought back).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retired: Option<String>,
 }
 
 /// Accumulates what the summary needs while the loop runs.
@@ -218,7 +237,6 @@ pub(crate) struct Tally {
     pub restarts: u64,
     pub step_errors: u64,
     pub logged_out: u64,
-    pub forms: crate::forms::FormTracker,
 }
 
 fn median_ms(mut v: Vec<Duration>) -> f64 {

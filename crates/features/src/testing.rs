@@ -10,6 +10,7 @@ pub fn step(n: u64, from: u64, to: u64, action: Action, role: &str, name: &str) 
     StepRecord {
         step: n,
         episode: 1,
+        worker: 0,
         episode_step: n as u32,
         action,
         target: None,

@@ -102,6 +102,7 @@ fn main() {
         deviation: None,
         llm: None,
         form_acceptance: Default::default(),
+        workers: Vec::new(),
     };
     let data = RunData {
         dir,

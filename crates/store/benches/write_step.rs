@@ -25,6 +25,7 @@ fn record(step: u64) -> StepRecord {
     StepRecord {
         step,
         episode: 1 + step / 50,
+        worker: 0,
         episode_step: (step % 50) as u32,
         action: Action::on(ActionKind::Click, "#add-expense"),
         target: Some("button \"Add expense\"".into()),

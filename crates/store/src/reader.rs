@@ -261,5 +261,36 @@ pub(crate) fn rebuild_summary(d: &RunData) -> RunSummary {
         deviation: None,
         llm: None,
         form_acceptance: Default::default(),
+        workers: workers_of(d),
+    }
+}
+
+/// The workers of a run with several, as its steps tell them (the browser each drove is
+/// in the summary only).
+fn workers_of(d: &RunData) -> Vec<wayfarer_core::WorkerLine> {
+    let mut lines: Vec<wayfarer_core::WorkerLine> = Vec::new();
+    let mut episodes = std::collections::HashSet::new();
+    for s in &d.steps {
+        let w = s.record.worker as usize;
+        if lines.len() <= w {
+            lines.resize_with(w + 1, Default::default);
+        }
+        let line = &mut lines[w];
+        line.worker = w as u32;
+        line.steps += 1;
+        if episodes.insert(s.record.episode) {
+            line.episodes += 1;
+        }
+        line.restarts += s
+            .record
+            .events
+            .iter()
+            .filter(|e| e.kind == wayfarer_core::EventKind::BrowserRestart)
+            .count() as u64;
+    }
+    if lines.len() > 1 {
+        lines
+    } else {
+        Vec::new()
     }
 }

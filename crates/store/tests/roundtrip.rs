@@ -112,6 +112,7 @@ fn secrets_are_stored_as_references_never_as_values() {
     let record = wayfarer_core::StepRecord {
         step: 1,
         episode: 1,
+        worker: 0,
         episode_step: 1,
         action: Action::on(wayfarer_core::ActionKind::Type, "#pw").with_value("hunter\"2"),
         target: None,

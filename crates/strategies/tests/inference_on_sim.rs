@@ -44,7 +44,7 @@ impl Log {
 
 fn explore(
     app: SimApp,
-    agent: &mut dyn Agent,
+    agent: &mut (dyn Agent + Send),
     inference: Option<&str>,
     steps: u64,
     seed: u64,

@@ -2,6 +2,7 @@
 //! strategy takes exactly the actions recorded in the snapshots, which were taken with the
 //! single-browser loop (commit a365807) before the loop learned to drive several workers.
 
+#[allow(dead_code)] // Valid is for the other tests.
 mod common;
 
 use common::sim_options;

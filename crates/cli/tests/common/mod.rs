@@ -39,6 +39,7 @@ pub fn launch(url: &str, config: BrowserConfig) -> BrowserEnv {
         chrome: Some(
             find_chrome(None).expect("Chromium is installed (scripts/ensure-chromium.sh)"),
         ),
+        coverage: Default::default(),
     })
     .expect("browser starts")
 }
@@ -62,7 +63,7 @@ pub fn options(url: &str, seed: u64, budget: Budget, episode_steps: u32) -> RunO
 pub fn explore(
     env: &mut BrowserEnv,
     opts: &RunOptions,
-    extra: &mut dyn Observer,
+    extra: &mut (dyn Observer + Send),
 ) -> (RunSummary, Vec<StepRecord>) {
     let (summary, steps) = explore_all(env, opts, extra);
     (summary, steps.0)
@@ -72,7 +73,7 @@ pub fn explore(
 pub fn explore_all(
     env: &mut BrowserEnv,
     opts: &RunOptions,
-    extra: &mut dyn Observer,
+    extra: &mut (dyn Observer + Send),
 ) -> (RunSummary, Steps) {
     let inputs = wayfarer_inputs::by_name("random", wayfarer_inputs::Dictionary::default())
         .expect("random inputs");

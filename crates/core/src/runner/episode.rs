@@ -3,6 +3,7 @@
 
 use std::time::Instant;
 
+use super::hub::Shared;
 use super::{Cursor, RunOptions};
 use crate::agent::Agent;
 use crate::env::{Environment, Outcome};
@@ -10,26 +11,23 @@ use crate::model::{Event, Observation};
 use crate::observer::{Observer, Progress};
 use crate::oracle::{FailureBook, Oracles};
 use crate::record::ResetRecord;
-use crate::state::Abstraction;
-use crate::summary::Tally;
 
-/// What `begin_episode` borrows from the loop.
-pub(super) struct Loop<'a, 'o> {
-    pub(super) env: &'a mut dyn Environment,
-    pub(super) agent: &'a mut dyn Agent,
-    pub(super) abstraction: &'a mut dyn Abstraction,
-    pub(super) tally: &'a mut Tally,
-    pub(super) book: &'a mut FailureBook,
-    pub(super) observers: &'a mut [&'o mut dyn Observer],
-    pub(super) opts: &'a RunOptions,
-    pub(super) started: Instant,
-    pub(super) steps: u64,
-}
-
-pub(super) fn begin_episode(out: Outcome, episode: u64, l: &mut Loop) -> Cursor {
-    let mut analysis = l.abstraction.analyse(&out.observation);
-    l.agent.annotate(&out.observation, analysis.data_mut());
-    l.tally.urls.insert(analysis.url.clone());
+/// Begin an episode of `worker` from the outcome of its reset: the next episode number of
+/// the run, the start page analysed, judged and recorded.
+pub(super) fn begin_episode(
+    out: Outcome,
+    worker: u32,
+    env: &mut dyn Environment,
+    agent: &mut dyn Agent,
+    s: &mut Shared,
+    hub: (&RunOptions, Instant, usize),
+) -> Cursor {
+    let (opts, started, workers) = hub;
+    s.episodes += 1;
+    let episode = s.episodes;
+    let mut analysis = s.abstraction.analyse(&out.observation);
+    agent.annotate(&out.observation, analysis.data_mut());
+    s.tally.urls.insert(analysis.url.clone());
     let cur = Cursor {
         obs: out.observation,
         analysis,
@@ -39,18 +37,19 @@ pub(super) fn begin_episode(out: Outcome, episode: u64, l: &mut Loop) -> Cursor 
         planned: None,
     };
     let findings = judge(
-        &l.opts.oracles,
+        &opts.oracles,
         &cur,
         &out.events,
-        l.steps,
-        l.book,
-        l.observers,
+        s.steps,
+        &mut s.book,
+        s.observers,
         &cur.obs,
-        l.env,
+        env,
     );
     let record = ResetRecord {
         episode,
-        after_step: l.steps,
+        worker,
+        after_step: s.steps,
         state: cur.analysis.state,
         url: cur.obs.url.clone(),
         title: cur.obs.title.clone(),
@@ -58,43 +57,32 @@ pub(super) fn begin_episode(out: Outcome, episode: u64, l: &mut Loop) -> Cursor 
         findings,
         app_state: cur.obs.app.as_ref().and_then(|a| a.state.clone()),
     };
-    let progress = progress(
-        l.opts,
-        l.started,
-        l.steps,
-        episode,
-        l.abstraction,
-        l.tally,
-        l.book,
-        l.env,
-    );
-    for o in l.observers.iter_mut() {
+    let progress = progress(s, opts, started, workers, env);
+    for o in s.observers.iter_mut() {
         o.on_reset(&record, &progress);
     }
     cur
 }
 
-#[allow(clippy::too_many_arguments)]
+/// The live counters of the run, as the latest recorded step leaves them.
 pub(super) fn progress(
+    s: &Shared,
     opts: &RunOptions,
     started: Instant,
-    steps: u64,
-    episode: u64,
-    abstraction: &dyn Abstraction,
-    tally: &Tally,
-    book: &FailureBook,
+    workers: usize,
     env: &mut dyn Environment,
 ) -> Progress {
     Progress {
-        steps,
-        episodes: episode,
-        states: abstraction.states(),
-        urls: tally.urls.len(),
-        actions: tally.actions.len(),
-        failures: book.len(),
+        steps: s.steps,
+        episodes: s.episodes,
+        states: s.abstraction.states(),
+        urls: s.tally.urls.len(),
+        actions: s.tally.actions.len(),
+        failures: s.book.len(),
         elapsed: started.elapsed(),
-        budget_used: opts.budget.used(steps, started.elapsed()),
+        budget_used: opts.budget.used(s.steps, started.elapsed()),
         coverage: env.coverage(),
+        workers,
     }
 }
 
@@ -107,7 +95,7 @@ pub(super) fn judge(
     events: &[Event],
     step: u64,
     book: &mut FailureBook,
-    observers: &mut [&mut dyn Observer],
+    observers: &mut [&mut (dyn Observer + Send)],
     obs: &Observation,
     env: &mut dyn Environment,
 ) -> Vec<String> {

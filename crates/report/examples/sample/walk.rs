@@ -77,6 +77,7 @@ impl Walk {
         }
         self.resets.push(ResetRecord {
             episode: 1 + after_step / EPISODE,
+            worker: 0,
             after_step,
             state: StateId(0),
             url: format!("{BASE}/"),
@@ -190,6 +191,7 @@ pub fn walk(pages: &[Page], steps: u64) -> Walk {
         let record = StepRecord {
             step: n,
             episode: 1 + (n - 1) / EPISODE,
+            worker: 0,
             episode_step: ((n - 1) % EPISODE + 1) as u32,
             target: element
                 .as_ref()

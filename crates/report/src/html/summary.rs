@@ -129,6 +129,38 @@ pub fn rows(data: &RunData) -> Vec<Row> {
         row("Browser restarts", thousands(s.restarts)),
         row("Step errors", thousands(s.step_errors)),
     ];
+    if !s.workers.is_empty() {
+        let each: Vec<String> = s
+            .workers
+            .iter()
+            .map(|w| {
+                let mut line = format!(
+                    "worker {} ({}): {} steps, {} episodes, {} restarts",
+                    w.worker,
+                    if w.browser.is_empty() {
+                        "?"
+                    } else {
+                        &w.browser
+                    },
+                    thousands(w.steps),
+                    thousands(w.episodes),
+                    thousands(w.restarts)
+                );
+                if let Some(why) = &w.retired {
+                    line.push_str(&format!(", stopped early: {why}"));
+                }
+                line
+            })
+            .collect();
+        out.push(row(
+            "Workers",
+            format!(
+                "{} browsers at once, one store and one strategy's learning between them · {}",
+                s.workers.len(),
+                each.join(" · ")
+            ),
+        ));
+    }
     if s.logged_out > 0 {
         out.push(row(
             "Logged out mid-run",

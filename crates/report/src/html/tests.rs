@@ -38,6 +38,7 @@ fn step(n: u64, from: u64, to: u64) -> StoredStep {
         record: StepRecord {
             step: n,
             episode: 1 + n / 10,
+            worker: 0,
             episode_step: (n % 10) as u32,
             action: Action::on(ActionKind::Type, H).with_value(H.repeat(1 + n as usize % 3)),
             target: Some(H.into()),
@@ -175,6 +176,7 @@ pub fn hostile(complete: bool) -> RunData {
         complete,
         resets: vec![ResetRecord {
             episode: 2,
+            worker: 0,
             after_step: 10,
             state: StateId(0),
             url: H.into(),

@@ -1,0 +1,121 @@
+//! What the workers of a run share: one abstraction, one failure table, one tally and one
+//! set of observers behind one lock (so the store has one writer and numbers the steps in
+//! the order they are recorded), and the budget, claimed one step at a time.
+
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Mutex, MutexGuard};
+use std::time::Instant;
+
+use super::RunOptions;
+use crate::observer::Observer;
+use crate::oracle::FailureBook;
+use crate::state::Abstraction;
+use crate::summary::Tally;
+
+/// The run's shared state, locked as a whole: a worker holds it to analyse a page, to
+/// judge and record a step, to begin an episode.
+pub(super) struct Shared<'a, 'o> {
+    pub abstraction: &'a mut (dyn Abstraction + Send),
+    pub book: FailureBook,
+    pub tally: Tally,
+    pub observers: &'a mut [&'o mut (dyn Observer + Send)],
+    /// Steps recorded so far: the number of the latest.
+    pub steps: u64,
+    /// Episodes begun so far: the number of the latest.
+    pub episodes: u64,
+}
+
+pub(super) struct Hub<'a, 'o> {
+    shared: Mutex<Shared<'a, 'o>>,
+    /// Steps claimed: a worker claims one after choosing it and before acting, so N
+    /// workers never take more steps than an action budget allows.
+    claimed: AtomicU64,
+    /// Why every worker must stop, and whether the application or the browser (not the
+    /// user) ended the run; the first reason is kept.
+    halt: Mutex<Option<(String, bool)>>,
+    /// Workers still exploring.
+    active: AtomicUsize,
+    pub opts: &'a RunOptions,
+    pub started: Instant,
+}
+
+impl<'a, 'o> Hub<'a, 'o> {
+    pub fn new(
+        abstraction: &'a mut (dyn Abstraction + Send),
+        observers: &'a mut [&'o mut (dyn Observer + Send)],
+        opts: &'a RunOptions,
+        started: Instant,
+        workers: usize,
+    ) -> Self {
+        Hub {
+            shared: Mutex::new(Shared {
+                abstraction,
+                book: FailureBook::default(),
+                tally: Tally::default(),
+                observers,
+                steps: 0,
+                episodes: 0,
+            }),
+            claimed: AtomicU64::new(0),
+            halt: Mutex::new(None),
+            active: AtomicUsize::new(workers),
+            opts,
+            started,
+        }
+    }
+
+    /// The shared state. A worker that panicked while holding it left it usable: every
+    /// update under the lock is a whole record, so the others go on.
+    pub fn lock(&self) -> MutexGuard<'_, Shared<'a, 'o>> {
+        self.shared.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    pub fn into_shared(self) -> Shared<'a, 'o> {
+        self.shared.into_inner().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Whether the budget is spent (steps claimed, time elapsed).
+    pub fn exhausted(&self) -> bool {
+        self.opts
+            .budget
+            .exhausted(self.claimed.load(Ordering::SeqCst), self.started.elapsed())
+    }
+
+    /// Claim one step of an action budget; `false` when another worker took the last one.
+    /// Time is not looked at: a worker that passed the check at the top of its step takes
+    /// it, as a single worker always did.
+    pub fn claim(&self) -> bool {
+        let max = self.opts.budget.actions.unwrap_or(u64::MAX);
+        self.claimed
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| {
+                (n < max).then_some(n + 1)
+            })
+            .is_ok()
+    }
+
+    /// Workers still exploring.
+    pub fn active(&self) -> usize {
+        self.active.load(Ordering::SeqCst)
+    }
+
+    /// A worker stopped exploring.
+    pub fn finished(&self) {
+        self.active.fetch_sub(1, Ordering::SeqCst);
+    }
+
+    /// Give back a claimed step that was never taken (its worker's browser is gone).
+    pub fn release(&self) {
+        self.claimed.fetch_sub(1, Ordering::SeqCst);
+    }
+
+    /// Stop every worker (the first reason is kept); `by_environment` when the
+    /// application or the browser ended the run.
+    pub fn halt(&self, why: String, by_environment: bool) {
+        let mut h = self.halt.lock().unwrap_or_else(|p| p.into_inner());
+        h.get_or_insert((why, by_environment));
+    }
+
+    pub fn halted(&self) -> Option<(String, bool)> {
+        self.halt.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+}

@@ -1,0 +1,285 @@
+//! Several workers in one run, on the simulated application: the budget is shared and
+//! every step is recorded once, in order; a worker whose browser dies retires while the
+//! others go on; an application failure stops them all.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
+
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+
+use super::*;
+use crate::agent::{Transition, View};
+use crate::config::OracleConfig;
+use crate::env::{Outcome, Performed};
+use crate::model::{Action, ActionKind};
+use crate::observer::Progress;
+use crate::record::{ResetRecord, StepRecord};
+use crate::sim::{SimApp, SimEnv};
+use crate::state::StructureAbstraction;
+
+/// Uniform choices; the transitions learned by all of its workers are counted in one place.
+#[derive(Clone)]
+struct Uniform {
+    learned: Arc<Mutex<u64>>,
+}
+
+impl Agent for Uniform {
+    fn name(&self) -> &str {
+        "uniform"
+    }
+    fn choose(&mut self, view: &View<'_>, rng: &mut ChaCha8Rng) -> Action {
+        let a = view.actions[rng.gen_range(0..view.actions.len())].clone();
+        match a.kind {
+            ActionKind::Type => a.with_value("x"),
+            _ => a,
+        }
+    }
+    fn learn(&mut self, _t: &Transition<'_>) {
+        *self.learned.lock().unwrap() += 1;
+    }
+    fn worker(&self) -> Option<Box<dyn Agent + Send>> {
+        Some(Box::new(self.clone()))
+    }
+}
+
+/// A simulated browser that dies for good after `after` steps, or whose login fails then.
+/// Each step waits a millisecond, as a browser waits for its page: the workers' threads
+/// then interleave as they do on real browsers instead of one racing through the budget.
+struct Dying {
+    sim: SimEnv,
+    after: u32,
+    steps: u32,
+    login: bool,
+}
+
+impl Dying {
+    fn gone(&self) -> Option<EnvError> {
+        (self.steps >= self.after).then(|| match self.login {
+            true => EnvError::Login("login step 1 of 2 found no #user".into()),
+            false => EnvError::Browser("the browser could not be restarted".into()),
+        })
+    }
+}
+
+impl Environment for Dying {
+    fn reset(&mut self) -> Result<Outcome, EnvError> {
+        match self.gone() {
+            Some(e) => Err(e),
+            None => self.sim.reset(),
+        }
+    }
+    fn step(&mut self, action: &Action) -> Result<Outcome, EnvError> {
+        if let Some(e) = self.gone() {
+            return Err(e);
+        }
+        self.steps += 1;
+        std::thread::sleep(std::time::Duration::from_millis(1));
+        self.sim.step(action)
+    }
+    fn perform(&mut self, action: &Action) -> Result<Performed, EnvError> {
+        self.step(action).map(|o| Performed::Observed(Box::new(o)))
+    }
+    fn endpoint(&self) -> Option<String> {
+        Some("sim".into())
+    }
+}
+
+#[derive(Default)]
+struct Log {
+    steps: Vec<(u64, u32, u64)>,
+    actions: Vec<(u32, Action)>,
+    resets: Vec<(u64, u32)>,
+    retired: Vec<(u32, String)>,
+    ends: u32,
+}
+
+impl Observer for Log {
+    fn on_step(&mut self, r: &StepRecord, p: &Progress) {
+        assert_eq!(p.steps, r.step, "progress counts the step just recorded");
+        self.steps.push((r.step, r.worker, r.episode));
+        self.actions.push((r.worker, r.action.clone()));
+    }
+    fn on_reset(&mut self, r: &ResetRecord, _: &Progress) {
+        self.resets.push((r.episode, r.worker));
+    }
+    fn on_retire(&mut self, worker: u32, browser: &str, why: &str) {
+        self.retired.push((worker, format!("{browser}: {why}")));
+    }
+    fn on_end(&mut self, _: &RunSummary) {
+        self.ends += 1;
+    }
+}
+
+fn options(budget: Budget) -> RunOptions {
+    RunOptions {
+        budget,
+        episode_steps: 15,
+        seed: 3,
+        deny: DenyText::default(),
+        oracles: Oracles::new(OracleConfig::default(), vec![]).unwrap(),
+        stop: Arc::new(AtomicBool::new(false)),
+        target: "sim".into(),
+        inference: None,
+        llm: None,
+    }
+}
+
+/// Run `envs` as the workers of one run of `Uniform`; returns the summary, the log and
+/// how many transitions the agents learned together.
+fn explore(envs: &mut [Dying], budget: Budget) -> (RunSummary, Log, u64) {
+    let learned = Arc::new(Mutex::new(0));
+    let mut agent = Uniform {
+        learned: learned.clone(),
+    };
+    let mut abs = StructureAbstraction::default();
+    let mut log = Log::default();
+    let summary = run_workers(
+        envs.iter_mut()
+            .map(|e| e as &mut (dyn Environment + Send))
+            .collect(),
+        &mut agent,
+        &mut abs,
+        &options(budget),
+        &mut [&mut log],
+    )
+    .unwrap();
+    let n = *learned.lock().unwrap();
+    (summary, log, n)
+}
+
+fn envs(n: usize, after: &[u32]) -> Vec<Dying> {
+    let app = SimApp::generate(5, 12);
+    (0..n)
+        .map(|i| Dying {
+            sim: SimEnv::new(app.clone()),
+            after: after.get(i).copied().unwrap_or(u32::MAX),
+            steps: 0,
+            login: false,
+        })
+        .collect()
+}
+
+/// Every step is recorded once and numbered in order; each episode is one worker's.
+fn check_records(log: &Log, steps: u64) {
+    let numbers: Vec<u64> = log.steps.iter().map(|s| s.0).collect();
+    assert_eq!(numbers, (1..=steps).collect::<Vec<_>>());
+    let owner: BTreeMap<u64, u32> = log.resets.iter().copied().collect();
+    assert_eq!(owner.len(), log.resets.len(), "episode numbers are unique");
+    for (step, worker, episode) in &log.steps {
+        assert_eq!(
+            owner.get(episode),
+            Some(worker),
+            "step {step} of worker {worker} is in an episode its worker began"
+        );
+    }
+    assert_eq!(log.ends, 1);
+}
+
+#[test]
+fn three_workers_share_the_budget_and_every_step_is_recorded_once_in_order() {
+    let mut e = envs(3, &[]);
+    let (summary, log, learned) = explore(&mut e, Budget::actions(300));
+    assert_eq!(summary.steps, 300);
+    check_records(&log, 300);
+    assert_eq!(
+        learned, 300,
+        "every worker's agent learned into the shared count"
+    );
+    assert_eq!(summary.workers.len(), 3);
+    assert_eq!(summary.workers.iter().map(|w| w.steps).sum::<u64>(), 300);
+    let by_worker: BTreeSet<u32> = log.steps.iter().map(|s| s.1).collect();
+    assert_eq!(by_worker, BTreeSet::from([0, 1, 2]));
+    assert!(summary.workers.iter().all(|w| w.steps >= 20), "{summary:?}");
+    assert_eq!(
+        summary.episodes,
+        summary.workers.iter().map(|w| w.episodes).sum::<u64>()
+    );
+    assert_eq!(summary.stopped_early, None);
+}
+
+#[test]
+fn a_worker_whose_browser_dies_retires_and_the_others_spend_the_budget() {
+    let mut e = envs(3, &[u32::MAX, 20]);
+    let (summary, log, _) = explore(&mut e, Budget::actions(240));
+    assert_eq!(
+        summary.steps, 240,
+        "the claimed step of the dead worker was given back"
+    );
+    check_records(&log, 240);
+    assert_eq!(summary.stopped_early, None);
+    assert!(!summary.ended_by_environment);
+    let dead = &summary.workers[1];
+    assert_eq!(dead.steps, 20);
+    assert!(dead
+        .retired
+        .as_deref()
+        .unwrap()
+        .contains("could not be restarted"));
+    assert!(summary.workers[0].retired.is_none() && summary.workers[2].retired.is_none());
+    assert_eq!(log.retired.len(), 1);
+    assert_eq!(log.retired[0].0, 1);
+    assert!(log.retired[0].1.starts_with("sim: browser unavailable"));
+}
+
+#[test]
+fn when_every_browser_is_gone_the_environment_ended_the_run() {
+    let mut e = envs(2, &[10, 15]);
+    let (summary, log, _) = explore(&mut e, Budget::actions(200));
+    assert_eq!(summary.steps, 25);
+    check_records(&log, 25);
+    assert!(summary.ended_by_environment);
+    assert!(summary
+        .stopped_early
+        .as_deref()
+        .unwrap()
+        .contains("could not be restarted"));
+}
+
+#[test]
+fn a_failing_login_stops_every_worker() {
+    let mut e = envs(3, &[u32::MAX, u32::MAX, 30]);
+    e[2].login = true;
+    let (summary, log, _) = explore(&mut e, Budget::actions(3000));
+    assert!(summary.steps < 3000);
+    check_records(&log, summary.steps);
+    assert!(summary.ended_by_environment);
+    assert!(summary.stopped_early.as_deref().unwrap().contains("login"));
+    assert!(summary.workers.iter().all(|w| w.retired.is_none()));
+    assert!(log.retired.is_empty());
+}
+
+#[test]
+fn workers_end_a_time_budget_together() {
+    let mut e = envs(2, &[]);
+    let (summary, log, _) = explore(&mut e, "1s".parse().unwrap());
+    assert!(summary.duration_s >= 1.0 && summary.duration_s < 5.0);
+    check_records(&log, summary.steps);
+    assert!(summary.workers.iter().all(|w| w.steps > 0));
+}
+
+#[test]
+fn worker_zero_takes_the_single_runs_actions_and_the_others_their_own() {
+    let mut one = envs(1, &[]);
+    let (a, single, _) = explore(&mut one, Budget::actions(90));
+    assert!(a.workers.is_empty());
+    let mut three = envs(3, &[]);
+    let (_, fleet, _) = explore(&mut three, Budget::actions(90));
+    let of = |log: &Log, w: u32| -> Vec<Action> {
+        log.actions
+            .iter()
+            .filter(|(x, _)| *x == w)
+            .map(|(_, a)| a.clone())
+            .collect()
+    };
+    // Worker 0 draws from the seed's own stream on its own browser: its steps are the
+    // single run's first ones, whatever the others do meanwhile.
+    let zero = of(&fleet, 0);
+    assert!(zero.len() >= 10);
+    assert_eq!(zero[..], of(&single, 0)[..zero.len()]);
+    // The others draw from other streams.
+    let one = of(&fleet, 1);
+    let n = one.len().min(zero.len());
+    assert_ne!(one[..n], zero[..n]);
+}

@@ -1,0 +1,509 @@
+//! One worker of a run: its own environment, agent, generator and episode, stepping until
+//! the budget is spent, the run is halted, or its browser is gone for good. What it finds
+//! and records goes through the hub.
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use rand_chacha::ChaCha8Rng;
+
+use super::episode::{begin_episode, judge, progress};
+use super::hub::Hub;
+use super::perform::{perform, Done, Trying};
+use super::predict::{Plan, Planned, Predictor, TrialCtx};
+use super::{llm_seconds, share_snapshot, EMPTY_START_LIMIT};
+use crate::agent::{Agent, Transition, View};
+use crate::candidates::offered_actions;
+use crate::env::{EnvError, Environment};
+use crate::forms::FormTracker;
+use crate::llm::Picture;
+use crate::model::{AppProbe, EventKind, Observation};
+use crate::record::{StepRecord, StepTimings};
+use crate::state::Analysis;
+use crate::trace::{ElementHint, TraceStep};
+
+/// The loop's state between steps.
+pub(super) struct Cursor {
+    pub obs: Observation,
+    pub analysis: Analysis,
+    pub trace: Vec<TraceStep>,
+    pub episode: u64,
+    pub episode_step: u32,
+    /// The next action, already chosen while validating a guessed state.
+    pub planned: Option<Planned>,
+}
+
+/// The agent a worker drives: the caller's, one made for the worker, or the copy that
+/// lived an accepted guess.
+pub(super) enum Driver<'a> {
+    Borrowed(&'a mut (dyn Agent + Send)),
+    Owned(Box<dyn Agent + Send>),
+}
+
+impl Driver<'_> {
+    pub fn get(&mut self) -> &mut (dyn Agent + Send) {
+        match self {
+            Driver::Borrowed(a) => &mut **a,
+            Driver::Owned(b) => b.as_mut(),
+        }
+    }
+}
+
+/// A worker and what it did.
+pub(super) struct Worker<'a> {
+    pub id: u32,
+    pub env: &'a mut (dyn Environment + Send),
+    pub agent: Driver<'a>,
+    pub rng: ChaCha8Rng,
+    pub predictor: Option<Predictor>,
+    pub forms: FormTracker,
+    pub steps: u64,
+    pub episodes: u64,
+    pub restarts: u64,
+    /// Why the worker stopped before the run did: its browser could not be brought back.
+    pub retired: Option<String>,
+}
+
+impl Worker<'_> {
+    /// The environment failed for good: a browser that cannot be restarted retires this
+    /// worker; anything else (the application unreachable, the login or the reset hook
+    /// failing) concerns every worker and halts the run.
+    fn fail(&mut self, e: EnvError, hub: &Hub) {
+        match e {
+            EnvError::Browser(_) => {
+                let why = e.to_string();
+                let browser = self.env.endpoint().unwrap_or_default();
+                tracing::debug!(worker = self.id, %browser, "worker retired: {why}");
+                let mut s = hub.lock();
+                for o in s.observers.iter_mut() {
+                    o.on_retire(self.id, &browser, &why);
+                }
+                self.retired = Some(why);
+            }
+            e => hub.halt(e.to_string(), true),
+        }
+    }
+}
+
+/// Step worker `w` until the run ends for it.
+pub(super) fn explore(w: &mut Worker, hub: &Hub) {
+    steps(w, hub);
+    hub.finished();
+}
+
+fn steps(w: &mut Worker, hub: &Hub) {
+    let opts = hub.opts;
+    let t_reset = Instant::now();
+    let first = match w.env.reset() {
+        Ok(first) => first,
+        Err(e) => {
+            w.fail(e, hub);
+            return;
+        }
+    };
+    let mut cur = {
+        let mut s = hub.lock();
+        s.tally.resets += t_reset.elapsed();
+        begin_episode(
+            first,
+            w.id,
+            w.env,
+            w.agent.get(),
+            &mut s,
+            (opts, hub.started, hub.active()),
+        )
+    };
+    w.episodes += 1;
+    let mut empty_starts = 0;
+    let mut train_time = Duration::ZERO;
+
+    while !hub.exhausted() && hub.halted().is_none() {
+        if opts.stop.load(Ordering::Relaxed) {
+            hub.halt("interrupted".to_string(), false);
+            break;
+        }
+        if cur.episode_step >= opts.episode_steps {
+            let t_train = Instant::now();
+            w.agent.get().on_episode_end();
+            train_time += t_train.elapsed();
+            share_snapshot(w.agent.get(), hub.lock().observers);
+            let t_reset = Instant::now();
+            let reset = w.env.reset();
+            let reset_time = t_reset.elapsed();
+            let mut s = hub.lock();
+            s.tally.resets += reset_time;
+            match reset {
+                Ok(out) => {
+                    cur = begin_episode(
+                        out,
+                        w.id,
+                        w.env,
+                        w.agent.get(),
+                        &mut s,
+                        (opts, hub.started, hub.active()),
+                    );
+                    w.episodes += 1;
+                }
+                Err(e) => {
+                    drop(s);
+                    w.fail(e, hub);
+                    break;
+                }
+            }
+        }
+        // Training at the episode's end is counted with the step that follows it.
+        let now = Instant::now();
+        let step_start = now.checked_sub(train_time).unwrap_or(now);
+        let train = std::mem::take(&mut train_time);
+        let candidates = offered_actions(&cur.obs, &opts.deny, cur.episode_step > 0, w.agent.get());
+        // Listing the candidates is part of deciding.
+        let listing = step_start.elapsed();
+        {
+            let mut s = hub.lock();
+            for a in &candidates {
+                s.tally.actions.insert((
+                    cur.analysis.url.clone(),
+                    format!("{} {}", a.kind.as_str(), a.target.as_deref().unwrap_or("")),
+                ));
+            }
+        }
+        if candidates.is_empty() {
+            if cur.episode_step == 0 {
+                // The start page itself offers nothing: resetting again will not help for long.
+                empty_starts += 1;
+                if empty_starts >= EMPTY_START_LIMIT {
+                    hub.halt(
+                        format!(
+                            "the start page ({}) offered no action after {EMPTY_START_LIMIT} resets; \
+                             does it load, and is anything on it clickable?",
+                            cur.obs.url
+                        ),
+                        true,
+                    );
+                    break;
+                }
+            }
+            // A dead end with nowhere to go back to: start a new episode.
+            cur.episode_step = opts.episode_steps;
+            continue;
+        }
+        empty_starts = 0;
+        let (action, decision, decided, asked) = match cur.planned.take() {
+            Some(Planned::Reset) => {
+                cur.episode_step = opts.episode_steps;
+                continue;
+            }
+            Some(Planned::Act {
+                action,
+                decision,
+                decide,
+            }) => (action, decision, decide, Duration::ZERO),
+            None => {
+                let t_decide = Instant::now();
+                let view = View {
+                    observation: &cur.obs,
+                    analysis: &cur.analysis,
+                    actions: &candidates,
+                    episode_step: cur.episode_step,
+                };
+                let agent = w.agent.get();
+                // Only mid-episode: a reset at the start would change nothing and could
+                // repeat forever.
+                if cur.episode_step > 0 && agent.wants_reset(&view) {
+                    cur.episode_step = opts.episode_steps;
+                    continue;
+                }
+                // A picture of the page for a vision prompt, only when the agent asks.
+                let mut pictured = Duration::ZERO;
+                if let Some(region) = agent.wants_picture(&view) {
+                    let t_picture = Instant::now();
+                    cur.obs.picture = w.env.picture(region).map(|png| Picture {
+                        png: Arc::new(png),
+                        region,
+                    });
+                    pictured = t_picture.elapsed();
+                }
+                let view = View {
+                    observation: &cur.obs,
+                    analysis: &cur.analysis,
+                    actions: &candidates,
+                    episode_step: cur.episode_step,
+                };
+                let asked_before = llm_seconds(opts);
+                let action = agent.choose(&view, &mut w.rng);
+                let asked =
+                    Duration::from_secs_f64((llm_seconds(opts) - asked_before).max(0.0)) + pictured;
+                (
+                    action,
+                    agent.rationale(),
+                    t_decide.elapsed().saturating_sub(asked),
+                    asked,
+                )
+            }
+        };
+        // Another worker may have taken the budget's last step meanwhile.
+        if !hub.claim() {
+            break;
+        }
+        let decide = decided + listing;
+        w.steps += 1;
+        cur.episode_step += 1;
+        let target = action
+            .target
+            .as_deref()
+            .and_then(|t| cur.obs.element(t))
+            .map(|e| e.describe());
+        let mut trace_step = TraceStep::new(action.clone(), &cur.obs);
+
+        // State inference: the interaction's keys, and whether to try guesses.
+        let keys = w.predictor.as_mut().map(|p| p.keys(&cur.obs, &action));
+        let (plan, mut inference) = match (&w.predictor, keys) {
+            (Some(p), Some(k)) => {
+                let (plan, info) = p.plan(k);
+                (Some(plan), Some(info))
+            }
+            _ => (None, None),
+        };
+        let guesses = match &plan {
+            Some(Plan::Try(g)) => Some(g.as_slice()),
+            _ => None,
+        };
+        let ctx = TrialCtx {
+            deny: &opts.deny,
+            last: cur.episode_step >= opts.episode_steps || hub.exhausted(),
+            next_episode_step: cur.episode_step,
+        };
+        let tried = match (w.predictor.as_mut(), guesses) {
+            (Some(p), Some(g)) => Some(Trying {
+                predictor: p,
+                guesses: g,
+                agent: w.agent.get(),
+                rng: &w.rng,
+                ctx,
+            }),
+            _ => None,
+        };
+        let Done {
+            outcome,
+            error,
+            mut accepted,
+            validate,
+        } = match perform(w.env, &action, (&cur.obs, &cur.analysis), tried) {
+            Ok(done) => done,
+            Err(e) => {
+                // The step never happened: another worker may take it.
+                hub.release();
+                w.steps -= 1;
+                w.fail(e, hub);
+                break;
+            }
+        };
+        if let Some(p) = w.predictor.as_mut() {
+            p.stats.steps += 1;
+            if accepted.is_some() {
+                p.stats.predicted += 1;
+            }
+        }
+        // The browser read the target's role and name from its accessibility tree, and
+        // counted Playwright's other ways to it, just before acting: what the trace, the
+        // report and exported tests name it by.
+        // A target the observation did not hold (the page changed since it was read) is
+        // named all the same.
+        if let (Some(n), Some(t)) = (w.env.target_name(), trace_step.action.target.as_deref()) {
+            trace_step
+                .element
+                .get_or_insert_with(ElementHint::default)
+                .name_from_target(&n, t);
+        }
+        if error.is_none() {
+            cur.trace.push(trace_step.clone());
+        }
+        let restarts = if outcome.restarted {
+            outcome
+                .events
+                .iter()
+                .filter(|e| e.kind == EventKind::BrowserRestart)
+                .count()
+                .max(1) as u64
+        } else {
+            0
+        };
+        w.restarts += restarts;
+
+        let t_analysis = Instant::now();
+        let (analysis, new_state) = match &accepted {
+            // A guessed state comes with its analysis: it was seen before.
+            Some(a) => (a.guess.analysis.clone(), false),
+            None => {
+                let (mut analysis, new_state) = {
+                    let mut s = hub.lock();
+                    let states_before = s.abstraction.states();
+                    let analysis = s.abstraction.analyse(&outcome.observation);
+                    (analysis, s.abstraction.states() > states_before)
+                };
+                w.agent
+                    .get()
+                    .annotate(&outcome.observation, analysis.data_mut());
+                (analysis, new_state)
+            }
+        };
+        let analysis_time = t_analysis.elapsed();
+        let t_learn = Instant::now();
+        if let (Some(p), Some(k), Some(info)) = (w.predictor.as_mut(), keys, inference.as_mut()) {
+            match &mut accepted {
+                Some(a) => {
+                    p.confirm(k, &a.guess);
+                    info.accepted = Some(a.index);
+                    // Data that grows with the run is refined on the guessed page, and the
+                    // knowledge base keeps the refined value.
+                    let mut refined = a.guess.analysis.clone();
+                    if a.agent.refine(&a.obs, refined.data_mut()) {
+                        a.guess = p.refine(k, &a.guess, refined);
+                    }
+                }
+                // What a scan found after a performed action is knowledge; a failed step or
+                // a restart says nothing about the interaction.
+                None if error.is_none()
+                    && !outcome.restarted
+                    && matches!(plan, Some(Plan::Try(_)) | Some(Plan::Scan { record: true })) =>
+                {
+                    p.record(k, &outcome.observation, &analysis);
+                }
+                None => {}
+            }
+        }
+        match accepted {
+            // The copy that lived the guess already learned it and chose the next action.
+            Some(a) => {
+                w.agent = Driver::Owned(a.agent);
+                w.rng = a.rng;
+                cur.planned = a.planned;
+            }
+            None => w.agent.get().learn(&Transition {
+                state: cur.analysis.state,
+                observation: &cur.obs,
+                action: &action,
+                next_state: analysis.state,
+                next_observation: &outcome.observation,
+                events: &outcome.events,
+                new_state,
+                failed: error.is_some(),
+            }),
+        }
+        let learn_time = t_learn.elapsed();
+        // Training along the episode (inside `learn`) is reported as training.
+        let trained = w.agent.get().take_train_time();
+        let learn_time = learn_time.saturating_sub(trained);
+        let train = train + trained;
+        let logged_out = outcome
+            .events
+            .iter()
+            .any(|e| e.kind == EventKind::LoggedOut);
+        let form = if error.is_none() {
+            w.forms
+                .step(&cur.obs, &action, &outcome.observation, decision.as_deref())
+        } else {
+            None
+        };
+
+        // Judge and record under the lock: the step takes its number here, so the store
+        // sees the steps of all workers in order, each once.
+        {
+            let mut guard = hub.lock();
+            let s = &mut *guard;
+            s.steps += 1;
+            let step = s.steps;
+            s.tally.urls.insert(analysis.url.clone());
+            if error.is_some() {
+                s.tally.step_errors += 1;
+            }
+            s.tally.restarts += restarts;
+            // Failures are judged before a restart clears the trace, so it keeps the
+            // actions that led to the crash.
+            let t_judge = Instant::now();
+            let findings = judge(
+                &opts.oracles,
+                &cur,
+                &outcome.events,
+                step,
+                &mut s.book,
+                s.observers,
+                &outcome.observation,
+                w.env,
+            );
+            let timings = StepTimings {
+                scan: outcome.timings.scan,
+                analysis: analysis_time,
+                decide,
+                act: outcome.timings.act,
+                wait: outcome.timings.wait,
+                validate,
+                coverage: outcome.timings.coverage,
+                judge: t_judge.elapsed(),
+                learn: learn_time,
+                name: outcome.timings.name,
+                train,
+                llm: asked,
+                total: step_start.elapsed(),
+            };
+            s.tally.timings.push(timings);
+            let record = StepRecord {
+                step,
+                episode: cur.episode,
+                worker: w.id,
+                episode_step: cur.episode_step,
+                action,
+                target,
+                state_before: cur.analysis.state,
+                state_after: analysis.state,
+                url_after: outcome.observation.url.clone(),
+                title_after: outcome.observation.title.clone(),
+                element: trace_step.element,
+                new_state,
+                events: outcome.events,
+                timings,
+                error,
+                findings,
+                app_actions: AppProbe::logged_since(&cur.obs, &outcome.observation),
+                app_state: outcome
+                    .observation
+                    .app
+                    .as_ref()
+                    .and_then(|a| a.state.clone()),
+                decision,
+                form,
+                inference,
+            };
+            let progress = progress(s, opts, hub.started, hub.active(), w.env);
+            let t_observers = Instant::now();
+            for o in s.observers.iter_mut() {
+                o.on_step(&record, &progress);
+            }
+            s.tally.observers.push(t_observers.elapsed());
+            if logged_out && !outcome.restarted {
+                s.tally.logged_out += 1;
+            }
+        }
+        cur.obs = outcome.observation;
+        cur.analysis = analysis;
+        if logged_out && !outcome.restarted {
+            // Exploring the login page until the episode ends would waste it: reset now.
+            cur.episode_step = opts.episode_steps;
+        }
+        if outcome.restarted {
+            // The environment reset itself: a new episode from its start page.
+            let t_train = Instant::now();
+            w.agent.get().on_episode_end();
+            train_time += t_train.elapsed();
+            let mut s = hub.lock();
+            share_snapshot(w.agent.get(), s.observers);
+            s.episodes += 1;
+            cur.episode = s.episodes;
+            w.episodes += 1;
+            cur.episode_step = 0;
+            cur.trace.clear();
+            cur.planned = None;
+        }
+    }
+}
