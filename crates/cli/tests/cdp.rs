@@ -99,3 +99,96 @@ fn a_separately_started_chromium_serves_a_whole_run_and_stays_up() {
     drop(chromium);
     server.shutdown();
 }
+
+/// The steps a run stored, by number: (step, worker).
+fn stored_steps(run: &Path) -> Vec<(u64, u32)> {
+    let data = wayfarer_store::load(run).unwrap();
+    data.steps
+        .iter()
+        .map(|s| (s.record.step, s.record.worker))
+        .collect()
+}
+
+/// Two Chromium processes started on their own stand in for a browser farm: one worker
+/// each. Killing one mid-run retires its worker; the other spends the budget, and the
+/// summary, the report and the progress output say which browser was lost.
+#[test]
+fn a_fleet_of_two_loses_one_browser_and_the_run_finishes_its_budget() {
+    let server = Server::start(App::Clinic, ServeOptions::default()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (kept, port_a) = start_chromium(&dir.path().join("a"));
+    let (mut lost, port_b) = start_chromium(&dir.path().join("b"));
+    let run = dir.path().join("run");
+    let endpoints = dir.path().join("fleet.txt");
+    std::fs::write(
+        &endpoints,
+        format!("# the farm\nhttp://127.0.0.1:{port_a}\n\nhttp://127.0.0.1:{port_b}  # second\n"),
+    )
+    .unwrap();
+    let child = Command::new(env!("CARGO_BIN_EXE_wayfarer"))
+        .args(["explore", &server.url(), "--strategy", "random"])
+        .args(["--budget", "14s", "--episode-steps", "15", "--cdp-file"])
+        .arg(&endpoints)
+        .arg("--out")
+        .arg(&run)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Kill the second browser once both workers have recorded steps.
+    let started = Instant::now();
+    loop {
+        std::thread::sleep(Duration::from_millis(300));
+        let steps = wayfarer_store::load(&run)
+            .map(|d| d.steps.iter().map(|s| s.record.worker).collect::<Vec<_>>())
+            .unwrap_or_default();
+        if steps.contains(&0) && steps.contains(&1) && steps.len() >= 10 {
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(12),
+            "both workers step within the budget: {steps:?}"
+        );
+    }
+    lost.0.kill().unwrap();
+    lost.0.wait().unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        matches!(out.status.code(), Some(0 | 1)),
+        "{:?}: {stderr}",
+        out.status
+    );
+    assert!(stderr.contains("2 workers"), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "worker 1 (http://127.0.0.1:{port_b}) stopped, the others go on"
+        )),
+        "{stderr}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("report.json")).unwrap()).unwrap();
+    assert!(json["stopped_early"].is_null(), "{json}");
+    assert!(json["duration_s"].as_f64().unwrap() >= 14.0, "{json}");
+    let workers = json["workers"].as_array().unwrap();
+    assert_eq!(workers.len(), 2, "{json}");
+    assert_eq!(workers[0]["browser"], format!("http://127.0.0.1:{port_a}"));
+    assert!(workers[0]["retired"].is_null(), "{json}");
+    assert!(workers[1]["retired"].as_str().unwrap().contains("browser"), "{json}");
+    assert!(
+        workers[0]["steps"].as_u64().unwrap() > workers[1]["steps"].as_u64().unwrap(),
+        "the surviving worker went on: {json}"
+    );
+    // Every step is in the store once, numbered 1..=n, and the summary counts them all.
+    let steps = stored_steps(&run);
+    let n = steps.len() as u64;
+    assert_eq!(
+        steps.iter().map(|s| s.0).collect::<Vec<_>>(),
+        (1..=n).collect::<Vec<_>>()
+    );
+    assert_eq!(json["steps"].as_u64().unwrap(), n);
+    let html = std::fs::read_to_string(run.join("report.html")).unwrap();
+    assert!(html.contains("2 browsers at once"), "the report lists the workers");
+    drop(kept);
+    server.shutdown();
+}
