@@ -15,7 +15,7 @@ use wayfarer_core::{Action, ActionKind, Agent, StateId, StrategySnapshot, Transi
 
 use crate::fill::{fill_noted, with_note};
 use crate::form::fill_then;
-use crate::memory::Memory;
+use crate::memory::{Memory, Typed};
 use crate::route::{Route, RouteNext};
 use crate::snapshot::{automaton_table, capped};
 
@@ -44,6 +44,8 @@ pub struct CrawlAgent {
     cfg: CrawlConfig,
     inputs: Box<dyn InputGenerator + Send>,
     memory: Memory,
+    /// Values typed on the current page.
+    typed: Typed,
     /// Unexplored actions per state, in document order.
     todo: HashMap<StateId, VecDeque<Action>>,
     /// Every (state, action) ever offered, so an action is queued once.
@@ -74,6 +76,7 @@ impl CrawlAgent {
             cfg,
             inputs,
             memory: Memory::default(),
+            typed: Typed::default(),
             todo: HashMap::new(),
             known: HashSet::new(),
             discovered: Vec::new(),
@@ -303,14 +306,14 @@ impl Agent for CrawlAgent {
             self.inputs
                 .learn(t.observation, t.action, t.next_observation, t.events);
         }
-        if self.memory.observe(t) == Some(1) {
+        if self.memory.observe(&mut self.typed, t) == Some(1) {
             // A new transition may open a path to a state given up on.
             self.unreachable.clear();
         }
     }
 
     fn on_episode_end(&mut self) {
-        self.memory.on_episode_end();
+        self.typed.clear();
         if !std::mem::take(&mut self.route_after_reset) {
             self.route = None;
         }
