@@ -382,7 +382,10 @@ fn workers_share_the_networks_the_replay_and_the_counters() {
     drive(&mut b, 10, &mut rng);
     let state = embed(&page(2), 32);
     let values = |x: &WebRledAgent| x.with_nets(|n| n.q.values(&state).unwrap());
-    assert!(values(&a).is_some(), "the first sees the networks the second built");
+    assert!(
+        values(&a).is_some(),
+        "the first sees the networks the second built"
+    );
     assert_eq!(values(&a), values(&b));
     let count = |x: &WebRledAgent, name: &str| {
         let snap = x.snapshot().unwrap();
