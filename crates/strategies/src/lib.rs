@@ -16,6 +16,11 @@
 //!
 //! The memory-based ones share `Memory` (the automaton and the concrete steps of each
 //! transition) and `Route` (replaying a known path, with where it broke).
+//!
+//! Every strategy runs with several workers (`Agent::worker`): the workers' agents learn
+//! into one mind behind a lock and keep their own episode (route, typed values, page
+//! plan); each module's "With several workers" paragraph says what is shared and how it
+//! merges. `fork` stays a deep copy, so state inference's trials teach the run nothing.
 
 mod crawl;
 pub mod dfa;

@@ -2,6 +2,9 @@
 //! observed transitions, and for each transition the concrete steps that performed it
 //! (its typed value, and the fields typed in the state just before it), so a path found
 //! in the automaton can be replayed from a reset, forms included.
+//!
+//! `Memory` is what the application taught, which workers share; `Typed` is what one
+//! browser typed on the page it is on, which each worker keeps for itself.
 
 use std::collections::{HashMap, HashSet};
 
@@ -32,8 +35,6 @@ pub struct Memory {
     pub dfa: Dfa<Action>,
     /// (from, key, to) -> the steps that last performed it: fields set, then the action.
     performed: HashMap<(StateId, Action, StateId), Vec<Action>>,
-    /// Values set in the current state since the page arrived there.
-    set_here: Vec<Action>,
     /// Recorded transitions a replay found broken; replays avoid them until they are
     /// seen to work again. Per target: where an action's outcome depends on data the
     /// page does not show (a dashboard with or without expenses), seeing it lead
@@ -46,13 +47,26 @@ pub struct Memory {
     missed: HashMap<StateId, u32>,
 }
 
+/// Values set in the current state since the page arrived there: one browser's, so
+/// per worker (another worker's typing is not on this page).
+#[derive(Clone, Debug, Default)]
+pub struct Typed(Vec<Action>);
+
+impl Typed {
+    /// The page was reset: values typed before no longer stand.
+    pub fn clear(&mut self) {
+        self.0.clear();
+    }
+}
+
 /// Replays that may miss a state before replays avoid it.
 const MISSES: u32 = 2;
 
 impl Memory {
-    /// Record a transition; returns its count after this visit, or None for a step
-    /// that could not be performed (it is not a transition of the application).
-    pub fn observe(&mut self, t: &Transition<'_>) -> Option<u32> {
+    /// Record a transition taken by the browser whose typing on its page is `typed`;
+    /// returns its count after this visit, or None for a step that could not be
+    /// performed (it is not a transition of the application).
+    pub fn observe(&mut self, typed: &mut Typed, t: &Transition<'_>) -> Option<u32> {
         if t.failed {
             return None;
         }
@@ -70,8 +84,8 @@ impl Memory {
         }
         if t.next_state == t.state && sets_value(t.action) {
             // A field typed again keeps only its latest value.
-            self.set_here.retain(|a| a.target != t.action.target);
-            self.set_here.push(t.action.clone());
+            typed.0.retain(|a| a.target != t.action.target);
+            typed.0.push(t.action.clone());
             self.performed
                 .insert((t.state, k, t.next_state), vec![t.action.clone()]);
             return Some(n);
@@ -79,16 +93,11 @@ impl Memory {
         let mut steps = if t.next_state == t.state {
             Vec::new()
         } else {
-            std::mem::take(&mut self.set_here)
+            std::mem::take(&mut typed.0)
         };
         steps.push(t.action.clone());
         self.performed.insert((t.state, k, t.next_state), steps);
         Some(n)
-    }
-
-    /// The page was reset: values typed before no longer stand.
-    pub fn on_episode_end(&mut self) {
-        self.set_here.clear();
     }
 
     /// Edges a replay may use: no `back` (its effect depends on the history), no loops
@@ -193,12 +202,13 @@ mod tests {
     fn a_blamed_transition_stays_blamed_until_it_leads_where_it_was_recorded_to() {
         let obs = Observation::default();
         let mut m = Memory::default();
+        let mut here = Typed::default();
         let act = |s: &str| Action::on(ActionKind::Click, s);
         let (a, b, c, d) = (act("#a"), act("#b"), act("#c"), act("#d"));
-        m.observe(&t(0, &a, 1, &obs, false));
-        m.observe(&t(1, &b, 2, &obs, false));
-        m.observe(&t(0, &c, 3, &obs, false));
-        m.observe(&t(3, &d, 1, &obs, false));
+        m.observe(&mut here, &t(0, &a, 1, &obs, false));
+        m.observe(&mut here, &t(1, &b, 2, &obs, false));
+        m.observe(&mut here, &t(0, &c, 3, &obs, false));
+        m.observe(&mut here, &t(3, &d, 1, &obs, false));
         let path = |m: &Memory| -> Vec<Action> {
             let r = m.route(StateId(0), StateId(2), None, "s2".into()).unwrap();
             r.steps().iter().map(|s| s.action.clone()).collect()
@@ -212,10 +222,10 @@ mod tests {
             action: a.clone(),
             to: Some(StateId(1)),
         });
-        m.observe(&t(0, &a, 4, &obs, false));
+        m.observe(&mut here, &t(0, &a, 4, &obs, false));
         assert_eq!(path(&m), vec![c.clone(), d.clone(), b.clone()]);
         assert_eq!(m.stale(), 1);
-        m.observe(&t(0, &a, 1, &obs, false));
+        m.observe(&mut here, &t(0, &a, 1, &obs, false));
         assert_eq!(path(&m), vec![a.clone(), b.clone()]);
         // An action no longer offered is blamed whatever it led to, until taken again.
         m.blame(Blame {
@@ -224,12 +234,12 @@ mod tests {
             to: None,
         });
         assert!(m.route(StateId(0), StateId(2), None, "s2".into()).is_none());
-        m.observe(&t(1, &b, 2, &obs, false));
+        m.observe(&mut here, &t(1, &b, 2, &obs, false));
         assert_eq!(m.stale(), 0);
         // A state replays keep missing, whichever way they come: after two misses no
         // route aims through it, until the page arrives there again.
         let e = act("#e");
-        m.observe(&t(0, &e, 2, &obs, false));
+        m.observe(&mut here, &t(0, &e, 2, &obs, false));
         m.blame(Blame {
             state: StateId(1),
             action: b.clone(),
@@ -244,9 +254,9 @@ mod tests {
         assert!(m.route(StateId(0), StateId(2), None, "s2".into()).is_none());
         // Arriving there again lifts the misses; `e` itself stays blamed until it
         // leads there again.
-        m.observe(&t(1, &b, 2, &obs, false));
+        m.observe(&mut here, &t(1, &b, 2, &obs, false));
         assert_eq!(path(&m), vec![a.clone(), b.clone()]);
-        m.observe(&t(0, &e, 2, &obs, false));
+        m.observe(&mut here, &t(0, &e, 2, &obs, false));
         assert_eq!(path(&m), vec![e.clone()]);
         assert_eq!(m.stale(), 0);
     }
@@ -255,25 +265,46 @@ mod tests {
     fn a_route_replays_the_fields_typed_before_a_submit() {
         let obs = Observation::default();
         let mut m = Memory::default();
+        let mut here = Typed::default();
         let go = Action::on(ActionKind::Click, "#go");
         let name = Action::on(ActionKind::Type, "#name").with_value("Ada");
         let name2 = Action::on(ActionKind::Type, "#name").with_value("Grace");
         let mail = Action::on(ActionKind::Type, "#mail").with_value("a@b.co");
         let submit = Action::on(ActionKind::Click, "#submit");
         let gone = Action::on(ActionKind::Click, "#gone");
-        m.observe(&t(0, &go, 1, &obs, false));
-        m.observe(&t(1, &name, 1, &obs, false));
-        m.observe(&t(1, &mail, 1, &obs, false));
-        m.observe(&t(1, &name2, 1, &obs, false));
-        assert_eq!(m.observe(&t(1, &gone, 1, &obs, true)), None);
-        m.observe(&t(1, &submit, 2, &obs, false));
+        m.observe(&mut here, &t(0, &go, 1, &obs, false));
+        m.observe(&mut here, &t(1, &name, 1, &obs, false));
+        m.observe(&mut here, &t(1, &mail, 1, &obs, false));
+        m.observe(&mut here, &t(1, &name2, 1, &obs, false));
+        assert_eq!(m.observe(&mut here, &t(1, &gone, 1, &obs, true)), None);
+        m.observe(&mut here, &t(1, &submit, 2, &obs, false));
         let r = m.route(StateId(0), StateId(2), None, "s2".into()).unwrap();
         let acts: Vec<Action> = r.steps().iter().map(|s| s.action.clone()).collect();
         assert_eq!(acts, vec![go, mail, name2, submit]);
         assert_eq!(r.steps()[1].expect, Some(StateId(1)));
         assert!(r.remaining() == 4);
-        m.on_episode_end();
+        here.clear();
         assert!(m.route(StateId(2), StateId(0), None, "s0".into()).is_none());
         assert_eq!(m.distance(StateId(0), StateId(2)), Some(2));
+    }
+
+    #[test]
+    fn each_browser_replays_its_own_typing() {
+        let obs = Observation::default();
+        let mut m = Memory::default();
+        let (mut one, mut two) = (Typed::default(), Typed::default());
+        let name = Action::on(ActionKind::Type, "#name").with_value("Ada");
+        let submit = Action::on(ActionKind::Click, "#submit");
+        // One worker typed a name on its page; the other submitted the form empty.
+        m.observe(&mut one, &t(1, &name, 1, &obs, false));
+        m.observe(&mut two, &t(1, &submit, 2, &obs, false));
+        let acts = |m: &Memory| -> Vec<Action> {
+            let r = m.route(StateId(1), StateId(2), None, "s2".into()).unwrap();
+            r.steps().iter().map(|s| s.action.clone()).collect()
+        };
+        assert_eq!(acts(&m), vec![submit.clone()]);
+        // The first worker's submission carries its own value.
+        m.observe(&mut one, &t(1, &submit, 2, &obs, false));
+        assert_eq!(acts(&m), vec![name, submit]);
     }
 }

@@ -13,8 +13,19 @@
 //! Variants: `vetl` (vision model for values and elements), `vetl-v1` (vision for values,
 //! nearest button), `vetl-lv` (text model for values, vision for elements), `vetl-l` (text
 //! model, nearest button), `vetl-h` (the heuristic provider, nearest button: no model).
+//!
+//! With several workers: the workers' agents share the bandit behind one lock: Q and the
+//! count of every arm (a target on a page path), the elements seen in the session (so a
+//! page one worker already saw rewards no other), and the snapshot's counters. Rewards
+//! merge into the running mean of their arm as each worker's transition arrives. Each
+//! worker keeps the plan of the page it is on: the values planned and queued, the target
+//! chosen before its fields, the interested elements (the answers for the fields this
+//! worker typed here, asked again on every arrival on a page, as one worker does), the
+//! fields typed, the refusals of its episode, the arm waiting for its reward, its
+//! rationale and its input generator (a fork). The model client is one for the run.
 
 use std::collections::{HashMap, HashSet, VecDeque};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use rand::seq::SliceRandom;
 use rand::Rng;
@@ -108,15 +119,28 @@ struct Arm {
     n: u64,
 }
 
+/// What the workers of a run learn together; one per run (and per `fork`).
+#[derive(Clone, Default)]
+struct Bandit {
+    arms: HashMap<String, Arm>,
+    /// Elements seen in the session (page path and locator).
+    seen: HashSet<String>,
+    counts: Counts,
+}
+
+/// The bandit, whoever panicked while holding it (a failed step is only logged).
+fn lock(b: &Mutex<Bandit>) -> MutexGuard<'_, Bandit> {
+    b.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Cloning shares the bandit (as workers do); `fork` copies it.
 #[derive(Clone)]
 pub struct VetlAgent {
     variant: VetlVariant,
     cfg: VetlConfig,
     inputs: Box<dyn InputGenerator + Send>,
     client: SharedClient,
-    arms: HashMap<String, Arm>,
-    /// Elements seen in the session (page path and locator).
-    seen: HashSet<String>,
+    bandit: Arc<Mutex<Bandit>>,
     /// Fills planned on the current page, taken one per step.
     queue: VecDeque<(Action, String)>,
     /// `target_first`: values planned on the current page, typed only before a target
@@ -141,7 +165,6 @@ pub struct VetlAgent {
     /// element in this episode.
     refused: HashMap<String, u32>,
     rationale: Option<String>,
-    counts: Counts,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -167,8 +190,7 @@ impl VetlAgent {
             cfg,
             inputs,
             client,
-            arms: HashMap::new(),
-            seen: HashSet::new(),
+            bandit: Arc::new(Mutex::new(Bandit::default())),
             queue: VecDeque::new(),
             planned: Vec::new(),
             chosen: None,
@@ -179,7 +201,6 @@ impl VetlAgent {
             pending: None,
             refused: HashMap::new(),
             rationale: None,
-            counts: Counts::default(),
         }
     }
 
@@ -349,7 +370,7 @@ impl VetlAgent {
                 continue;
             }
             self.typed.insert(target.to_string());
-            self.counts.fills += 1;
+            lock(&self.bandit).counts.fills += 1;
             let left = self.queue.len();
             self.rationale = Some(format!("fill {target} ({how}; {left} more)"));
             return Some(action);
@@ -399,7 +420,7 @@ impl VetlAgent {
             return ("no button to follow".into(), None);
         }
         let chosen = if self.variant.asks_for_elements() {
-            self.counts.asked += 1;
+            lock(&self.bandit).counts.asked += 1;
             let image = picture.and_then(|p| {
                 let rects: Vec<Rect> = buttons.iter().map(|b| b.rect).collect();
                 annotate(p, Some(&field.rect), &rects)
@@ -421,11 +442,11 @@ impl VetlAgent {
             let mut client = self.client.lock().unwrap_or_else(|p| p.into_inner());
             let (i, _) = client.interested(&request);
             if i.is_some() {
-                self.counts.answered += 1;
+                lock(&self.bandit).counts.answered += 1;
             }
             i
         } else {
-            self.counts.nearest += 1;
+            lock(&self.bandit).counts.nearest += 1;
             nearest_button(field, &buttons)
         };
         match chosen {
@@ -474,9 +495,9 @@ impl VetlAgent {
         let explore = offered.is_empty() || rng.gen::<f64>() < self.cfg.epsilon;
         if explore {
             if offered.is_empty() {
-                self.counts.no_interested += 1;
+                lock(&self.bandit).counts.no_interested += 1;
             }
-            self.counts.explore += 1;
+            lock(&self.bandit).counts.explore += 1;
             // Targets are clicked (Algorithm 1): typing is the fills' job, which only empty
             // fields get. A page that offers nothing else is typed into.
             let clicks: Vec<&Action> = view
@@ -497,19 +518,36 @@ impl VetlAgent {
             };
             return (a, why.to_string());
         }
-        self.counts.exploit += 1;
+        lock(&self.bandit).counts.exploit += 1;
+        let bandit = lock(&self.bandit);
         let qs: Vec<f64> = offered
             .iter()
             .map(|(a, _)| {
-                self.arms
+                bandit
+                    .arms
                     .get(&Self::arm_key(page, a))
                     .map_or(0.0, |arm| arm.q)
             })
             .collect();
+        drop(bandit);
         let i = softmax_pick(&qs, rng);
         let (a, field) = offered[i];
         let why = format!("interested after {field} (Q {:.2})", qs[i]);
         (a.clone(), why)
+    }
+}
+
+impl VetlAgent {
+    /// `Agent::worker`: a fresh plan, the same bandit.
+    fn worker_agent(&self) -> VetlAgent {
+        let mut worker = VetlAgent::new(
+            self.variant,
+            self.cfg.clone(),
+            self.inputs.fork(),
+            self.client.clone(),
+        );
+        worker.bandit = self.bandit.clone();
+        worker
     }
 }
 
@@ -557,7 +595,14 @@ impl Agent for VetlAgent {
     }
 
     fn fork(&self) -> Option<Box<dyn Agent + Send>> {
-        Some(Box::new(self.clone()))
+        // A trial must not teach the run: it learns into a copy of the bandit.
+        let mut copy = self.clone();
+        copy.bandit = Arc::new(Mutex::new(lock(&self.bandit).clone()));
+        Some(Box::new(copy))
+    }
+
+    fn worker(&self) -> Option<Box<dyn Agent + Send>> {
+        Some(Box::new(self.worker_agent()))
     }
 
     fn wants_picture(&mut self, view: &View<'_>) -> Option<Rect> {
@@ -652,8 +697,9 @@ impl Agent for VetlAgent {
         }
         let path = route(&t.next_observation.url);
         let mut reward = 0u64;
+        let mut bandit = lock(&self.bandit);
         for e in &t.next_observation.elements {
-            if self.seen.insert(format!("{path} {}", e.locator)) {
+            if bandit.seen.insert(format!("{path} {}", e.locator)) {
                 reward += 1;
             }
         }
@@ -665,7 +711,7 @@ impl Agent for VetlAgent {
                     *self.refused.entry(key.clone()).or_default() += 1;
                 }
             }
-            let arm = self.arms.entry(key).or_default();
+            let arm = bandit.arms.entry(key).or_default();
             // Q <- (Q * count + r) / (count + 1)
             arm.q = (arm.q * arm.n as f64 + reward as f64) / (arm.n + 1) as f64;
             arm.n += 1;
@@ -688,8 +734,9 @@ impl Agent for VetlAgent {
     }
 
     fn snapshot(&self) -> Option<StrategySnapshot> {
-        let c = self.counts;
-        let mut arms: Vec<(&String, &Arm)> = self.arms.iter().collect();
+        let bandit = lock(&self.bandit);
+        let c = bandit.counts;
+        let mut arms: Vec<(&String, &Arm)> = bandit.arms.iter().collect();
         arms.sort_by(|a, b| b.1.q.total_cmp(&a.1.q).then(a.0.cmp(b.0)));
         let rows = arms
             .iter()
@@ -705,7 +752,7 @@ impl Agent for VetlAgent {
                 ("explore".into(), c.explore),
                 ("exploit".into(), c.exploit),
                 ("no interested element".into(), c.no_interested),
-                ("elements seen".into(), self.seen.len() as u64),
+                ("elements seen".into(), bandit.seen.len() as u64),
             ],
             tables: vec![capped(
                 "targets (best first)",

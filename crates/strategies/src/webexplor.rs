@@ -4,8 +4,22 @@
 //! no new state turns up for a while, the least-visited transition is reached again by
 //! resetting and replaying the shortest known path to its source, and learning goes on
 //! from there.
+//!
+//! With several workers: the workers' agents share one mind behind one lock: the
+//! Q-table, the actions offered in each state, the actions that left the allowed origins,
+//! the states found, the automaton with its counts N(s, a, s') and what replays know (the
+//! concrete steps of each transition, the transitions and states replays found broken),
+//! and the counters of the snapshot (steps learned, escapes, replayed steps, broken
+//! replays). Updates merge as they arrive: each worker's Q update is applied to the shared
+//! table at its `learn` (asynchronous Q-learning, bootstrapping from whatever the others
+//! taught so far), counts add up, a blame by one worker keeps every worker's replays off
+//! that transition. Each worker keeps its own route and whether it starts after a reset,
+//! the state its episodes start from, its rationale, the values it typed on its page (a
+//! replay of a transition it learned types them), its input generator (a fork), and its
+//! stagnation: its own steps since it last found a state new to the run.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use rand::Rng;
@@ -20,68 +34,40 @@ use wayfarer_core::{
 use crate::dfa::Edge;
 use crate::fill::{fill_noted, with_note};
 use crate::form::fill_then;
-use crate::memory::{key, Memory};
+use crate::memory::{key, Memory, Typed};
 use crate::route::{Route, RouteNext};
 use crate::snapshot::{automaton_table, capped};
 
 /// Broken replays kept for the report.
 const BROKEN_LOG: usize = 50;
 
+/// What the workers of a run learn together; one per run (and per `fork`).
 #[derive(Clone)]
-pub struct WebExplorAgent {
-    cfg: WebExplorConfig,
+struct Mind {
     /// The value of an action never tried (see `WebExplorConfig::initial_q`).
     q0: f64,
-    inputs: Box<dyn InputGenerator + Send>,
     memory: Memory,
     q: HashMap<(StateId, Action), f64>,
     /// The candidate actions of each state, as last offered (for max Q of a next state).
     offered: HashMap<StateId, Vec<Action>>,
     /// Actions that tried to leave the allowed origins: never taken again.
     external: HashSet<(StateId, Action)>,
-    /// The state the latest episode started from.
-    initial: Option<StateId>,
     /// States in the order first seen.
     found: Vec<StateId>,
-    route: Option<Route>,
-    /// The route was planned to start after the reset the agent asked for.
-    route_after_reset: bool,
+    /// Steps learned by every worker.
     steps: u64,
-    last_new: (u64, Instant),
-    stagnation: Duration,
-    rationale: Option<String>,
     escapes: u64,
     replayed: u64,
     broken: Vec<String>,
     broken_total: u64,
 }
 
-impl WebExplorAgent {
-    pub fn new(cfg: WebExplorConfig, inputs: Box<dyn InputGenerator + Send>) -> WebExplorAgent {
-        let stagnation = Duration::from_secs_f64(cfg.stagnation_secs.max(0.001));
-        WebExplorAgent {
-            q0: cfg.initial_value(),
-            cfg,
-            inputs,
-            memory: Memory::default(),
-            q: HashMap::new(),
-            offered: HashMap::new(),
-            external: HashSet::new(),
-            initial: None,
-            found: Vec::new(),
-            route: None,
-            route_after_reset: false,
-            steps: 0,
-            last_new: (0, Instant::now()),
-            stagnation,
-            rationale: None,
-            escapes: 0,
-            replayed: 0,
-            broken: Vec::new(),
-            broken_total: 0,
-        }
-    }
+/// The mind, whoever panicked while holding it (a failed step is only logged).
+fn lock(m: &Mutex<Mind>) -> MutexGuard<'_, Mind> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
 
+impl Mind {
     fn q(&self, s: StateId, a: &Action) -> f64 {
         self.q.get(&(s, a.clone())).copied().unwrap_or(self.q0)
     }
@@ -99,6 +85,109 @@ impl WebExplorAgent {
         }
     }
 
+    fn record_broken(&mut self, why: String) {
+        self.broken_total += 1;
+        if self.broken.len() < BROKEN_LOG {
+            self.broken
+                .push(format!("after step {}: {why}", self.steps));
+        }
+    }
+
+    /// Draw an action with probability proportional to exp((Q + g) / tau), g ~ Gumbel(0, 1).
+    fn sample<'a>(
+        &self,
+        s: StateId,
+        acts: &[&'a Action],
+        tau: f64,
+        rng: &mut ChaCha8Rng,
+    ) -> &'a Action {
+        let scores: Vec<f64> = acts
+            .iter()
+            .map(|a| {
+                let u: f64 = rng.gen_range(f64::MIN_POSITIVE..1.0);
+                (self.q(s, a) - (-u.ln()).ln()) / tau
+            })
+            .collect();
+        let top = scores.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let weights: Vec<f64> = scores.iter().map(|v| (v - top).exp()).collect();
+        let mut pick = rng.gen_range(0.0..weights.iter().sum::<f64>());
+        for (a, w) in acts.iter().zip(&weights) {
+            if pick < *w {
+                return a;
+            }
+            pick -= w;
+        }
+        acts[acts.len() - 1]
+    }
+}
+
+/// Cloning shares the mind (as workers do); `fork` copies it.
+#[derive(Clone)]
+pub struct WebExplorAgent {
+    cfg: WebExplorConfig,
+    inputs: Box<dyn InputGenerator + Send>,
+    mind: Arc<Mutex<Mind>>,
+    /// Values this worker typed on its page.
+    typed: Typed,
+    /// The state the latest episode started from.
+    initial: Option<StateId>,
+    route: Option<Route>,
+    /// The route was planned to start after the reset the agent asked for.
+    route_after_reset: bool,
+    /// Steps this worker learned, for its stagnation.
+    steps: u64,
+    last_new: (u64, Instant),
+    stagnation: Duration,
+    rationale: Option<String>,
+}
+
+impl WebExplorAgent {
+    pub fn new(cfg: WebExplorConfig, inputs: Box<dyn InputGenerator + Send>) -> WebExplorAgent {
+        let mind = Mind {
+            q0: cfg.initial_value(),
+            memory: Memory::default(),
+            q: HashMap::new(),
+            offered: HashMap::new(),
+            external: HashSet::new(),
+            found: Vec::new(),
+            steps: 0,
+            escapes: 0,
+            replayed: 0,
+            broken: Vec::new(),
+            broken_total: 0,
+        };
+        WebExplorAgent::with_mind(cfg, inputs, Arc::new(Mutex::new(mind)))
+    }
+
+    /// An agent with its own episode that learns into `mind`.
+    fn with_mind(
+        cfg: WebExplorConfig,
+        inputs: Box<dyn InputGenerator + Send>,
+        mind: Arc<Mutex<Mind>>,
+    ) -> WebExplorAgent {
+        let stagnation = Duration::from_secs_f64(cfg.stagnation_secs.max(0.001));
+        WebExplorAgent {
+            cfg,
+            inputs,
+            mind,
+            typed: Typed::default(),
+            initial: None,
+            route: None,
+            route_after_reset: false,
+            steps: 0,
+            last_new: (0, Instant::now()),
+            stagnation,
+            rationale: None,
+        }
+    }
+
+    #[cfg(test)]
+    fn q(&self, s: StateId, a: &Action) -> f64 {
+        lock(&self.mind).q(s, a)
+    }
+
+    /// This worker went `stagnation_steps` of its own steps (or the time) without a
+    /// state new to the run.
     fn stagnated(&self) -> bool {
         self.steps - self.last_new.0 >= u64::from(self.cfg.stagnation_steps)
             || self.last_new.1.elapsed() >= self.stagnation
@@ -111,21 +200,23 @@ impl WebExplorAgent {
         let Some(init) = self.initial else {
             return false;
         };
-        let dfa = &self.memory.dfa;
-        let reachable = dfa.reachable_from(init, |e| self.memory.replayable(e));
-        let external = &self.external;
+        let mut mind = lock(&self.mind);
+        let m = &*mind;
+        let dfa = &m.memory.dfa;
+        let reachable = dfa.reachable_from(init, |e| m.memory.replayable(e));
+        let external = &m.external;
         // An action never taken has N = 0: its curiosity beats every observed
         // transition. The newest state with one goes first.
-        let untried = self
+        let untried = m
             .found
             .iter()
             .rev()
             .filter(|s| reachable.contains(s))
             .find_map(|&s| {
-                let a = self.offered.get(&s)?.iter().find(|a| {
+                let a = m.offered.get(&s)?.iter().find(|a| {
                     a.kind != ActionKind::Back
                         && !external.contains(&(s, (*a).clone()))
-                        && !self.q.contains_key(&(s, (*a).clone()))
+                        && !m.q.contains_key(&(s, (*a).clone()))
                 })?;
                 Some((s, a.clone()))
             });
@@ -151,48 +242,30 @@ impl WebExplorAgent {
             edge.action.describe()
         );
         let from = if current == edge.from { current } else { init };
-        self.route = self.memory.route(from, edge.from, Some(&edge), label);
+        self.route = m.memory.route(from, edge.from, Some(&edge), label);
         if self.route.is_none() {
             return false;
         }
-        self.escapes += 1;
+        mind.escapes += 1;
         self.route_after_reset = from != current;
         self.route_after_reset
-    }
-
-    fn record_broken(&mut self, why: String) {
-        self.broken_total += 1;
-        if self.broken.len() < BROKEN_LOG {
-            self.broken
-                .push(format!("after step {}: {why}", self.steps));
-        }
-    }
-
-    /// Draw an action with probability proportional to exp((Q + g) / tau), g ~ Gumbel(0, 1).
-    fn sample<'a>(&self, s: StateId, acts: &[&'a Action], rng: &mut ChaCha8Rng) -> &'a Action {
-        let scores: Vec<f64> = acts
-            .iter()
-            .map(|a| {
-                let u: f64 = rng.gen_range(f64::MIN_POSITIVE..1.0);
-                (self.q(s, a) - (-u.ln()).ln()) / self.cfg.tau
-            })
-            .collect();
-        let top = scores.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        let weights: Vec<f64> = scores.iter().map(|v| (v - top).exp()).collect();
-        let mut pick = rng.gen_range(0.0..weights.iter().sum::<f64>());
-        for (a, w) in acts.iter().zip(&weights) {
-            if pick < *w {
-                return a;
-            }
-            pick -= w;
-        }
-        acts[acts.len() - 1]
     }
 }
 
 impl Agent for WebExplorAgent {
     fn fork(&self) -> Option<Box<dyn Agent + Send>> {
-        Some(Box::new(self.clone()))
+        // A trial must not teach the run: it learns into a copy of the mind.
+        let mut copy = self.clone();
+        copy.mind = Arc::new(Mutex::new(lock(&self.mind).clone()));
+        Some(Box::new(copy))
+    }
+
+    fn worker(&self) -> Option<Box<dyn Agent + Send>> {
+        Some(Box::new(WebExplorAgent::with_mind(
+            self.cfg.clone(),
+            self.inputs.fork(),
+            self.mind.clone(),
+        )))
     }
 
     fn name(&self) -> &str {
@@ -209,8 +282,9 @@ impl Agent for WebExplorAgent {
             // Where a reset leads now: an application that changed may start elsewhere.
             self.initial = Some(s);
         }
-        if self.offered.insert(s, view.actions.to_vec()).is_none() {
-            self.found.push(s);
+        let mut mind = lock(&self.mind);
+        if mind.offered.insert(s, view.actions.to_vec()).is_none() {
+            mind.found.push(s);
         }
         if let Some(route) = self.route.as_mut() {
             let replay = route.replay;
@@ -220,8 +294,9 @@ impl Agent for WebExplorAgent {
                         self.route = None;
                     }
                     if replay {
-                        self.replayed += 1;
+                        mind.replayed += 1;
                     }
+                    drop(mind);
                     let (a, note) = fill_noted(a, view.observation, self.inputs.as_mut(), rng);
                     self.rationale = Some(with_note(rationale, note));
                     return a;
@@ -229,10 +304,10 @@ impl Agent for WebExplorAgent {
                 RouteNext::Broken(msg, blame) => {
                     self.route = None;
                     if let Some(b) = blame {
-                        self.memory.blame(b);
+                        mind.memory.blame(b);
                     }
                     if replay {
-                        self.record_broken(msg);
+                        mind.record_broken(msg);
                     }
                 }
                 RouteNext::Done => self.route = None,
@@ -243,13 +318,16 @@ impl Agent for WebExplorAgent {
         let acts: Vec<&Action> = view
             .actions
             .iter()
-            .filter(|a| a.kind != ActionKind::Back && !self.external.contains(&(s, (*a).clone())))
+            .filter(|a| a.kind != ActionKind::Back && !mind.external.contains(&(s, (*a).clone())))
             .collect();
-        let Some(choice) = (!acts.is_empty()).then(|| self.sample(s, &acts, rng)) else {
+        let Some(choice) = (!acts.is_empty()).then(|| mind.sample(s, &acts, self.cfg.tau, rng))
+        else {
             self.rationale = Some("only external links here: back".into());
             return Action::back();
         };
-        let q = self.q(s, choice);
+        let q = mind.q(s, choice);
+        // Typing may ask a model: the other workers need not wait for it.
+        drop(mind);
         if self.cfg.fill_forms {
             if let Some(mut plan) = fill_then(view.observation, choice, self.inputs.as_mut(), rng) {
                 if let RouteNext::Act(a, why) = plan.next(view) {
@@ -275,23 +353,28 @@ impl Agent for WebExplorAgent {
             self.last_new = (self.steps, Instant::now());
         }
         let k = key(t.action);
+        let mut mind = lock(&self.mind);
+        mind.steps += 1;
         if t.events
             .iter()
             .any(|e| e.kind == EventKind::ExternalNavigation)
         {
-            self.external.insert((t.state, k.clone()));
+            mind.external.insert((t.state, k.clone()));
         }
-        let Some(n) = self.memory.observe(t) else {
+        let Some(n) = mind.memory.observe(&mut self.typed, t) else {
             return;
         };
+        // Asynchronous Q-learning: the update lands on the shared table now, from the
+        // values every worker left there.
         let reward = 1.0 / f64::from(n).sqrt();
-        let target = reward + self.cfg.gamma * self.best(t.next_state);
-        let q = self.q.entry((t.state, k)).or_insert(self.q0);
+        let target = reward + self.cfg.gamma * mind.best(t.next_state);
+        let q0 = mind.q0;
+        let q = mind.q.entry((t.state, k)).or_insert(q0);
         *q += self.cfg.alpha * (target - *q);
     }
 
     fn on_episode_end(&mut self) {
-        self.memory.on_episode_end();
+        self.typed.clear();
         // A route planned for this reset survives it; one cut short by the episode does not.
         if !std::mem::take(&mut self.route_after_reset) {
             self.route = None;
@@ -303,7 +386,8 @@ impl Agent for WebExplorAgent {
     }
 
     fn snapshot(&self) -> Option<StrategySnapshot> {
-        let mut q: Vec<(&(StateId, Action), &f64)> = self.q.iter().collect();
+        let mind = lock(&self.mind);
+        let mut q: Vec<(&(StateId, Action), &f64)> = mind.q.iter().collect();
         q.sort_by(|a, b| b.1.total_cmp(a.1).then_with(|| a.0.cmp(b.0)));
         let q_rows = q
             .iter()
@@ -311,30 +395,30 @@ impl Agent for WebExplorAgent {
             .collect();
         let mut tables = vec![
             capped("Q-table (highest first)", &["state", "action", "Q"], q_rows),
-            automaton_table(&self.memory.dfa),
+            automaton_table(&mind.memory.dfa),
         ];
-        if !self.broken.is_empty() {
+        if !mind.broken.is_empty() {
             tables.push(SnapshotTable {
                 name: "broken replays".into(),
                 columns: vec!["where it broke".into()],
-                rows: self.broken.iter().map(|b| vec![b.clone()]).collect(),
-                total_rows: self.broken_total as usize,
+                rows: mind.broken.iter().map(|b| vec![b.clone()]).collect(),
+                total_rows: mind.broken_total as usize,
             });
         }
         Some(StrategySnapshot {
             strategy: "webexplor".into(),
             counters: vec![
-                ("steps learned".into(), self.steps),
-                ("transitions".into(), self.memory.dfa.edges().len() as u64),
-                ("Q entries".into(), self.q.len() as u64),
-                ("escapes from stagnation".into(), self.escapes),
-                ("replayed steps".into(), self.replayed),
-                ("broken replays".into(), self.broken_total),
+                ("steps learned".into(), mind.steps),
+                ("transitions".into(), mind.memory.dfa.edges().len() as u64),
+                ("Q entries".into(), mind.q.len() as u64),
+                ("escapes from stagnation".into(), mind.escapes),
+                ("replayed steps".into(), mind.replayed),
+                ("broken replays".into(), mind.broken_total),
                 (
                     "transitions avoided by replays".into(),
-                    self.memory.stale() as u64,
+                    mind.memory.stale() as u64,
                 ),
-                ("external actions".into(), self.external.len() as u64),
+                ("external actions".into(), mind.external.len() as u64),
             ],
             tables,
         })
@@ -387,7 +471,7 @@ mod tests {
     fn q_follows_the_curiosity_update() {
         let a = click("#a");
         // By default an untried action is worth 1/(1 - gamma): nothing tried beats it.
-        assert!((agent(WebExplorConfig::default()).q0 - 20.0).abs() < 1e-9);
+        assert!((lock(&agent(WebExplorConfig::default()).mind).q0 - 20.0).abs() < 1e-9);
         let mut ag = agent(WebExplorConfig {
             initial_q: Some(1.0),
             ..WebExplorConfig::default()
@@ -479,5 +563,137 @@ mod tests {
         assert_eq!(count("broken replays"), 1);
         assert_eq!(count("escapes from stagnation"), 1);
         assert!(snap.tables.iter().any(|t| t.name == "broken replays"));
+    }
+
+    fn counter(ag: &dyn Agent, name: &str) -> u64 {
+        let snap = ag.snapshot().unwrap();
+        snap.counters.iter().find(|c| c.0 == name).unwrap().1
+    }
+
+    #[test]
+    fn workers_learn_into_one_mind_and_keep_their_own_routes() {
+        let cfg = WebExplorConfig {
+            stagnation_steps: 3,
+            ..WebExplorConfig::default()
+        };
+        let mut a = agent(cfg);
+        let mut b = a.worker().expect("webexplor runs with workers");
+        let mut rng = ChaCha8Rng::seed_from_u64(9);
+        let (x, y, z) = (click("#x"), click("#y"), click("#z"));
+        let obs = Observation::default();
+        let at = |s: u64| Analysis::new(StateId(s), "u".into());
+        let step = |ag: &mut dyn Agent, s: u64, acts: &[Action], rng: &mut ChaCha8Rng| {
+            let an = at(s);
+            let view = View {
+                observation: &obs,
+                analysis: &an,
+                actions: acts,
+                episode_step: 1,
+            };
+            ag.choose(&view, rng)
+        };
+        let learn_on = |ag: &mut dyn Agent, s: u64, a: &Action, n: u64, failed: bool| {
+            ag.learn(&Transition {
+                state: StateId(s),
+                observation: &obs,
+                action: a,
+                next_state: StateId(n),
+                next_observation: &obs,
+                events: &[],
+                new_state: false,
+                failed,
+            })
+        };
+        // The second worker maps s0 -x-> s1 -y-> s1.
+        step(b.as_mut(), 0, std::slice::from_ref(&x), &mut rng);
+        learn_on(b.as_mut(), 0, &x, 1, false);
+        learn_on(b.as_mut(), 0, &x, 1, false);
+        step(b.as_mut(), 1, std::slice::from_ref(&y), &mut rng);
+        learn_on(b.as_mut(), 1, &y, 1, false);
+        // The first one learns nothing in three steps: it stagnates, and escapes to the
+        // least visited transition the other one found, over the path it found.
+        step(&mut a, 0, std::slice::from_ref(&x), &mut rng);
+        for _ in 0..3 {
+            learn_on(&mut a, 0, &z, 0, true);
+        }
+        let s5 = at(5);
+        let offered = [z.clone()];
+        let view = View {
+            observation: &obs,
+            analysis: &s5,
+            actions: &offered,
+            episode_step: 3,
+        };
+        assert!(a.wants_reset(&view));
+        a.on_episode_end();
+        assert_eq!(step(&mut a, 0, std::slice::from_ref(&x), &mut rng), x);
+        assert_eq!(
+            a.rationale().unwrap(),
+            "escape: replay to s1 for click #y (1/2)"
+        );
+        // The route is the first worker's: the second explores where it is.
+        assert_eq!(step(b.as_mut(), 0, std::slice::from_ref(&x), &mut rng), x);
+        assert!(
+            b.rationale().unwrap().starts_with("explore"),
+            "{:?}",
+            b.rationale()
+        );
+        assert_eq!(step(&mut a, 1, std::slice::from_ref(&y), &mut rng), y);
+        assert_eq!(
+            a.rationale().unwrap(),
+            "escape: replay to s1 for click #y (2/2)"
+        );
+        // One snapshot counts both: the steps of each, the other's escape.
+        for ag in [&a as &dyn Agent, b.as_ref()] {
+            assert_eq!(counter(ag, "steps learned"), 6);
+            assert_eq!(counter(ag, "transitions"), 2);
+            assert_eq!(counter(ag, "Q entries"), 2);
+            assert_eq!(counter(ag, "escapes from stagnation"), 1);
+        }
+        // An action one worker saw leave the allowed origins, the other never takes.
+        let out = click("#out");
+        let blocked = [Event::new(
+            EventKind::ExternalNavigation,
+            "https://else.where/",
+        )];
+        b.learn(&Transition {
+            state: StateId(0),
+            observation: &obs,
+            action: &out,
+            next_state: StateId(0),
+            next_observation: &obs,
+            events: &blocked,
+            new_state: false,
+            failed: false,
+        });
+        for _ in 0..100 {
+            assert_eq!(step(&mut a, 0, &[out.clone(), x.clone()], &mut rng), x);
+        }
+    }
+
+    #[test]
+    fn a_fork_learns_into_a_copy_of_the_mind() {
+        let mut a = agent(WebExplorConfig::default());
+        let (x, y) = (click("#x"), click("#y"));
+        learn(&mut a, 0, &x, 1, &[]);
+        let worker = a.worker().unwrap();
+        let mut trial = a.fork().unwrap();
+        let obs = Observation::default();
+        trial.learn(&Transition {
+            state: StateId(1),
+            observation: &obs,
+            action: &y,
+            next_state: StateId(2),
+            next_observation: &obs,
+            events: &[],
+            new_state: false,
+            failed: false,
+        });
+        assert_eq!(counter(trial.as_ref(), "Q entries"), 2);
+        assert_eq!(counter(&a, "Q entries"), 1);
+        assert_eq!(counter(worker.as_ref(), "Q entries"), 1);
+        learn(&mut a, 1, &y, 2, &[]);
+        assert_eq!(counter(worker.as_ref(), "Q entries"), 2);
+        assert_eq!(counter(trial.as_ref(), "steps learned"), 2);
     }
 }

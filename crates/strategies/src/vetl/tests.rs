@@ -147,7 +147,7 @@ fn without_interested_elements_the_bandit_explores() {
     let mut rng = ChaCha8Rng::seed_from_u64(3);
     let (filled, actions) = signup(true);
     choose(&mut a, &filled, &actions, &mut rng);
-    assert_eq!(a.counts.no_interested, 1);
+    assert_eq!(lock(&a.bandit).counts.no_interested, 1);
     assert!(a
         .rationale()
         .unwrap()
@@ -177,11 +177,11 @@ fn q_is_the_running_mean_of_new_elements_after_the_target() {
     next.url = "http://h/welcome".into();
     let k = step(&mut a, &next, &mut rng);
     // Four elements never seen: reward 4.
-    assert_eq!(a.arms[&k].q, 4.0);
-    assert_eq!(a.arms[&k].n, 1);
+    assert_eq!(lock(&a.bandit).arms[&k].q, 4.0);
+    assert_eq!(lock(&a.bandit).arms[&k].n, 1);
     // The same page again brings nothing new; whichever arm, its mean moves towards 0.
     let k2 = step(&mut a, &next, &mut rng);
-    let arm = a.arms[&k2];
+    let arm = lock(&a.bandit).arms[&k2];
     assert!(arm.q == 2.0 || arm.q == 0.0, "{arm:?}");
 }
 
@@ -397,4 +397,62 @@ fn target_first_drops_a_target_that_went_away_while_typing() {
     let next = choose(&mut a, &page, &without, &mut rng);
     assert_ne!(next.target.as_deref(), Some("#save"));
     assert!(a.chosen.is_none());
+}
+
+#[test]
+fn workers_share_the_bandit_and_keep_their_own_plans() {
+    let mut a = agent(VetlVariant::H);
+    let mut b = a.worker_agent();
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    let (filled, actions) = signup(true);
+    let mut next = signup(true).0;
+    next.url = "http://h/welcome".into();
+    let step = |ag: &mut VetlAgent, rng: &mut ChaCha8Rng| {
+        let act = choose(ag, &filled, &actions, rng);
+        ag.learn(&Transition {
+            state: StateId(0),
+            observation: &filled,
+            action: &act,
+            next_state: StateId(1),
+            next_observation: &next,
+            events: &[],
+            new_state: true,
+            failed: false,
+        });
+        VetlAgent::arm_key(&filled, &act)
+    };
+    let k = step(&mut a, &mut rng);
+    assert_eq!(lock(&b.bandit).arms[&k].q, 4.0);
+    // The page the first worker saw is no news to the second: its target's mean falls
+    // (to 2 when it is the same arm, to 0 when it is another).
+    let k2 = step(&mut b, &mut rng);
+    let arm = lock(&a.bandit).arms[&k2];
+    assert!(arm.q == 2.0 || arm.q == 0.0, "{arm:?}");
+    // Each worker fills its own page: both start with the first field.
+    let (mut empty, actions) = signup(false);
+    empty.url = "http://h/signup-again".into();
+    let first = Action::on(ActionKind::Type, "#name").with_value("x");
+    assert_eq!(choose(&mut a, &empty, &actions, &mut rng), first);
+    assert_eq!(choose(&mut b, &empty, &actions, &mut rng), first);
+    let snap = a.snapshot().unwrap();
+    let count = |name: &str| snap.counters.iter().find(|c| c.0 == name).unwrap().1;
+    assert_eq!(count("elements seen"), 4);
+    assert_eq!(count("fields filled"), 2);
+    // A fork learns into a copy.
+    let mut trial = a.fork().unwrap();
+    let mut other = next.clone();
+    other.url = "http://h/other".into();
+    trial.learn(&Transition {
+        state: StateId(1),
+        observation: &next,
+        action: &Action::on(ActionKind::Click, "#home"),
+        next_state: StateId(2),
+        next_observation: &other,
+        events: &[],
+        new_state: true,
+        failed: false,
+    });
+    assert_eq!(trial.snapshot().unwrap().counters[7].1, 8);
+    assert_eq!(lock(&a.bandit).seen.len(), 4);
+    assert_eq!(lock(&b.bandit).seen.len(), 4);
 }

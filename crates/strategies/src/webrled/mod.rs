@@ -15,6 +15,20 @@
 //! instead of the grid, `webrled-` has no discriminator (no probes), `webrled*` rewards
 //! global novelty alone. The networks live in `wayfarer_ml`; they can be saved after each
 //! episode and a later run can start from them (`--networks DIR`).
+//!
+//! With several workers: the workers' agents share one mind behind one lock: the
+//! networks (the Q-network with its target, the autoencoder, the discriminator, built by
+//! whichever worker chooses first), the replay buffer, the discriminator's samples and
+//! whether it is on, the states the autoencoder learns and its error scale, the looks
+//! already probed, and the snapshot's counters. Each worker adds its transitions,
+//! samples and states as they come; training happens at whichever worker's episode end
+//! (or, with `train_every`, at every due step of the run's step count), under the lock,
+//! on everything all workers gathered, and the others wait for it. The discriminator
+//! retrains every `retrain_every` episodes of the run. Each worker keeps its episodic
+//! memory (its episode's states and its distance scale), the decision in flight, its
+//! form route, its probing of the episode (probes taken, the way back), the actions
+//! offered on its page, its training randomness (seeded from its own generator) and its
+//! input generator (a fork). Lock order: the mind, then the networks.
 
 mod discriminator;
 mod grid;
@@ -130,6 +144,56 @@ struct Experience {
     next_covers: Arc<Vec<Cover>>,
 }
 
+/// What the workers of a run learn together; one per run (and per `fork`, networks
+/// aside).
+#[derive(Clone, Default)]
+struct Mind {
+    /// One set of networks for the workers and the copies (`fork`): built at the first
+    /// choice of any worker.
+    nets: Option<Arc<Mutex<Nets>>>,
+    scale: Option<ErrorScale>,
+    disc_on: bool,
+    samples: VecDeque<(Arc<Vec<f32>>, usize)>,
+    replay: VecDeque<Experience>,
+    states: Vec<Arc<Vec<f32>>>,
+    states_seen: u64,
+    probed: HashSet<(String, ActionKind)>,
+    episodes: u64,
+    steps: u64,
+    probes: u64,
+    probe_hits: u64,
+    predicted_taken: u64,
+    predicted_hits: u64,
+    disc_trainings: u64,
+    train_time: Duration,
+    last_q_loss: Option<f32>,
+    last_disc_loss: Option<f32>,
+    errors: u64,
+    last_error: Option<String>,
+}
+
+/// The mind, whoever panicked while holding it.
+fn lock_mind(m: &Mutex<Mind>) -> MutexGuard<'_, Mind> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Mind {
+    /// A network operation failed: count it, say so once in a while, go on without it.
+    fn note_error(&mut self, what: &str, e: impl std::fmt::Display) {
+        self.errors += 1;
+        if self.errors <= 3 {
+            tracing::warn!(%e, "webrled: {what} failed");
+        }
+        self.last_error = Some(format!("{what}: {e}"));
+    }
+
+    /// How often a probe finds a control: Laplace's estimate over the run's probes (one
+    /// half before the first). Probing spends steps in proportion to it.
+    fn probe_yield(&self) -> f64 {
+        (self.probe_hits as f64 + 1.0) / (self.probes as f64 + 2.0)
+    }
+}
+
 struct Nets {
     q: QNetwork,
     ae: Autoencoder,
@@ -140,7 +204,7 @@ struct Nets {
     trainings: u64,
 }
 
-/// Networks the agent and its copies hold together.
+/// Networks the workers and the copies hold together.
 fn shared(n: Nets) -> Arc<Mutex<Nets>> {
     Arc::new(Mutex::new(n))
 }
@@ -160,8 +224,10 @@ struct Meta {
     error_scale: Option<ErrorScale>,
 }
 
-/// Cloned for state inference's trials (`Agent::fork`): the networks are shared, the
-/// rest (replay, samples, the episode's memory, probes) is copied.
+/// Cloning shares the mind (as workers do). `fork` copies it for state inference's
+/// trials, networks aside: whichever drives the loop trains them (at an episode's end,
+/// or along it once per due step); the rest (replay, samples, the episode's memory,
+/// probes) is copied.
 #[derive(Clone)]
 pub struct WebRledAgent {
     cfg: WebRledConfig,
@@ -169,20 +235,12 @@ pub struct WebRledAgent {
     dims: usize,
     grid: Grid,
     inputs: Box<dyn InputGenerator + Send>,
-    /// One set of networks for the agent and its copies (`fork`): whichever drives the
-    /// loop trains them (at an episode's end, or along it once per due step).
-    nets: Option<Arc<Mutex<Nets>>>,
+    mind: Arc<Mutex<Mind>>,
     /// Training randomness, seeded from the run's generator at the first choice.
     rng: Option<ChaCha8Rng>,
     /// Seed of the training along an episode (`train_every`), mixed with the step number.
     train_seed: u64,
     episodic: Episodic,
-    scale: Option<ErrorScale>,
-    disc_on: bool,
-    samples: VecDeque<(Arc<Vec<f32>>, usize)>,
-    replay: VecDeque<Experience>,
-    states: Vec<Arc<Vec<f32>>>,
-    states_seen: u64,
     /// Embeddings of the last pages, by a hash of URL and HTML.
     recent: VecDeque<(u64, Arc<Vec<f32>>)>,
     offered: HashMap<Action, Source>,
@@ -191,22 +249,9 @@ pub struct WebRledAgent {
     episode_step: u32,
     probes_this_episode: u32,
     back_after_probe: bool,
-    probed: HashSet<(String, ActionKind)>,
     rationale: Option<String>,
-    episodes: u64,
-    steps: u64,
-    probes: u64,
-    probe_hits: u64,
-    predicted_taken: u64,
-    predicted_hits: u64,
-    disc_trainings: u64,
-    train_time: Duration,
     /// Training along the episode not yet reported (`Agent::take_train_time`).
     unreported_training: Duration,
-    last_q_loss: Option<f32>,
-    last_disc_loss: Option<f32>,
-    errors: u64,
-    last_error: Option<String>,
 }
 
 /// The targets of a transition's cells: beta_i * r + gamma * the best next action, each
@@ -238,22 +283,31 @@ impl WebRledAgent {
         variant: Variant,
         inputs: Box<dyn InputGenerator + Send>,
     ) -> Result<WebRledAgent, MlError> {
-        let grid = Grid::new(cfg.grid, cfg.radius);
-        let mut agent = WebRledAgent {
+        let mind = Arc::new(Mutex::new(Mind::default()));
+        let mut agent = WebRledAgent::with_mind(cfg, dims, variant, inputs, mind);
+        if let Some(dir) = agent.cfg.model.clone() {
+            agent.load(Path::new(&dir))?;
+        }
+        Ok(agent)
+    }
+
+    /// An agent with its own episode that learns into `mind`.
+    fn with_mind(
+        cfg: WebRledConfig,
+        dims: usize,
+        variant: Variant,
+        inputs: Box<dyn InputGenerator + Send>,
+        mind: Arc<Mutex<Mind>>,
+    ) -> WebRledAgent {
+        WebRledAgent {
             episodic: Episodic::new(cfg.knn),
-            grid,
+            grid: Grid::new(cfg.grid, cfg.radius),
             dims,
             variant,
             inputs,
-            nets: None,
+            mind,
             rng: None,
             train_seed: 0,
-            scale: None,
-            disc_on: false,
-            samples: VecDeque::new(),
-            replay: VecDeque::new(),
-            states: Vec::new(),
-            states_seen: 0,
             recent: VecDeque::new(),
             offered: HashMap::new(),
             chosen: None,
@@ -261,31 +315,17 @@ impl WebRledAgent {
             episode_step: 0,
             probes_this_episode: 0,
             back_after_probe: false,
-            probed: HashSet::new(),
             rationale: None,
-            episodes: 0,
-            steps: 0,
-            probes: 0,
-            probe_hits: 0,
-            predicted_taken: 0,
-            predicted_hits: 0,
-            disc_trainings: 0,
-            train_time: Duration::ZERO,
             unreported_training: Duration::ZERO,
-            last_q_loss: None,
-            last_disc_loss: None,
-            errors: 0,
-            last_error: None,
             cfg,
-        };
-        if let Some(dir) = agent.cfg.model.clone() {
-            agent.load(Path::new(&dir))?;
         }
-        Ok(agent)
     }
 
-    fn nets(&self) -> Option<MutexGuard<'_, Nets>> {
-        self.nets.as_deref().map(lock)
+    /// `f` on the networks, when they are built; the mind is not held meanwhile.
+    fn with_nets<R>(&self, f: impl FnOnce(&mut Nets) -> R) -> Option<R> {
+        let held = lock_mind(&self.mind).nets.clone()?;
+        let mut nets = lock(&held);
+        Some(f(&mut nets))
     }
 
     /// Output slots of the Q-network.
@@ -354,17 +394,20 @@ impl WebRledAgent {
                 reason: "its shape differs from webrled.json".into(),
             });
         }
-        self.nets = Some(shared(nets));
-        self.disc_on = meta.discriminator_on && self.variant.discriminates();
-        self.scale = meta.error_scale;
+        let mut m = lock_mind(&self.mind);
+        m.nets = Some(shared(nets));
+        m.disc_on = meta.discriminator_on && self.variant.discriminates();
+        m.scale = meta.error_scale;
         tracing::info!(dir = %dir.display(), "webrled networks loaded");
         Ok(())
     }
 
     fn save(&self, dir: &Path) -> Result<(), MlError> {
-        let Some(nets) = self.nets() else {
+        let m = lock_mind(&self.mind);
+        let Some(held) = m.nets.clone() else {
             return Ok(());
         };
+        let nets = lock(&held);
         std::fs::create_dir_all(dir).map_err(|source| MlError::Io {
             context: "creating",
             path: dir.to_path_buf(),
@@ -377,8 +420,8 @@ impl WebRledAgent {
             variant: self.variant,
             dims: self.dims,
             slots: self.slots(),
-            discriminator_on: self.disc_on,
-            error_scale: self.scale,
+            discriminator_on: m.disc_on,
+            error_scale: m.scale,
         };
         let path = dir.join("webrled.json");
         let text = serde_json::to_string_pretty(&meta).expect("plain data");
@@ -389,13 +432,9 @@ impl WebRledAgent {
         })
     }
 
-    /// A network operation failed: say so once in a while and go on without it.
-    fn note_error(&mut self, what: &str, e: impl std::fmt::Display) {
-        self.errors += 1;
-        if self.errors <= 3 {
-            tracing::warn!(%e, "webrled: {what} failed");
-        }
-        self.last_error = Some(format!("{what}: {e}"));
+    /// Note a failed network operation (never with the mind held).
+    fn note_error(&self, what: &str, e: impl std::fmt::Display) {
+        lock_mind(&self.mind).note_error(what, e);
     }
 
     fn embedding(&mut self, obs: &Observation) -> Arc<Vec<f32>> {
@@ -426,17 +465,15 @@ impl WebRledAgent {
     }
 
     fn q_trainings(&self) -> u64 {
-        self.nets().map_or(0, |n| n.trainings)
+        self.with_nets(|n| n.trainings).unwrap_or(0)
     }
 
     fn in_probe_phase(&self) -> bool {
         self.variant.discriminates() && self.episode_step >= self.cfg.episode_steps
     }
 
-    /// How often a probe finds a control: Laplace's estimate over the run's probes (one
-    /// half before the first). Probing spends steps in proportion to it.
     fn probe_yield(&self) -> f64 {
-        (self.probe_hits as f64 + 1.0) / (self.probes as f64 + 2.0)
+        lock_mind(&self.mind).probe_yield()
     }
 
     /// Probes at this episode's end: `probe_steps` while probes pay (a yield of one in
@@ -444,7 +481,11 @@ impl WebRledAgent {
     /// change): where the rules already see every control, probing would otherwise cost
     /// a fifth of a short run (measured: 104-153 of 500 steps for 1-11 finds).
     fn probe_budget(&self) -> u32 {
-        let share = (PAYING_YIELD.recip() * self.probe_yield()).min(1.0);
+        self.probe_budget_in(&lock_mind(&self.mind))
+    }
+
+    fn probe_budget_in(&self, m: &Mind) -> u32 {
+        let share = (PAYING_YIELD.recip() * m.probe_yield()).min(1.0);
         ((f64::from(self.cfg.probe_steps) * share).round() as u32).max(1)
     }
 
@@ -469,22 +510,24 @@ impl WebRledAgent {
     }
 
     fn remember_state(&mut self, v: Arc<Vec<f32>>) {
-        self.states_seen += 1;
-        if self.states.len() < MAX_STATES {
-            self.states.push(v);
+        let mut m = lock_mind(&self.mind);
+        m.states_seen += 1;
+        if m.states.len() < MAX_STATES {
+            m.states.push(v);
         } else if let Some(rng) = self.rng.as_mut() {
-            let j = rng.gen_range(0..self.states_seen) as usize;
+            let j = rng.gen_range(0..m.states_seen) as usize;
             if j < MAX_STATES {
-                self.states[j] = v;
+                m.states[j] = v;
             }
         }
     }
 
     fn global_alpha(&mut self, v: &[f32]) -> f64 {
-        let Some(scale) = self.scale else {
+        let scale = lock_mind(&self.mind).scale;
+        let Some(scale) = scale else {
             return 1.0;
         };
-        let Some(errors) = self.nets().map(|n| n.ae.errors(&[v])) else {
+        let Some(errors) = self.with_nets(|n| n.ae.errors(&[v])) else {
             return 1.0;
         };
         match errors {
@@ -504,14 +547,17 @@ impl WebRledAgent {
             .as_deref()
             .and_then(|t| obs.element(t))
             .expect("probes target elements of the page");
-        self.probed.insert((discriminator::look(e), a.kind));
-        self.probes += 1;
+        let probes = {
+            let mut m = lock_mind(&self.mind);
+            m.probed.insert((discriminator::look(e), a.kind));
+            m.probes += 1;
+            m.probes
+        };
         if self.in_probe_phase() {
             self.probes_this_episode += 1;
         }
         self.rationale = Some(format!(
-            "probe {}{how}: {} {} (no rule selects it)",
-            self.probes,
+            "probe {probes}{how}: {} {} (no rule selects it)",
             a.kind.as_str(),
             e.describe()
         ));
@@ -534,6 +580,7 @@ impl WebRledAgent {
         fresh_only: bool,
         rng: &mut ChaCha8Rng,
     ) -> Option<&'a Action> {
+        let m = lock_mind(&self.mind);
         let fresh = |kind: ActionKind| -> Vec<&'a Action> {
             probes
                 .iter()
@@ -543,7 +590,7 @@ impl WebRledAgent {
                     a.target
                         .as_deref()
                         .and_then(|t| obs.element(t))
-                        .is_some_and(|e| !self.probed.contains(&(discriminator::look(e), kind)))
+                        .is_some_and(|e| !m.probed.contains(&(discriminator::look(e), kind)))
                 })
                 .collect()
         };
@@ -564,15 +611,22 @@ impl WebRledAgent {
 
     /// `batches` minibatches of the Q-network from the replay buffer (none while it holds
     /// less than one).
-    fn train_q(&mut self, nets: &mut Nets, batches: usize, rng: &mut ChaCha8Rng) {
-        if self.replay.len() < self.cfg.batch || batches == 0 {
+    fn train_q(
+        cfg: &WebRledConfig,
+        m: &mut Mind,
+        nets: &mut Nets,
+        batches: usize,
+        rng: &mut ChaCha8Rng,
+    ) {
+        if m.replay.len() < cfg.batch || batches == 0 {
             return;
         }
         let mut loss = None;
+        let replay = &m.replay;
         let result = (|| -> Result<(), MlError> {
             for _ in 0..batches {
-                let batch: Vec<&Experience> = (0..self.cfg.batch)
-                    .map(|_| &self.replay[rng.gen_range(0..self.replay.len())])
+                let batch: Vec<&Experience> = (0..cfg.batch)
+                    .map(|_| &replay[rng.gen_range(0..replay.len())])
                     .collect();
                 let nexts: Vec<&[f32]> = batch.iter().map(|x| x.next.as_slice()).collect();
                 let next_values = nets.q.target_values(&nexts)?;
@@ -584,7 +638,7 @@ impl WebRledAgent {
                         targets: cell_targets(
                             &x.cover,
                             x.reward,
-                            self.cfg.gamma as f32,
+                            cfg.gamma as f32,
                             qn,
                             &x.next_covers,
                         ),
@@ -596,90 +650,95 @@ impl WebRledAgent {
         })();
         match result {
             Ok(()) => {
-                self.last_q_loss = loss;
+                m.last_q_loss = loss;
                 nets.trainings += 1;
             }
-            Err(e) => self.note_error("Q-network training", e),
+            Err(e) => m.note_error("Q-network training", e),
         }
     }
 
     /// With `train_every`: the Q-network's share of an episode's minibatches, every
-    /// `train_every` steps, from what the replay held before this step's transition. The
-    /// training rng is drawn from the step number and the networks remember the step they
-    /// were trained at, so a copy living a guessed step (state inference) trains them
-    /// exactly as the agent would have, and the agent then does not train them again.
-    fn train_along(&mut self) {
+    /// `train_every` steps of the run (`steps`, this one's number), from what the replay
+    /// held before this step's transition. The training rng is drawn from the step
+    /// number and the networks remember the step they were trained at, so a copy living
+    /// a guessed step (state inference) trains them exactly as the agent would have, and
+    /// the agent then does not train them again.
+    fn train_along(&mut self, steps: u64) {
         let every = u64::from(self.cfg.train_every);
-        if every == 0 || self.steps == 0 || !self.steps.is_multiple_of(every) {
+        if every == 0 || steps == 0 || !steps.is_multiple_of(every) {
             return;
         }
-        let Some(held) = self.nets.clone() else {
+        let mind = self.mind.clone();
+        let mut m = lock_mind(&mind);
+        let Some(held) = m.nets.clone() else {
             return;
         };
         let mut nets = lock(&held);
-        if nets.trained_at >= self.steps {
+        if nets.trained_at >= steps {
             return;
         }
-        nets.trained_at = self.steps;
+        nets.trained_at = steps;
         let per_episode = self.cfg.train_batches as u64 * every;
         let batches = per_episode.div_ceil(u64::from(self.cfg.episode_steps).max(1)) as usize;
-        let mut rng = ChaCha8Rng::seed_from_u64(self.train_seed ^ self.steps);
+        let mut rng = ChaCha8Rng::seed_from_u64(self.train_seed ^ steps);
         let started = Instant::now();
-        self.train_q(&mut nets, batches, &mut rng);
-        self.train_time += started.elapsed();
+        Self::train_q(&self.cfg, &mut m, &mut nets, batches, &mut rng);
+        m.train_time += started.elapsed();
         self.unreported_training += started.elapsed();
     }
 
+    /// Train on what every worker gathered, holding the mind (and the networks) meanwhile.
     fn train_episode(&mut self) {
-        let Some(held) = self.nets.clone() else {
+        let mind = self.mind.clone();
+        let mut m = lock_mind(&mind);
+        let Some(held) = m.nets.clone() else {
             return;
         };
         let mut nets = lock(&held);
         let mut rng = self
             .rng
             .clone()
-            .unwrap_or_else(|| ChaCha8Rng::seed_from_u64(self.episodes));
+            .unwrap_or_else(|| ChaCha8Rng::seed_from_u64(m.episodes));
         // Global novelty: the autoencoder learns every state seen so far (a reservoir).
-        if !self.states.is_empty() {
-            let data: Vec<Vec<f32>> = self.states.iter().map(|v| v.to_vec()).collect();
+        if !m.states.is_empty() {
+            let data: Vec<Vec<f32>> = m.states.iter().map(|v| v.to_vec()).collect();
             let fitted = nets.ae.fit(&data, AE_EPOCHS, 64, rng.gen()).and_then(|_| {
-                let rows: Vec<&[f32]> = self.states.iter().map(|v| v.as_slice()).collect();
+                let rows: Vec<&[f32]> = m.states.iter().map(|v| v.as_slice()).collect();
                 nets.ae.errors(&rows)
             });
             match fitted {
-                Ok(errors) => self.scale = ErrorScale::of(&errors),
-                Err(e) => self.note_error("autoencoder training", e),
+                Ok(errors) => m.scale = ErrorScale::of(&errors),
+                Err(e) => m.note_error("autoencoder training", e),
             }
         }
         // The Q-network, from replayed transitions against the frozen target network
         // (trained here, or along the episode with `train_every`).
-        if self.replay.len() >= self.cfg.batch {
+        if m.replay.len() >= self.cfg.batch {
             if let Err(e) = nets.q.sync_target() {
-                self.note_error("Q-network training", e);
+                m.note_error("Q-network training", e);
             }
         }
         if self.cfg.train_every == 0 {
             let batches = self.cfg.train_batches;
-            self.train_q(&mut nets, batches, &mut rng);
+            Self::train_q(&self.cfg, &mut m, &mut nets, batches, &mut rng);
         }
         // The discriminator: first after zeta samples, then every few episodes.
         if self.variant.discriminates() {
-            let due = if self.disc_on {
-                self.episodes
-                    .is_multiple_of(u64::from(self.cfg.retrain_every))
+            let due = if m.disc_on {
+                m.episodes.is_multiple_of(u64::from(self.cfg.retrain_every))
             } else {
-                self.samples.len() >= self.cfg.zeta
+                m.samples.len() >= self.cfg.zeta
             };
-            if due && !self.samples.is_empty() {
-                let xs: Vec<Vec<f32>> = self.samples.iter().map(|s| s.0.to_vec()).collect();
-                let ys: Vec<usize> = self.samples.iter().map(|s| s.1).collect();
+            if due && !m.samples.is_empty() {
+                let xs: Vec<Vec<f32>> = m.samples.iter().map(|s| s.0.to_vec()).collect();
+                let ys: Vec<usize> = m.samples.iter().map(|s| s.1).collect();
                 match nets.disc.fit(&xs, &ys, DISC_EPOCHS, 32, rng.gen()) {
                     Ok(l) => {
-                        self.last_disc_loss = Some(l);
-                        self.disc_on = true;
-                        self.disc_trainings += 1;
+                        m.last_disc_loss = Some(l);
+                        m.disc_on = true;
+                        m.disc_trainings += 1;
                     }
-                    Err(e) => self.note_error("discriminator training", e),
+                    Err(e) => m.note_error("discriminator training", e),
                 }
             }
         }
@@ -688,10 +747,31 @@ impl WebRledAgent {
 
     fn save_if_asked(&mut self) {
         if let Some(dir) = self.cfg.save.clone() {
-            if let Err(e) = self.save(&PathBuf::from(dir)) {
+            // Saved first: `save` holds the mind, which noting the error takes.
+            let saved = self.save(&PathBuf::from(dir));
+            if let Err(e) = saved {
                 self.note_error("saving the networks", e);
             }
         }
+    }
+
+    /// `Agent::fork`: a trial learns into a copy of the mind; the networks inside stay
+    /// shared, as they always were (a trial trains them as the agent would have).
+    fn fork_agent(&self) -> WebRledAgent {
+        let mut copy = self.clone();
+        copy.mind = Arc::new(Mutex::new(lock_mind(&self.mind).clone()));
+        copy
+    }
+
+    /// `Agent::worker`: a fresh episode, the same mind.
+    fn worker_agent(&self) -> WebRledAgent {
+        WebRledAgent::with_mind(
+            self.cfg.clone(),
+            self.dims,
+            self.variant,
+            self.inputs.fork(),
+            self.mind.clone(),
+        )
     }
 }
 
@@ -701,7 +781,11 @@ impl Agent for WebRledAgent {
     }
 
     fn fork(&self) -> Option<Box<dyn Agent + Send>> {
-        Some(Box::new(self.clone()))
+        Some(Box::new(self.fork_agent()))
+    }
+
+    fn worker(&self) -> Option<Box<dyn Agent + Send>> {
+        Some(Box::new(self.worker_agent()))
     }
 
     fn annotate(&mut self, observation: &Observation, data: &mut StateData) {
@@ -720,13 +804,14 @@ impl Agent for WebRledAgent {
         }
         let leaves: Vec<&wayfarer_core::Element> = discriminator::unselected(observation).collect();
         let mut extra: Vec<(Action, Source)> = Vec::new();
-        if self.disc_on && !self.in_probe_phase() && !leaves.is_empty() {
+        let disc_on = lock_mind(&self.mind).disc_on;
+        if disc_on && !self.in_probe_phase() && !leaves.is_empty() {
             let feats: Vec<Vec<f32>> = leaves
                 .iter()
                 .map(|e| discriminator::features(observation, e))
                 .collect();
             let rows: Vec<&[f32]> = feats.iter().map(Vec::as_slice).collect();
-            let predicted = self.nets().map(|n| n.disc.predict(&rows));
+            let predicted = self.with_nets(|n| n.disc.predict(&rows));
             match predicted {
                 Some(Ok(probs)) => {
                     for (e, p) in leaves.iter().zip(&probs) {
@@ -746,15 +831,17 @@ impl Agent for WebRledAgent {
         // Probes: every unselected element at the episode's end or where nothing else
         // acts; elsewhere those of a look never probed, for the random choices.
         let all = self.in_probe_phase() || nothing_else;
+        let m = lock_mind(&self.mind);
         for e in &leaves {
             for kind in [ActionKind::Click, ActionKind::DoubleClick] {
                 let a = Action::on(kind, e.locator.clone());
-                let fresh = || !self.probed.contains(&(discriminator::look(e), kind));
+                let fresh = || !m.probed.contains(&(discriminator::look(e), kind));
                 if (all || fresh()) && !extra.iter().any(|(x, _)| *x == a) {
                     extra.push((a, Source::Probe));
                 }
             }
         }
+        drop(m);
         for (a, src) in &extra {
             self.offered.entry(a.clone()).or_insert(*src);
         }
@@ -780,11 +867,16 @@ impl Agent for WebRledAgent {
             self.rng = Some(ChaCha8Rng::seed_from_u64(seed));
             self.train_seed = seed.rotate_left(29) ^ 0x9e37_79b9_7f4a_7c15;
         }
-        if self.nets.is_none() {
-            let seed = self.rng.as_mut().map_or(0, |r| r.gen());
-            match self.build(seed) {
-                Ok(n) => self.nets = Some(shared(n)),
-                Err(e) => self.note_error("building the networks", e),
+        {
+            // The first worker to choose builds the networks for all.
+            let mind = self.mind.clone();
+            let mut m = lock_mind(&mind);
+            if m.nets.is_none() {
+                let seed = self.rng.as_mut().map_or(0, |r| r.gen());
+                match self.build(seed) {
+                    Ok(n) => m.nets = Some(shared(n)),
+                    Err(e) => m.note_error("building the networks", e),
+                }
             }
         }
         let obs = view.observation;
@@ -854,7 +946,7 @@ impl Agent for WebRledAgent {
             .enumerate()
             .map(|(i, a)| self.cover(obs, a, i))
             .collect();
-        let values = self.nets().map(|n| n.q.values(&state));
+        let values = self.with_nets(|n| n.q.values(&state));
         let values = match values {
             Some(Ok(v)) => Some(v),
             Some(Err(e)) => {
@@ -895,7 +987,7 @@ impl Agent for WebRledAgent {
             })
             .flatten();
         if source == Source::Predicted {
-            self.predicted_taken += 1;
+            lock_mind(&self.mind).predicted_taken += 1;
         }
         let why = if source == Source::Predicted {
             format!("{why}, predicted by the discriminator")
@@ -920,9 +1012,13 @@ impl Agent for WebRledAgent {
     }
 
     fn learn(&mut self, t: &Transition<'_>) {
-        self.steps += 1;
+        let steps = {
+            let mut m = lock_mind(&self.mind);
+            m.steps += 1;
+            m.steps
+        };
         self.episode_step += 1;
-        self.train_along();
+        self.train_along(steps);
         if !t.failed {
             self.inputs
                 .learn(t.observation, t.action, t.next_observation, t.events);
@@ -943,16 +1039,19 @@ impl Agent for WebRledAgent {
             } else {
                 discriminator::NONE
             };
-            if changed {
-                match chosen.source {
-                    Source::Probe => self.probe_hits += 1,
-                    Source::Predicted => self.predicted_hits += 1,
-                    Source::Rule => {}
+            {
+                let mut m = lock_mind(&self.mind);
+                if changed {
+                    match chosen.source {
+                        Source::Probe => m.probe_hits += 1,
+                        Source::Predicted => m.predicted_hits += 1,
+                        Source::Rule => {}
+                    }
                 }
-            }
-            self.samples.push_back((Arc::new(features), label));
-            if self.samples.len() > MAX_SAMPLES {
-                self.samples.pop_front();
+                m.samples.push_back((Arc::new(features), label));
+                if m.samples.len() > MAX_SAMPLES {
+                    m.samples.pop_front();
+                }
             }
             self.back_after_probe = chosen.source == Source::Probe
                 && t.observation.url != t.next_observation.url
@@ -969,15 +1068,16 @@ impl Agent for WebRledAgent {
         // from it.
         if !(self.variant == Variant::ListBased && chosen.source == Source::Probe) {
             let next_covers = Arc::new(self.page_covers(t.next_observation));
-            self.replay.push_back(Experience {
+            let mut m = lock_mind(&self.mind);
+            m.replay.push_back(Experience {
                 state: chosen.state,
                 cover: Arc::new(chosen.cover),
                 reward: reward as f32,
                 next: next.clone(),
                 next_covers,
             });
-            if self.replay.len() > self.cfg.replay {
-                self.replay.pop_front();
+            if m.replay.len() > self.cfg.replay {
+                m.replay.pop_front();
             }
         }
         self.remember_state(next);
@@ -989,7 +1089,7 @@ impl Agent for WebRledAgent {
 
     fn on_episode_end(&mut self) {
         let started = Instant::now();
-        self.episodes += 1;
+        lock_mind(&self.mind).episodes += 1;
         self.train_episode();
         self.save_if_asked();
         self.episodic.reset();
@@ -998,7 +1098,7 @@ impl Agent for WebRledAgent {
         self.back_after_probe = false;
         self.route = None;
         self.chosen = None;
-        self.train_time += started.elapsed();
+        lock_mind(&self.mind).train_time += started.elapsed();
     }
 
     fn on_run_end(&mut self) {
@@ -1010,55 +1110,54 @@ impl Agent for WebRledAgent {
     }
 
     fn snapshot(&self) -> Option<StrategySnapshot> {
+        let m = lock_mind(&self.mind);
+        let trainings = m.nets.as_deref().map_or(0, |n| lock(n).trainings);
         let mut counters = vec![
-            ("steps learned".to_string(), self.steps),
-            ("episodes trained".into(), self.episodes),
-            ("Q-network trainings".into(), self.q_trainings()),
-            ("replay buffer".into(), self.replay.len() as u64),
-            (
-                "states for the autoencoder".into(),
-                self.states.len() as u64,
-            ),
-            ("training ms".into(), self.train_time.as_millis() as u64),
+            ("steps learned".to_string(), m.steps),
+            ("episodes trained".into(), m.episodes),
+            ("Q-network trainings".into(), trainings),
+            ("replay buffer".into(), m.replay.len() as u64),
+            ("states for the autoencoder".into(), m.states.len() as u64),
+            ("training ms".into(), m.train_time.as_millis() as u64),
         ];
         if self.variant.discriminates() {
             counters.extend([
-                ("probes".to_string(), self.probes),
-                ("probes that changed the page".into(), self.probe_hits),
+                ("probes".to_string(), m.probes),
+                ("probes that changed the page".into(), m.probe_hits),
                 (
                     "probes due at the next episode's end".into(),
-                    u64::from(self.probe_budget()),
+                    u64::from(self.probe_budget_in(&m)),
                 ),
-                ("discriminator samples".into(), self.samples.len() as u64),
-                ("discriminator on".into(), u64::from(self.disc_on)),
-                ("discriminator trainings".into(), self.disc_trainings),
-                ("predicted actions taken".into(), self.predicted_taken),
+                ("discriminator samples".into(), m.samples.len() as u64),
+                ("discriminator on".into(), u64::from(m.disc_on)),
+                ("discriminator trainings".into(), m.disc_trainings),
+                ("predicted actions taken".into(), m.predicted_taken),
                 (
                     "predicted actions that changed the page".into(),
-                    self.predicted_hits,
+                    m.predicted_hits,
                 ),
             ]);
         }
-        if self.errors > 0 {
-            counters.push(("network errors".into(), self.errors));
+        if m.errors > 0 {
+            counters.push(("network errors".into(), m.errors));
         }
         let mut rows = Vec::new();
-        if let Some(l) = self.last_q_loss {
+        if let Some(l) = m.last_q_loss {
             rows.push(vec![
                 "Q-network loss (last batch)".into(),
                 format!("{l:.5}"),
             ]);
         }
-        if let Some(l) = self.last_disc_loss {
+        if let Some(l) = m.last_disc_loss {
             rows.push(vec!["discriminator loss".into(), format!("{l:.5}")]);
         }
-        if let Some(s) = self.scale {
+        if let Some(s) = m.scale {
             rows.push(vec![
                 "autoencoder error (mean, std)".into(),
                 format!("{:.5}, {:.5}", s.mean, s.std),
             ]);
         }
-        if let Some(e) = &self.last_error {
+        if let Some(e) = &m.last_error {
             rows.push(vec!["last network error".into(), e.clone()]);
         }
         let total_rows = rows.len();

@@ -110,7 +110,7 @@ fn saved_networks_start_a_later_run_where_this_one_stopped() {
     assert!(dir.join("qnet.safetensors").exists());
     assert!(dir.join("webrled.json").exists());
     let state = embed(&page(3), 32);
-    let before = a.nets().unwrap().q.values(&state).unwrap();
+    let before = a.with_nets(|n| n.q.values(&state).unwrap()).unwrap();
 
     let loaded = WebRledAgent::new(
         WebRledConfig {
@@ -123,8 +123,11 @@ fn saved_networks_start_a_later_run_where_this_one_stopped() {
         Box::new(Fixed),
     )
     .unwrap();
-    assert_eq!(loaded.nets().unwrap().q.values(&state).unwrap(), before);
-    assert_eq!(loaded.scale, a.scale);
+    assert_eq!(
+        loaded.with_nets(|n| n.q.values(&state).unwrap()).unwrap(),
+        before
+    );
+    assert_eq!(lock_mind(&loaded.mind).scale, lock_mind(&a.mind).scale);
 
     // Other sizes than the saved ones: a clear error, not a silent fresh start.
     let err = WebRledAgent::new(
@@ -187,22 +190,22 @@ fn probing_follows_what_probes_find() {
         probe_steps: 10,
         ..WebRledConfig::default()
     };
-    let mut a = WebRledAgent::new(cfg, 16, Variant::Full, Box::new(Fixed)).unwrap();
+    let a = WebRledAgent::new(cfg, 16, Variant::Full, Box::new(Fixed)).unwrap();
     // Before the first probe: the full budget.
     assert_eq!(a.probe_budget(), 10);
     // Probes that find nothing: one per episode, never none.
-    a.probes = 40;
-    a.probe_hits = 0;
+    lock_mind(&a.mind).probes = 40;
+    lock_mind(&a.mind).probe_hits = 0;
     assert_eq!(a.probe_budget(), 1);
-    a.probes = 1000;
+    lock_mind(&a.mind).probes = 1000;
     assert_eq!(a.probe_budget(), 1);
     // One find in ten: fewer than the budget; one in four or better: all of it.
-    a.probes = 40;
-    a.probe_hits = 4;
+    lock_mind(&a.mind).probes = 40;
+    lock_mind(&a.mind).probe_hits = 4;
     assert_eq!(a.probe_budget(), 5);
-    a.probe_hits = 10;
+    lock_mind(&a.mind).probe_hits = 10;
     assert_eq!(a.probe_budget(), 10);
-    a.probe_hits = 30;
+    lock_mind(&a.mind).probe_hits = 30;
     assert_eq!(a.probe_budget(), 10);
 }
 
@@ -277,7 +280,7 @@ fn training_along_an_episode_happens_once_per_due_step_whoever_learns_it() {
     drive(&mut a, 11, &mut ra);
     drive(&mut alone, 11, &mut rb);
     let state = embed(&page(2), 32);
-    let values = |x: &WebRledAgent| x.nets().unwrap().q.values(&state).unwrap();
+    let values = |x: &WebRledAgent| x.with_nets(|n| n.q.values(&state).unwrap()).unwrap();
     assert_eq!(values(&a), values(&alone));
     let (obs, next) = (page(4), page(1));
     let step = |x: &mut WebRledAgent, a: &Action| learn_step(x, &obs, a, &next);
@@ -285,7 +288,7 @@ fn training_along_an_episode_happens_once_per_due_step_whoever_learns_it() {
     // Trainings at steps 3, 6 and 9 not reported yet.
     assert!(a.take_train_time() > Duration::ZERO);
     alone.take_train_time();
-    let mut copy = a.clone();
+    let mut copy = a.fork_agent();
     step(&mut copy, &click);
     assert_ne!(
         values(&a),
@@ -361,4 +364,52 @@ fn random_until_trained_makes_no_greedy_choice_before_the_first_training() {
     // Epsilon 0: every choice is greedy once the network has trained (after step 6).
     assert!(why[..6].iter().all(|w| w.starts_with("random")), "{why:?}");
     assert!(why[6..].iter().all(|w| w.starts_with("greedy")), "{why:?}");
+}
+
+#[test]
+fn workers_share_the_networks_the_replay_and_the_counters() {
+    let cfg = WebRledConfig {
+        hidden: 16,
+        batch: 2,
+        train_batches: 3,
+        ..WebRledConfig::default()
+    };
+    let mut a = WebRledAgent::new(cfg, 32, Variant::Full, Box::new(Fixed)).unwrap();
+    let mut b = a.worker_agent();
+    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    // The second worker chooses first: it builds the networks for both, and trains them
+    // at its episode's end.
+    drive(&mut b, 10, &mut rng);
+    let state = embed(&page(2), 32);
+    let values = |x: &WebRledAgent| x.with_nets(|n| n.q.values(&state).unwrap());
+    assert!(
+        values(&a).is_some(),
+        "the first sees the networks the second built"
+    );
+    assert_eq!(values(&a), values(&b));
+    let count = |x: &WebRledAgent, name: &str| {
+        let snap = x.snapshot().unwrap();
+        snap.counters.iter().find(|c| c.0 == name).unwrap().1
+    };
+    assert_eq!(count(&a, "steps learned"), 10);
+    assert_eq!(count(&a, "episodes trained"), 1);
+    assert_eq!(count(&a, "replay buffer"), 10);
+    assert!(count(&a, "Q-network trainings") >= 1);
+    // Episodic memory is each worker's own: pages the second saw are new to the first.
+    drive(&mut b, 5, &mut rng);
+    let seen = embed(&page(1), 32);
+    assert!(b.episodic.count(&seen) > 1.5);
+    assert_eq!(a.episodic.count(&seen), 1.0);
+    // The first worker's episode trains on the replay of both.
+    let before = values(&a);
+    drive(&mut a, 10, &mut rng);
+    assert_eq!(count(&b, "steps learned"), 25);
+    assert_eq!(count(&b, "replay buffer"), 25);
+    assert_eq!(count(&b, "episodes trained"), 2);
+    assert_ne!(values(&b), before);
+    // A fork learns into a copy.
+    let mut trial = a.fork_agent();
+    drive(&mut trial, 3, &mut rng);
+    assert_eq!(count(&trial, "steps learned"), 28);
+    assert_eq!(count(&a, "steps learned"), 25);
 }

@@ -12,6 +12,8 @@ use wayfarer_core::{Budget, Element, Observation, Oracles, RunOptions};
 
 /// Valid values by input type, so forms can be passed: the heuristic generator's job,
 /// without its crate.
+// Not every test crate that shares this module types values.
+#[allow(dead_code)]
 pub struct Valid;
 
 impl InputGenerator for Valid {
