@@ -1,12 +1,13 @@
 //! Serves one fixture application on 127.0.0.1 until killed, printing its URL:
-//! `cargo run -p wayfarer-testapps --example serve -- expense [--no-bugs] [--port N]`
+//! `cargo run -p wayfarer-testapps --example serve -- expense [--no-bugs] [--port N]
+//! [--latency-ms N]` (every response waits N ms first, as a real backend would)
 //! (any of expense, clinic, splitter, board, board-delegated, hazards; `scripts/soak.sh`
 //! uses the release build, `cargo build --release -p wayfarer-testapps --example serve`).
 
 use wayfarer_testapps::{App, ServeOptions, Server};
 
 const USAGE: &str = "usage: serve [expense|clinic|splitter|board|board-delegated|hazards] \
-                     [--no-bugs] [--port N]";
+                     [--no-bugs] [--port N] [--latency-ms N]";
 
 fn main() {
     let mut app = App::Expense;
@@ -23,6 +24,13 @@ fn main() {
                 Some(p) => opts.port = p,
                 None => {
                     eprintln!("--port needs a number\n{USAGE}");
+                    std::process::exit(2);
+                }
+            },
+            "--latency-ms" => match args.next().and_then(|p| p.parse().ok()) {
+                Some(ms) => opts.latency = std::time::Duration::from_millis(ms),
+                None => {
+                    eprintln!("--latency-ms needs a number\n{USAGE}");
                     std::process::exit(2);
                 }
             },

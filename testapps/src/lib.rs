@@ -95,6 +95,9 @@ pub struct ServeOptions {
     pub bugs: bool,
     /// Port on 127.0.0.1; 0 picks an ephemeral one.
     pub port: u16,
+    /// Every response waits this long first, as a backend behind a network and a database
+    /// would (the bundled apps answer in microseconds otherwise).
+    pub latency: std::time::Duration,
 }
 
 impl Default for ServeOptions {
@@ -102,6 +105,7 @@ impl Default for ServeOptions {
         ServeOptions {
             bugs: true,
             port: 0,
+            latency: std::time::Duration::ZERO,
         }
     }
 }

@@ -28,6 +28,15 @@ impl Server {
             App::BoardDelegated => crate::board::router(opts.bugs, port, true),
             App::Hazards => crate::hazards::router(),
         };
+        let router = match opts.latency {
+            d if d.is_zero() => router,
+            d => router.layer(axum::middleware::from_fn(
+                move |req: axum::extract::Request, next: axum::middleware::Next| async move {
+                    tokio::time::sleep(d).await;
+                    next.run(req).await
+                },
+            )),
+        };
         Server::serve(listener, router, app.name())
     }
 

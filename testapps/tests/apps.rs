@@ -10,7 +10,14 @@ use support::Client;
 use wayfarer_testapps::{App, ServeOptions, Server};
 
 fn start(app: App, bugs: bool) -> Server {
-    Server::start(app, ServeOptions { bugs, port: 0 }).expect("server starts")
+    Server::start(
+        app,
+        ServeOptions {
+            bugs,
+            ..Default::default()
+        },
+    )
+    .expect("server starts")
 }
 
 #[test]
@@ -198,10 +205,32 @@ fn binds_loopback_only_and_works_inside_a_runtime() {
         App::Clinic,
         ServeOptions {
             bugs: true,
-            port: s.addr().port()
+            port: s.addr().port(),
+            ..Default::default()
         }
     )
     .is_err());
     drop(rt);
     s.shutdown();
+}
+
+/// `latency` holds every response back (a sleep never ends early), and changes nothing else.
+#[test]
+fn a_latency_holds_every_response_back() {
+    let s = Server::start(
+        App::Clinic,
+        ServeOptions {
+            latency: Duration::from_millis(120),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let fast = start(App::Clinic, true);
+    for path in ["/", "/owners"] {
+        let t = std::time::Instant::now();
+        let slow = Client::new(s.addr()).get(path);
+        assert!(t.elapsed() >= Duration::from_millis(120), "{path}");
+        let quick = Client::new(fast.addr()).get(path);
+        assert_eq!((slow.status, slow.body), (quick.status, quick.body));
+    }
 }

@@ -8,7 +8,14 @@ use support::Client;
 use wayfarer_testapps::{App, ServeOptions, Server};
 
 fn start(bugs: bool) -> Server {
-    Server::start(App::Board, ServeOptions { bugs, port: 0 }).expect("server starts")
+    Server::start(
+        App::Board,
+        ServeOptions {
+            bugs,
+            ..Default::default()
+        },
+    )
+    .expect("server starts")
 }
 
 fn json(r: &support::Resp) -> Value {

@@ -6,7 +6,14 @@ use support::Client;
 use wayfarer_testapps::{App, ServeOptions, Server};
 
 fn start(app: App, bugs: bool) -> Server {
-    Server::start(app, ServeOptions { bugs, port: 0 }).expect("server starts")
+    Server::start(
+        app,
+        ServeOptions {
+            bugs,
+            ..Default::default()
+        },
+    )
+    .expect("server starts")
 }
 
 fn demo_login(c: &mut Client) {

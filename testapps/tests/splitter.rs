@@ -11,7 +11,14 @@ use support::{Client, Resp};
 use wayfarer_testapps::{feature_grammar, ground_truth, seeded_bugs, App, ServeOptions, Server};
 
 fn start(bugs: bool) -> Server {
-    Server::start(App::Splitter, ServeOptions { bugs, port: 0 }).expect("server starts")
+    Server::start(
+        App::Splitter,
+        ServeOptions {
+            bugs,
+            ..Default::default()
+        },
+    )
+    .expect("server starts")
 }
 
 fn post_json(c: &mut Client, path: &str, body: &Value) -> Resp {

@@ -249,7 +249,7 @@ fn run_one_peer(
     seed: u64,
     strategy_durations: &[f64],
 ) -> Result<RunOutcome, BenchError> {
-    let served = serve(target)?;
+    let served = serve(plan, target)?;
     let config = plan.config_for(target);
     let opts = PeerOptions {
         start_url: served.url.clone(),

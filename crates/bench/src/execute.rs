@@ -35,14 +35,18 @@ pub(crate) struct Served {
     _server: Option<Server>,
 }
 
-pub(crate) fn serve(target: &Target) -> Result<Served, BenchError> {
+pub(crate) fn serve(plan: &Plan, target: &Target) -> Result<Served, BenchError> {
     match target {
         Target::Url(u) => Ok(Served {
             url: u.clone(),
             _server: None,
         }),
         Target::Bundled(app) => {
-            let server = Server::start(*app, ServeOptions::default())
+            let options = ServeOptions {
+                latency: plan.app_latency,
+                ..ServeOptions::default()
+            };
+            let server = Server::start(*app, options)
                 .map_err(|e| BenchError::Serve(app.name().into(), e))?;
             let url = url::Url::parse(&server.url()).expect("a server URL parses");
             Ok(Served {
@@ -63,7 +67,7 @@ pub fn run_strategy(
     seed: u64,
     dir: &Path,
 ) -> Result<RunOutcome, BenchError> {
-    let served = serve(target)?;
+    let served = serve(plan, target)?;
     let url = served.url.clone();
     let config = plan.config_for(target);
     // Model answers are cached in this run's store (a rerun of the same run reuses them).

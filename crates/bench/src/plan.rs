@@ -93,6 +93,9 @@ pub struct Plan {
     /// Keep the strategy runs already complete in `out` (same budget) instead of running
     /// them again.
     pub resume: bool,
+    /// Bundled applications answer every request this late (a backend behind a network
+    /// and a database), so runs wait on the application as they would on a real one.
+    pub app_latency: std::time::Duration,
 }
 
 impl Plan {

@@ -91,6 +91,13 @@ pub fn markdown(plan: &Plan, result: &BenchResult) -> String {
         std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
         env!("CARGO_PKG_VERSION"),
     );
+    if !plan.app_latency.is_zero() {
+        let _ = writeln!(
+            s,
+            "Bundled applications waited {} ms before every response (`--app-latency-ms`).\n",
+            plan.app_latency.as_millis()
+        );
+    }
     s.push_str(
         "Each cell is the median over the seeds, with the range in brackets when the runs \
          differ. A peer gets the same budget: as many actions, and never more time than the \
@@ -453,6 +460,7 @@ mod tests {
             strategies: vec!["random".into()],
             inferences: vec![None],
             workers: vec![1, 3],
+            app_latency: Default::default(),
             peers: vec![],
             seeds: vec![1],
             budget: wayfarer_core::Budget::actions(10),

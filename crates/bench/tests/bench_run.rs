@@ -16,6 +16,7 @@ fn plan(out: &Path) -> Plan {
         strategies: vec!["random".into()],
         inferences: vec![None],
         workers: vec![1],
+        app_latency: Default::default(),
         resume: false,
         peers: vec![],
         seeds: vec![1, 2],

@@ -265,6 +265,11 @@ pub struct BenchArgs {
     /// instead of running them again: a long benchmark can be finished in several goes.
     #[arg(long)]
     pub resume: bool,
+    /// Bundled applications wait this many milliseconds before every response, as a
+    /// backend behind a network and a database would (they answer in microseconds
+    /// otherwise): runs then wait on the application the way they do on a real one.
+    #[arg(long, value_name = "MS", default_value_t = 0)]
+    pub app_latency_ms: u64,
     /// Also turn each strategy run into feature tests (`wayfarer features` on its
     /// directory) and score them: the `suite_*` columns. Add `[abstraction] mask_ids =
     /// true` to the config for the crawl `wayfarer features URL` makes.

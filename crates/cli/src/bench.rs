@@ -172,6 +172,7 @@ pub fn command(args: &BenchArgs) -> Result<i32> {
         episode_steps: args.episode_steps,
         command: std::env::args().collect::<Vec<_>>().join(" "),
         resume: args.resume,
+        app_latency: std::time::Duration::from_millis(args.app_latency_ms),
     };
     let quiet = args.quiet;
     if !quiet {

@@ -378,7 +378,7 @@ fn seeded_bugs_fail_then_pass(app: App, record: fn(&mut Recorder, &SeededBug)) -
         app,
         ServeOptions {
             bugs: true,
-            port: 0,
+            ..Default::default()
         },
     )
     .unwrap();
@@ -439,8 +439,15 @@ fn seeded_bugs_fail_then_pass(app: App, record: fn(&mut Recorder, &SeededBug)) -
     let buggy_summary = summary(&out);
 
     server.shutdown();
-    let _fixed = Server::start(app, ServeOptions { bugs: false, port })
-        .expect("the fixed app binds the same port");
+    let _fixed = Server::start(
+        app,
+        ServeOptions {
+            bugs: false,
+            port,
+            ..Default::default()
+        },
+    )
+    .expect("the fixed app binds the same port");
     let t2 = Instant::now();
     let (ok, out) = run_playwright(dir.path());
     let fixed = t2.elapsed();
