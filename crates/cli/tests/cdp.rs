@@ -174,7 +174,10 @@ fn a_fleet_of_two_loses_one_browser_and_the_run_finishes_its_budget() {
     assert_eq!(workers.len(), 2, "{json}");
     assert_eq!(workers[0]["browser"], format!("http://127.0.0.1:{port_a}"));
     assert!(workers[0]["retired"].is_null(), "{json}");
-    assert!(workers[1]["retired"].as_str().unwrap().contains("browser"), "{json}");
+    assert!(
+        workers[1]["retired"].as_str().unwrap().contains("browser"),
+        "{json}"
+    );
     assert!(
         workers[0]["steps"].as_u64().unwrap() > workers[1]["steps"].as_u64().unwrap(),
         "the surviving worker went on: {json}"
@@ -188,7 +191,10 @@ fn a_fleet_of_two_loses_one_browser_and_the_run_finishes_its_budget() {
     );
     assert_eq!(json["steps"].as_u64().unwrap(), n);
     let html = std::fs::read_to_string(run.join("report.html")).unwrap();
-    assert!(html.contains("2 browsers at once"), "the report lists the workers");
+    assert!(
+        html.contains("2 browsers at once"),
+        "the report lists the workers"
+    );
     drop(kept);
     server.shutdown();
 }
