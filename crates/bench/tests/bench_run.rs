@@ -157,3 +157,38 @@ fn runs_with_inference_are_compared_with_off_and_a_bench_resumes() {
     run_bench(&p, &mut |l| lines.push(l.to_string())).unwrap();
     assert!(lines.iter().all(|l| !l.contains(" kept ")), "{lines:?}");
 }
+
+#[test]
+fn runs_with_several_workers_get_their_column_and_their_table() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut p = plan(tmp.path());
+    p.seeds = vec![2];
+    p.workers = vec![1, 2];
+    let result = run_bench(&p, &mut |_| {}).unwrap();
+    assert_eq!(result.runs.len(), 2, "{:?}", result.skipped);
+    let (one, two) = (&result.runs[0].1.row, &result.runs[1].1.row);
+    assert_eq!((one.workers, two.workers), (1, 2));
+    assert_eq!(two.who(), "random · 2 workers");
+    assert_eq!(
+        two.steps, 30,
+        "an action budget is the run's, not each worker's"
+    );
+    let stored = wayfarer_store::load(&tmp.path().join("runs/clinic-random-w2-s2")).unwrap();
+    let numbers: Vec<u64> = stored.steps.iter().map(|s| s.record.step).collect();
+    assert_eq!(numbers, (1..=30).collect::<Vec<_>>());
+    let workers: std::collections::BTreeSet<u32> =
+        stored.steps.iter().map(|s| s.record.worker).collect();
+    assert_eq!(workers, [0, 1].into());
+    let csv = std::fs::read_to_string(tmp.path().join("bench.csv")).unwrap();
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    let col = header.iter().position(|c| *c == "workers").unwrap();
+    let cells: Vec<&str> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(col).unwrap())
+        .collect();
+    assert_eq!(cells, ["1", "2"]);
+    let md = std::fs::read_to_string(tmp.path().join("bench.md")).unwrap();
+    assert!(md.contains("Workers: steps, states"), "{md}");
+    assert!(md.contains("| random | 2 |"), "{md}");
+}
