@@ -231,7 +231,7 @@ pub struct BenchArgs {
     pub inference: String,
     /// Browsers each strategy run explores at once, comma-separated (1,3 runs every
     /// strategy with one worker and with three, and the table compares them per
-    /// wall-minute). Runs with state inference need 1.
+    /// wall-minute).
     #[arg(long, default_value = "1")]
     pub workers: String,
     /// External peers measured in the same run, comma-separated (gremlins), or none.

@@ -143,11 +143,6 @@ pub fn command(args: &BenchArgs) -> Result<i32> {
     if workers.is_empty() {
         workers.push(1);
     }
-    if workers.iter().any(|&w| w > 1) && inferences.iter().any(Option::is_some) {
-        anyhow::bail!(
-            "--inference runs with one worker for now: bench it apart from --workers above 1"
-        );
-    }
     if strategies.is_empty() && peers.is_empty() {
         bail!("nothing to run: give --strategies and/or --peer");
     }

@@ -140,11 +140,6 @@ pub(crate) fn explore_url(
                 "the strategy {strategy} cannot share what it learns between workers yet; run it with --workers 1"
             );
         }
-        if let Some(i) = inference {
-            bail!(
-                "--inference {i} runs with one worker for now: drop --inference or use --workers 1"
-            );
-        }
     }
     let chrome = if endpoints.is_empty() {
         check_reachable(&url)?;

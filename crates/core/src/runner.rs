@@ -62,12 +62,8 @@ pub struct RunOptions {
 pub type WorkerEnv<'a> = &'a mut (dyn Environment + Send);
 
 /// Why inference cannot run here, when it cannot.
-fn inference_blocker(env: &dyn Environment, agent: &dyn Agent, workers: usize) -> Option<String> {
-    if workers > 1 {
-        Some(format!(
-            "it runs with one worker for now ({workers} workers asked for)"
-        ))
-    } else if !env.can_infer() {
+fn inference_blocker(env: &dyn Environment, agent: &dyn Agent) -> Option<String> {
+    if !env.can_infer() {
         Some("the environment cannot act without scanning".into())
     } else if agent.fork().is_none() {
         Some(format!("the strategy {} cannot be copied", agent.name()))
@@ -106,7 +102,7 @@ pub fn run_workers(
     let started = Instant::now();
     let asked = envs.len();
     let blocked = match (opts.inference, envs.first()) {
-        (Some(_), Some(env)) => inference_blocker(&**env, &*agent, asked),
+        (Some(_), Some(env)) => inference_blocker(&**env, &*agent),
         _ => None,
     };
     if let Some(why) = &blocked {
@@ -125,6 +121,11 @@ pub fn run_workers(
             }
         }
     }
+    // One knowledge base for the run: what one worker scanned, another may guess.
+    let base = opts
+        .inference
+        .filter(|_| blocked.is_none())
+        .map(Predictor::new);
     let mut workers = Vec::with_capacity(asked);
     let mut agents =
         std::iter::once(Driver::Borrowed(agent)).chain(extra_agents.into_iter().map(Driver::Owned));
@@ -139,10 +140,8 @@ pub fn run_workers(
             env,
             agent,
             rng,
-            predictor: opts
-                .inference
-                .filter(|_| blocked.is_none())
-                .map(Predictor::new),
+            predictor: base.as_ref().map(Predictor::worker),
+            shares: asked > 1,
             forms: FormTracker::default(),
             steps: 0,
             episodes: 0,
@@ -171,8 +170,12 @@ pub fn run_workers(
     if let Some(w) = workers.first_mut() {
         share_snapshot(w.agent.get(), s.observers);
     }
-    let predictor = workers.first().and_then(|w| w.predictor.as_ref());
-    let mut inference = predictor.map(|p| p.summary());
+    let mut stats = crate::infer::InferStats::default();
+    for p in workers.iter().filter_map(|w| w.predictor.as_ref()) {
+        stats.add(&p.stats);
+    }
+    let predictor = base.as_ref();
+    let mut inference = predictor.map(|p| p.summary(&stats));
     if let (Some(cfg), Some(why)) = (opts.inference, blocked) {
         inference = Some(crate::infer::InferenceSummary {
             config: cfg.to_string(),
@@ -186,7 +189,6 @@ pub fn run_workers(
             o.on_knowledge(&rows);
         }
     }
-    let stats = predictor.map(|p| p.stats.clone()).unwrap_or_default();
     for w in workers.iter_mut() {
         w.env.flush();
     }

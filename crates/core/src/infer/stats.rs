@@ -22,6 +22,18 @@ pub struct InferStats {
     pub probe_time: std::time::Duration,
 }
 
+impl InferStats {
+    /// Add another worker's counters.
+    pub fn add(&mut self, o: &InferStats) {
+        self.steps += o.steps;
+        self.predicted += o.predicted;
+        self.probes += o.probes;
+        self.rejected += o.rejected;
+        self.fallbacks += o.fallbacks;
+        self.probe_time += o.probe_time;
+    }
+}
+
 /// One row of the cardinality table.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CardinalityRow {

@@ -3,10 +3,12 @@
 //! copy of the agent learn the guessed transition and choose its next action there, and
 //! validate that choice against the live page with one cheap query. The first candidate
 //! that holds is the step's next state; the copy of the agent replaces the agent, so the
-//! policy is exactly the one it would have followed on a scanned page.
+//! policy is exactly the one it would have followed on a scanned page. With several
+//! workers the knowledge base is the run's (one `Base` behind a lock), and a held guess is
+//! learned by the worker's own agent instead, whose mind the other workers share.
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use rand_chacha::ChaCha8Rng;
@@ -97,23 +99,47 @@ pub(crate) struct TrialCtx<'a> {
     pub next_episode_step: u32,
 }
 
-pub(crate) struct Predictor {
-    cfg: InferenceConfig,
+/// What the workers of a run learn about interactions together: the knowledge base, and
+/// the labels that show its keys to people.
+struct Base {
     kb: Knowledge<Arc<Guess>>,
-    pub stats: InferStats,
     state_labels: HashMap<Key, String>,
     action_labels: HashMap<Key, String>,
+}
+
+/// One worker's side of state inference: the run's knowledge base (shared by every
+/// worker: what one scanned, the others may guess), and this worker's counters.
+pub(crate) struct Predictor {
+    cfg: InferenceConfig,
+    base: Arc<Mutex<Base>>,
+    pub stats: InferStats,
 }
 
 impl Predictor {
     pub fn new(cfg: InferenceConfig) -> Predictor {
         Predictor {
             cfg,
-            kb: Knowledge::new(cfg.capacity),
+            base: Arc::new(Mutex::new(Base {
+                kb: Knowledge::new(cfg.capacity),
+                state_labels: HashMap::new(),
+                action_labels: HashMap::new(),
+            })),
             stats: InferStats::default(),
-            state_labels: HashMap::new(),
-            action_labels: HashMap::new(),
         }
+    }
+
+    /// The predictor of another worker: the same knowledge base, counters of its own.
+    pub fn worker(&self) -> Predictor {
+        Predictor {
+            cfg: self.cfg,
+            base: self.base.clone(),
+            stats: InferStats::default(),
+        }
+    }
+
+    /// Every update of the base is whole under the lock: a poisoned one is usable.
+    fn base(&self) -> MutexGuard<'_, Base> {
+        self.base.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// absS of the page the action is taken on, absA of the action.
@@ -121,17 +147,18 @@ impl Predictor {
         let s = keys::state_key(self.cfg.keys, before);
         let a = keys::action_key(self.cfg.keys, action, before);
         let kind = self.cfg.keys;
-        self.state_labels
+        let mut base = self.base();
+        base.state_labels
             .entry(s)
             .or_insert_with(|| keys::state_label(kind, before));
-        self.action_labels
+        base.action_labels
             .entry(a)
             .or_insert_with(|| keys::action_label(kind, action, before));
         (s, a)
     }
 
     pub fn plan(&self, k: (Key, Key)) -> (Plan, StepInference) {
-        match self.kb.lookup(k.0, k.1) {
+        match self.base().kb.lookup(k.0, k.1) {
             Lookup::Unknown => (Plan::Scan { record: true }, StepInference::default()),
             Lookup::NonDeterministic => (
                 Plan::Scan { record: false },
@@ -154,20 +181,21 @@ impl Predictor {
     pub fn record(&mut self, k: (Key, Key), obs: &Observation, analysis: &Analysis) {
         let next = keys::state_key(self.cfg.keys, obs);
         let kind = self.cfg.keys;
-        self.state_labels
-            .entry(next)
-            .or_insert_with(|| keys::state_label(kind, obs));
         let guess = Arc::new(Guess {
             key: next,
             obs: Arc::new(obs.clone()),
             analysis: analysis.clone(),
         });
-        self.kb.record(k.0, k.1, next, guess);
+        let mut base = self.base();
+        base.state_labels
+            .entry(next)
+            .or_insert_with(|| keys::state_label(kind, obs));
+        base.kb.record(k.0, k.1, next, guess);
     }
 
     /// A validation accepted `guess` for the interaction `k`.
     pub fn confirm(&mut self, k: (Key, Key), guess: &Guess) {
-        self.kb.confirm(k.0, k.1, guess.key);
+        self.base().kb.confirm(k.0, k.1, guess.key);
     }
 
     /// Replace the analysis (and its data) of `guess`, a candidate of `k`; the new guess.
@@ -179,7 +207,7 @@ impl Predictor {
             analysis,
         });
         let stored = new.clone();
-        self.kb.refine(k.0, k.1, next, move |g| *g = stored);
+        self.base().kb.refine(k.0, k.1, next, move |g| *g = stored);
         new
     }
 
@@ -266,15 +294,16 @@ impl Predictor {
         None
     }
 
-    pub fn summary(&self) -> InferenceSummary {
-        self.stats
-            .summary(self.cfg.to_string(), &self.kb.cardinality())
+    /// The run's inference summary, with `stats` (every worker's counters added up).
+    pub fn summary(&self, stats: &InferStats) -> InferenceSummary {
+        stats.summary(self.cfg.to_string(), &self.base().kb.cardinality())
     }
 
     /// The knowledge base in display form, most confirmed interactions first.
     pub fn rows(&self) -> Vec<KnowledgeRow> {
         let label = |m: &HashMap<Key, String>, k: &Key| m.get(k).cloned().unwrap_or_default();
-        let mut rows: Vec<(u64, KnowledgeRow)> = self
+        let base = self.base();
+        let mut rows: Vec<(u64, KnowledgeRow)> = base
             .kb
             .entries()
             .map(|((s, a), c)| {
@@ -292,8 +321,8 @@ impl Predictor {
                 (
                     uses,
                     KnowledgeRow {
-                        state: label(&self.state_labels, &s),
-                        action: label(&self.action_labels, &a),
+                        state: label(&base.state_labels, &s),
+                        action: label(&base.action_labels, &a),
                         candidates,
                         nondeterministic: c.is_none(),
                     },

@@ -16,6 +16,7 @@ use crate::env::{Outcome, Performed};
 use crate::model::{Action, ActionKind};
 use crate::observer::Progress;
 use crate::record::{ResetRecord, StepRecord};
+use crate::runner::KnowledgeRow;
 use crate::sim::{SimApp, SimEnv};
 use crate::state::StructureAbstraction;
 
@@ -41,6 +42,12 @@ impl Agent for Uniform {
     }
     fn worker(&self) -> Option<Box<dyn Agent + Send>> {
         Some(Box::new(self.clone()))
+    }
+    /// A trial copy for state inference learns into a count of its own.
+    fn fork(&self) -> Option<Box<dyn Agent + Send>> {
+        Some(Box::new(Uniform {
+            learned: Arc::new(Mutex::new(0)),
+        }))
     }
 }
 
@@ -79,7 +86,21 @@ impl Environment for Dying {
         self.sim.step(action)
     }
     fn perform(&mut self, action: &Action) -> Result<Performed, EnvError> {
-        self.step(action).map(|o| Performed::Observed(Box::new(o)))
+        if let Some(e) = self.gone() {
+            return Err(e);
+        }
+        self.steps += 1;
+        std::thread::sleep(std::time::Duration::from_millis(1));
+        self.sim.perform(action)
+    }
+    fn observe(&mut self) -> Result<Outcome, EnvError> {
+        self.sim.observe()
+    }
+    fn probe(&mut self, locator: Option<&str>) -> Result<crate::env::Probe, EnvError> {
+        self.sim.probe(locator)
+    }
+    fn can_infer(&self) -> bool {
+        self.sim.can_infer()
     }
     fn endpoint(&self) -> Option<String> {
         Some("sim".into())
@@ -92,6 +113,7 @@ struct Log {
     actions: Vec<(u32, Action)>,
     resets: Vec<(u64, u32)>,
     retired: Vec<(u32, String)>,
+    knowledge: Vec<usize>,
     ends: u32,
 }
 
@@ -106,6 +128,9 @@ impl Observer for Log {
     }
     fn on_retire(&mut self, worker: u32, browser: &str, why: &str) {
         self.retired.push((worker, format!("{browser}: {why}")));
+    }
+    fn on_knowledge(&mut self, rows: &[KnowledgeRow]) {
+        self.knowledge.push(rows.len());
     }
     fn on_end(&mut self, _: &RunSummary) {
         self.ends += 1;
@@ -129,6 +154,10 @@ fn options(budget: Budget) -> RunOptions {
 /// Run `envs` as the workers of one run of `Uniform`; returns the summary, the log and
 /// how many transitions the agents learned together.
 fn explore(envs: &mut [Dying], budget: Budget) -> (RunSummary, Log, u64) {
+    explore_with(envs, options(budget))
+}
+
+fn explore_with(envs: &mut [Dying], opts: RunOptions) -> (RunSummary, Log, u64) {
     let learned = Arc::new(Mutex::new(0));
     let mut agent = Uniform {
         learned: learned.clone(),
@@ -141,7 +170,7 @@ fn explore(envs: &mut [Dying], budget: Budget) -> (RunSummary, Log, u64) {
             .collect(),
         &mut agent,
         &mut abs,
-        &options(budget),
+        &opts,
         &mut [&mut log],
     )
     .unwrap();
@@ -282,4 +311,23 @@ fn worker_zero_takes_the_single_runs_actions_and_the_others_their_own() {
     let one = of(&fleet, 1);
     let n = one.len().min(zero.len());
     assert_ne!(one[..n], zero[..n]);
+}
+
+#[test]
+fn with_state_inference_the_workers_guess_from_one_knowledge_base_and_their_own_agents_learn_every_step(
+) {
+    let mut e = envs(3, &[]);
+    let mut opts = options(Budget::actions(600));
+    opts.inference = Some("actions-3".parse().unwrap());
+    let (summary, log, learned) = explore_with(&mut e, opts);
+    check_records(&log, 600);
+    let inference = summary.inference.expect("inference ran");
+    assert_eq!(inference.disabled, None);
+    assert_eq!(inference.steps, 600, "every worker's steps are counted");
+    assert!(inference.predicted_steps > 0, "{inference:?}");
+    // A guess that held is learned by the worker's own agent (into the shared count), not
+    // by the trial copy alone.
+    assert_eq!(learned, 600);
+    assert_eq!(log.knowledge.len(), 1, "one knowledge base for the run");
+    assert!(log.knowledge[0] > 0);
 }

@@ -57,6 +57,8 @@ pub(super) struct Worker<'a> {
     pub agent: Driver<'a>,
     pub rng: ChaCha8Rng,
     pub predictor: Option<Predictor>,
+    /// The run has other workers: the agent shares a mind with theirs.
+    pub shares: bool,
     pub forms: FormTracker,
     pub steps: u64,
     pub episodes: u64,
@@ -358,7 +360,12 @@ fn steps(w: &mut Worker, hub: &Hub) {
                     // Data that grows with the run is refined on the guessed page, and the
                     // knowledge base keeps the refined value.
                     let mut refined = a.guess.analysis.clone();
-                    if a.agent.refine(&a.obs, refined.data_mut()) {
+                    // With other workers the worker's own agent lives the guess (below).
+                    let refiner = match w.shares {
+                        true => w.agent.get(),
+                        false => a.agent.as_mut(),
+                    };
+                    if refiner.refine(&a.obs, refined.data_mut()) {
                         a.guess = p.refine(k, &a.guess, refined);
                     }
                 }
@@ -374,6 +381,22 @@ fn steps(w: &mut Worker, hub: &Hub) {
             }
         }
         match accepted {
+            // A copy's learning would stay in the copy, away from the mind the workers
+            // share: the worker's own agent learns the guessed transition, and chooses its
+            // next action anew on the guessed page (the copy's choice validated the page).
+            Some(a) if w.shares => {
+                w.agent.get().learn(&Transition {
+                    state: cur.analysis.state,
+                    observation: &cur.obs,
+                    action: &action,
+                    next_state: analysis.state,
+                    next_observation: &a.obs,
+                    events: &outcome.events,
+                    new_state: false,
+                    failed: false,
+                });
+                cur.planned = None;
+            }
             // The copy that lived the guess already learned it and chose the next action.
             Some(a) => {
                 w.agent = Driver::Owned(a.agent);
