@@ -57,6 +57,27 @@ pub struct RunOptions {
     pub llm: Option<SharedUsage>,
 }
 
+impl RunOptions {
+    /// A run of `budget` in episodes of `episode_steps`, seeded with `seed`, with nothing
+    /// else asked for: no deny rule, the default oracles (no application origin named),
+    /// never stopped from outside, no state inference, no language model; target "sim".
+    /// What simulated runs (tests, benchmarks) start from.
+    pub fn new(budget: Budget, episode_steps: u32, seed: u64) -> RunOptions {
+        RunOptions {
+            budget,
+            episode_steps,
+            seed,
+            deny: DenyText::default(),
+            oracles: Oracles::new(crate::config::OracleConfig::default(), Vec::new())
+                .expect("the default oracle configuration is valid"),
+            stop: Arc::new(AtomicBool::new(false)),
+            target: "sim".into(),
+            inference: None,
+            llm: None,
+        }
+    }
+}
+
 /// One more browser for a run with several workers: an environment of its own, explored
 /// by an agent the first agent makes for it (`Agent::worker`).
 pub type WorkerEnv<'a> = &'a mut (dyn Environment + Send);

@@ -3,17 +3,13 @@
 //! issue's goal is a median under 2 ms for `webexplor` and `bfs`; compare with the
 //! `decide_ms` column of `wayfarer bench`, measured in the browser.
 
-use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
-
 use criterion::{criterion_group, criterion_main, Criterion};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use wayfarer_core::candidates::{candidate_actions, DenyText};
-use wayfarer_core::config::OracleConfig;
 use wayfarer_core::sim::{SimApp, SimEnv};
 use wayfarer_core::tagseq::TagSeqAbstraction;
-use wayfarer_core::{run, Abstraction, Budget, Environment, Oracles, RunOptions, Transition, View};
+use wayfarer_core::{run, Abstraction, Budget, Environment, RunOptions, Transition, View};
 
 fn trained(
     name: &str,
@@ -27,17 +23,7 @@ fn trained(
         wayfarer_strategies::by_name(name, &wayfarer_core::Config::default(), inputs).unwrap();
     let mut env = SimEnv::new(SimApp::generate(9, 60));
     let mut abs = TagSeqAbstraction::default();
-    let opts = RunOptions {
-        budget: Budget::actions(500),
-        episode_steps: 100,
-        seed: 1,
-        deny: DenyText::default(),
-        oracles: Oracles::new(OracleConfig::default(), vec![]).unwrap(),
-        stop: Arc::new(AtomicBool::new(false)),
-        target: "sim".into(),
-        inference: None,
-        llm: None,
-    };
+    let opts = RunOptions::new(Budget::actions(500), 100, 1);
     run(&mut env, agent.as_mut(), &mut abs, &opts, &mut []).unwrap();
     (agent, env, abs)
 }

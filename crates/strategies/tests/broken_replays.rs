@@ -3,13 +3,13 @@
 
 mod common;
 
-use common::{sim_options, Valid};
+use common::Valid;
 
 use wayfarer_core::sim::{SimApp, SimEnv};
 use wayfarer_core::tagseq::TagSeqAbstraction;
 use wayfarer_core::{
-    run, Action, Agent, Budget, EnvError, Environment, Observer, Outcome, Progress, StepRecord,
-    StrategySnapshot,
+    run, Action, Agent, Budget, EnvError, Environment, Observer, Outcome, Progress, RunOptions,
+    StepRecord, StrategySnapshot,
 };
 use wayfarer_strategies::by_name;
 
@@ -106,7 +106,7 @@ fn a_redeployed_app_breaks_replays_that_are_recorded_and_then_avoided() {
         let mut agent: Box<dyn Agent + Send> =
             by_name(strategy, &wayfarer_core::Config::default(), Box::new(Valid)).unwrap();
         let mut abs = TagSeqAbstraction::default();
-        let opts = sim_options(Budget::actions(1500), 100, 4);
+        let opts = RunOptions::new(Budget::actions(1500), 100, 4);
         let mut watch = Watch::default();
         let summary = run(&mut env, agent.as_mut(), &mut abs, &opts, &mut [&mut watch]).unwrap();
         assert_eq!(summary.steps, 1500, "{strategy}");

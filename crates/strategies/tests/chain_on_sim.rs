@@ -3,11 +3,11 @@
 
 mod common;
 
-use common::{sim_options, Valid};
+use common::Valid;
 
 use wayfarer_core::sim::{SimApp, SimEnv};
 use wayfarer_core::tagseq::TagSeqAbstraction;
-use wayfarer_core::{run, Agent, Budget, Observer, Progress, StepRecord};
+use wayfarer_core::{run, Agent, Budget, Observer, Progress, RunOptions, StepRecord};
 use wayfarer_strategies::{by_name, default_episode_steps};
 
 /// The first step that reached the page called `goal`.
@@ -33,7 +33,7 @@ fn reach(strategy: &str, seed: u64) -> Option<u64> {
     let mut agent: Box<dyn Agent + Send> = by_name(strategy, &config, Box::new(Valid)).unwrap();
     let mut env = SimEnv::new(SimApp::form_chain(PAGES, 2));
     let mut abs = TagSeqAbstraction::default();
-    let opts = sim_options(
+    let opts = RunOptions::new(
         Budget::actions(BUDGET),
         default_episode_steps(strategy, &config.strategy),
         seed,

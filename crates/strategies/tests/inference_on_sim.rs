@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{sim_options, Valid};
+use common::Valid;
 
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
@@ -16,8 +16,8 @@ use wayfarer_core::runner::KnowledgeRow;
 use wayfarer_core::sim::{Field, FieldRule, Form, Page, SimApp, SimEnv};
 use wayfarer_core::state::StructureAbstraction;
 use wayfarer_core::{
-    run, Action, ActionKind, Agent, Budget, Element, Observation, Observer, Progress, RunSummary,
-    StepRecord,
+    run, Action, ActionKind, Agent, Budget, Element, Observation, Observer, Progress, RunOptions,
+    RunSummary, StepRecord,
 };
 use wayfarer_strategies::{by_name, RandomAgent, Variant, WebRledAgent};
 
@@ -51,7 +51,7 @@ fn explore(
 ) -> (RunSummary, Log, SimEnv) {
     let mut env = SimEnv::new(app);
     let mut abs = StructureAbstraction::default();
-    let mut opts = sim_options(Budget::actions(steps), 30, seed);
+    let mut opts = RunOptions::new(Budget::actions(steps), 30, seed);
     opts.inference = inference.map(|i| i.parse::<InferenceConfig>().unwrap());
     let mut log = Log::default();
     let summary = run(&mut env, agent, &mut abs, &opts, &mut [&mut log]).unwrap();
@@ -302,7 +302,7 @@ fn inference_is_reported_off_when_the_environment_cannot_skip_scans() {
     }
     let mut env = NoSkip(SimEnv::new(tree(3)));
     let mut abs = StructureAbstraction::default();
-    let mut opts = sim_options(Budget::actions(20), 30, 1);
+    let mut opts = RunOptions::new(Budget::actions(20), 30, 1);
     opts.inference = Some("actions-5".parse().unwrap());
     let mut agent = RandomAgent::new(Box::new(Valid));
     let s = run(&mut env, &mut agent, &mut abs, &opts, &mut []).unwrap();

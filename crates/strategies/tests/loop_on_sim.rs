@@ -3,12 +3,13 @@
 
 mod common;
 
-use common::{sim_options, Valid};
+use common::Valid;
 
 use wayfarer_core::sim::{SimApp, SimEnv};
 use wayfarer_core::state::StructureAbstraction;
 use wayfarer_core::{
-    run, Action, Budget, Environment, EventKind, Observer, Progress, RunSummary, StepRecord,
+    run, Action, Budget, Environment, EventKind, Observer, Progress, RunOptions, RunSummary,
+    StepRecord,
 };
 use wayfarer_strategies::RandomAgent;
 
@@ -33,7 +34,7 @@ fn explore(
     let mut env = SimEnv::new(app);
     let mut agent = RandomAgent::new(Box::new(Valid));
     let mut abs = StructureAbstraction::default();
-    let opts = sim_options(budget.parse::<Budget>().unwrap(), episode_steps, seed);
+    let opts = RunOptions::new(budget.parse::<Budget>().unwrap(), episode_steps, seed);
     let mut log = Actions::default();
     let summary = run(&mut env, &mut agent, &mut abs, &opts, &mut [&mut log]).unwrap();
     (summary, log, env)
@@ -90,7 +91,7 @@ fn failure_traces_start_at_a_reset_and_reproduce() {
     let mut env = SimEnv::new(app.clone());
     let mut agent = RandomAgent::new(Box::new(Valid));
     let mut abs = StructureAbstraction::default();
-    let opts = sim_options(Budget::actions(2000), 30, 9);
+    let opts = RunOptions::new(Budget::actions(2000), 30, 9);
     struct Keep(Vec<wayfarer_core::Failure>);
     impl Observer for Keep {
         fn on_failure(&mut self, f: &wayfarer_core::Failure, _: Option<&[u8]>) {

@@ -5,12 +5,14 @@
 
 mod common;
 
-use common::{sim_options, Valid};
+use common::Valid;
 
 use wayfarer_core::input::InputGenerator;
 use wayfarer_core::sim::{Field, FieldRule, Form, Page, SimApp, SimEnv};
 use wayfarer_core::tagseq::TagSeqAbstraction;
-use wayfarer_core::{run, ActionKind, Budget, Failure, Observer, Progress, RunSummary, StepRecord};
+use wayfarer_core::{
+    run, ActionKind, Budget, Failure, Observer, Progress, RunOptions, RunSummary, StepRecord,
+};
 use wayfarer_inputs::Mutate;
 use wayfarer_strategies::{by_name, default_episode_steps};
 
@@ -75,7 +77,7 @@ fn explore_with(
     let mut agent = by_name(strategy, &config, generator).unwrap();
     let mut env = SimEnv::new(profile());
     let mut abs = TagSeqAbstraction::default();
-    let opts = sim_options(
+    let opts = RunOptions::new(
         Budget::actions(600),
         default_episode_steps(strategy, &config.strategy),
         seed,

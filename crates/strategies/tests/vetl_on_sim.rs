@@ -5,11 +5,11 @@
 
 mod common;
 
-use common::{sim_options, Valid};
+use common::Valid;
 
 use wayfarer_core::sim::{SimApp, SimEnv};
 use wayfarer_core::tagseq::TagSeqAbstraction;
-use wayfarer_core::{run, Budget, Config, RunSummary};
+use wayfarer_core::{run, Budget, Config, RunOptions, RunSummary};
 use wayfarer_strategies::by_name;
 
 fn explore(strategy: &str, seed: u64) -> (RunSummary, SimEnv) {
@@ -20,7 +20,7 @@ fn explore_with(strategy: &str, seed: u64, config: Config) -> (RunSummary, SimEn
     let mut agent = by_name(strategy, &config, Box::new(Valid)).unwrap();
     let mut env = SimEnv::new(SimApp::form_chain(5, 3));
     let mut abs = TagSeqAbstraction::default();
-    let opts = sim_options(Budget::actions(300), 100, seed);
+    let opts = RunOptions::new(Budget::actions(300), 100, seed);
     let summary = run(&mut env, agent.as_mut(), &mut abs, &opts, &mut []).unwrap();
     (summary, env)
 }

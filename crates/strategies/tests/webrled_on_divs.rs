@@ -4,13 +4,13 @@
 
 mod common;
 
-use common::{sim_options, Valid};
+use common::Valid;
 
 use wayfarer_core::config::WebRledConfig;
 use wayfarer_core::state::StructureAbstraction;
 use wayfarer_core::{
     run, Action, ActionKind, Budget, Element, EnvError, EnvTimings, Environment, Observation,
-    Outcome, Rect, Size, StrategySnapshot,
+    Outcome, Rect, RunOptions, Size, StrategySnapshot,
 };
 use wayfarer_strategies::{RandomAgent, Variant, WebRledAgent};
 
@@ -181,7 +181,7 @@ fn only_webrled_acts_and_its_discriminator_learns_the_controls() {
         &mut env,
         &mut random,
         &mut StructureAbstraction::default(),
-        &sim_options(Budget::actions(200), 20, 1),
+        &RunOptions::new(Budget::actions(200), 20, 1),
         &mut [],
     )
     .unwrap();
@@ -195,7 +195,7 @@ fn only_webrled_acts_and_its_discriminator_learns_the_controls() {
         &mut env,
         &mut agent,
         &mut StructureAbstraction::default(),
-        &sim_options(Budget::actions(300), 32, 7),
+        &RunOptions::new(Budget::actions(300), 32, 7),
         &mut [&mut snap],
     )
     .unwrap();
@@ -222,7 +222,7 @@ fn only_webrled_acts_and_its_discriminator_learns_the_controls() {
         &mut env,
         &mut blind,
         &mut StructureAbstraction::default(),
-        &sim_options(Budget::actions(100), 32, 7),
+        &RunOptions::new(Budget::actions(100), 32, 7),
         &mut [],
     )
     .unwrap();
@@ -239,7 +239,7 @@ fn the_same_seed_gives_the_same_run() {
             &mut env,
             &mut agent,
             &mut StructureAbstraction::default(),
-            &sim_options(Budget::actions(120), 32, 3),
+            &RunOptions::new(Budget::actions(120), 32, 3),
             &mut [&mut snap],
         )
         .unwrap();

@@ -2,13 +2,10 @@
 //! strategy takes exactly the actions recorded in the snapshots, which were taken with the
 //! single-browser loop (commit a365807) before the loop learned to drive several workers.
 
-#[allow(dead_code)] // Valid is for the other tests.
 mod common;
 
-use common::sim_options;
-
 use wayfarer_core::sim::{SimApp, SimEnv};
-use wayfarer_core::{run, Budget, Config, Observer, Progress, StepRecord};
+use wayfarer_core::{run, Budget, Config, Observer, Progress, RunOptions, StepRecord};
 
 #[derive(Default)]
 struct Lines(Vec<String>);
@@ -33,7 +30,7 @@ fn actions(strategy: &str, steps: u64, inference: Option<&str>) -> String {
     let mut env = SimEnv::new(app);
     let mut setup =
         wayfarer_strategies::setup(strategy, &Config::default(), None, None, None).unwrap();
-    let mut opts = sim_options(Budget::actions(steps), setup.episode_steps.min(30), 7);
+    let mut opts = RunOptions::new(Budget::actions(steps), setup.episode_steps.min(30), 7);
     opts.inference = inference.map(|i| i.parse().unwrap());
     let mut log = Lines::default();
     let summary = run(

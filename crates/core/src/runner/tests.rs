@@ -3,7 +3,6 @@
 //! others go on; an application failure stops them all.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 
 use rand::Rng;
@@ -11,7 +10,6 @@ use rand_chacha::ChaCha8Rng;
 
 use super::*;
 use crate::agent::{Transition, View};
-use crate::config::OracleConfig;
 use crate::env::{Outcome, Performed};
 use crate::model::{Action, ActionKind};
 use crate::observer::Progress;
@@ -138,17 +136,7 @@ impl Observer for Log {
 }
 
 fn options(budget: Budget) -> RunOptions {
-    RunOptions {
-        budget,
-        episode_steps: 15,
-        seed: 3,
-        deny: DenyText::default(),
-        oracles: Oracles::new(OracleConfig::default(), vec![]).unwrap(),
-        stop: Arc::new(AtomicBool::new(false)),
-        target: "sim".into(),
-        inference: None,
-        llm: None,
-    }
+    RunOptions::new(budget, 15, 3)
 }
 
 /// Run `envs` as the workers of one run of `Uniform`; returns the summary, the log and

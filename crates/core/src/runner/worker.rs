@@ -68,6 +68,34 @@ pub(super) struct Worker<'a> {
 }
 
 impl Worker<'_> {
+    /// Reset the environment and begin an episode there; `None` when the environment
+    /// failed (the worker retires, or the run halts).
+    fn reset(&mut self, hub: &Hub) -> Option<Cursor> {
+        let t_reset = Instant::now();
+        let reset = self.env.reset();
+        let reset_time = t_reset.elapsed();
+        let out = match reset {
+            Ok(out) => out,
+            Err(e) => {
+                hub.lock().tally.resets += reset_time;
+                self.fail(e, hub);
+                return None;
+            }
+        };
+        let mut s = hub.lock();
+        s.tally.resets += reset_time;
+        let cur = begin_episode(
+            out,
+            self.id,
+            self.env,
+            self.agent.get(),
+            &mut s,
+            (hub.opts, hub.started, hub.active()),
+        );
+        self.episodes += 1;
+        Some(cur)
+    }
+
     /// The environment failed for good: a browser that cannot be restarted retires this
     /// worker; anything else (the application unreachable, the login or the reset hook
     /// failing) concerns every worker and halts the run.
@@ -96,27 +124,9 @@ pub(super) fn explore(w: &mut Worker, hub: &Hub) {
 
 fn steps(w: &mut Worker, hub: &Hub) {
     let opts = hub.opts;
-    let t_reset = Instant::now();
-    let first = match w.env.reset() {
-        Ok(first) => first,
-        Err(e) => {
-            w.fail(e, hub);
-            return;
-        }
+    let Some(mut cur) = w.reset(hub) else {
+        return;
     };
-    let mut cur = {
-        let mut s = hub.lock();
-        s.tally.resets += t_reset.elapsed();
-        begin_episode(
-            first,
-            w.id,
-            w.env,
-            w.agent.get(),
-            &mut s,
-            (opts, hub.started, hub.active()),
-        )
-    };
-    w.episodes += 1;
     let mut empty_starts = 0;
     let mut train_time = Duration::ZERO;
 
@@ -130,28 +140,9 @@ fn steps(w: &mut Worker, hub: &Hub) {
             w.agent.get().on_episode_end();
             train_time += t_train.elapsed();
             share_snapshot(w.agent.get(), hub.lock().observers);
-            let t_reset = Instant::now();
-            let reset = w.env.reset();
-            let reset_time = t_reset.elapsed();
-            let mut s = hub.lock();
-            s.tally.resets += reset_time;
-            match reset {
-                Ok(out) => {
-                    cur = begin_episode(
-                        out,
-                        w.id,
-                        w.env,
-                        w.agent.get(),
-                        &mut s,
-                        (opts, hub.started, hub.active()),
-                    );
-                    w.episodes += 1;
-                }
-                Err(e) => {
-                    drop(s);
-                    w.fail(e, hub);
-                    break;
-                }
+            match w.reset(hub) {
+                Some(next) => cur = next,
+                None => break,
             }
         }
         // Training at the episode's end is counted with the step that follows it.

@@ -1,18 +1,14 @@
 //! What the store's tests share: an agent and a small simulated run recorded into a store.
 
 use std::path::Path;
-use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
 
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
-use wayfarer_core::candidates::DenyText;
-use wayfarer_core::config::OracleConfig;
 use wayfarer_core::sim::{SimApp, SimEnv};
 use wayfarer_core::state::StructureAbstraction;
 use wayfarer_core::{
-    run, Action, Agent, Budget, Failure, Observer, Oracles, Progress, ResetRecord, RunOptions,
-    RunSummary, StepRecord, View,
+    run, Action, Agent, Budget, Failure, Observer, Progress, ResetRecord, RunOptions, RunSummary,
+    StepRecord, View,
 };
 use wayfarer_store::{RunMeta, StoreWriter};
 
@@ -54,17 +50,7 @@ impl Observer for NoEnd<'_> {
 pub fn explore(dir: &Path, meta: &RunMeta, budget: &str, end: bool) -> (RunSummary, StoreWriter) {
     let mut env = SimEnv::new(SimApp::generate(7, 30));
     let mut writer = StoreWriter::create(dir, meta, Default::default()).unwrap();
-    let opts = RunOptions {
-        budget: budget.parse::<Budget>().unwrap(),
-        episode_steps: 25,
-        seed: 3,
-        deny: DenyText::default(),
-        oracles: Oracles::new(OracleConfig::default(), vec![]).unwrap(),
-        stop: Arc::new(AtomicBool::new(false)),
-        target: "sim".into(),
-        inference: None,
-        llm: None,
-    };
+    let opts = RunOptions::new(budget.parse::<Budget>().unwrap(), 25, 3);
     let mut abs = StructureAbstraction::default();
     let summary = if end {
         run(&mut env, &mut Uniform, &mut abs, &opts, &mut [&mut writer]).unwrap()
