@@ -80,10 +80,10 @@ mod tests {
     use super::*;
     use wayfarer_core::{Action, ActionKind, StateId};
 
-    fn step(n: u64, ids: &[&str], state: &str) -> StepRecord {
+    fn step(n: u64, episode: u64, ids: &[&str], state: &str) -> StepRecord {
         StepRecord {
             step: n,
-            episode: 1,
+            episode,
             worker: 0,
             episode_step: n as u32,
             action: Action::on(ActionKind::Click, "#x"),
@@ -125,16 +125,21 @@ mod tests {
         let mut c = Collector::default();
         let p = Progress::default();
         c.on_reset(&reset(1), &p);
-        c.on_step(&step(1, &["a.x", "a.y"], "one"), &p);
-        c.on_step(&step(2, &[], "two"), &p);
+        c.on_step(&step(1, 1, &["a.x", "a.y"], "one"), &p);
+        c.on_step(&step(2, 1, &[], "two"), &p);
         c.on_reset(&reset(2), &p);
-        c.on_step(&step(3, &["a.z"], "one"), &p);
+        c.on_step(&step(3, 2, &["a.z"], "one"), &p);
+        // Another worker's episode 1 goes on while episode 2 runs: its steps stay in its log.
+        c.on_step(&step(4, 1, &["a.w"], "one"), &p);
         assert_eq!(
             c.episode_logs,
-            vec![vec!["a.x".to_string(), "a.y".into()], vec!["a.z".into()]]
+            vec![
+                vec!["a.x".to_string(), "a.y".into(), "a.w".into()],
+                vec!["a.z".into()]
+            ]
         );
         assert_eq!(c.screens.len(), 3);
-        assert_eq!(c.series.len(), 5);
-        assert_eq!(c.action_ids().len(), 3);
+        assert_eq!(c.series.len(), 6);
+        assert_eq!(c.action_ids().len(), 4);
     }
 }
