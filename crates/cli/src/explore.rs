@@ -134,12 +134,10 @@ pub(crate) fn explore_url(
     };
     let endpoints = cdp_endpoints(args)?;
     let workers = worker_count(args.workers, endpoints.len())?;
-    if workers > 1 {
-        if agent.worker().is_none() {
-            bail!(
-                "the strategy {strategy} cannot share what it learns between workers yet; run it with --workers 1"
-            );
-        }
+    if workers > 1 && agent.worker().is_none() {
+        bail!(
+            "the strategy {strategy} cannot share what it learns between workers yet; run it with --workers 1"
+        );
     }
     let chrome = if endpoints.is_empty() {
         check_reachable(&url)?;
@@ -468,4 +466,57 @@ pub fn demo(app: &str, fixed: bool, args: &RunArgs) -> Result<i32> {
     });
     server.shutdown();
     report::emit(&result?, args)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn workers_are_asked_for_or_one_per_endpoint() {
+        assert_eq!(worker_count(None, 0).unwrap(), 1);
+        assert_eq!(worker_count(Some(3), 0).unwrap(), 3);
+        assert_eq!(worker_count(None, 2).unwrap(), 2);
+        assert_eq!(worker_count(Some(2), 2).unwrap(), 2);
+        let e = worker_count(Some(3), 2).unwrap_err().to_string();
+        assert!(e.contains("--workers 3 with 2 CDP endpoint(s)"), "{e}");
+    }
+
+    fn args_with_file(text: &str) -> (tempfile::TempDir, RunArgs) {
+        use clap::Parser;
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("fleet.txt");
+        std::fs::write(&file, text).unwrap();
+        let cli = crate::args::Cli::try_parse_from([
+            "wayfarer",
+            "explore",
+            "http://127.0.0.1:1/",
+            "--cdp",
+            "http://127.0.0.1:9222",
+            "--cdp-file",
+            file.to_str().unwrap(),
+        ])
+        .unwrap();
+        match cli.command {
+            crate::args::Command::Explore { run, .. } => (dir, run),
+            _ => unreachable!("explore parses as explore"),
+        }
+    }
+
+    #[test]
+    fn a_file_of_endpoints_adds_to_the_flags_and_a_bad_line_is_named() {
+        let (_d, args) =
+            args_with_file("# farm\nws://10.0.0.2:9222/devtools/browser/x\n\n http://h:1 # b\n");
+        assert_eq!(
+            cdp_endpoints(&args).unwrap(),
+            [
+                "http://127.0.0.1:9222",
+                "ws://10.0.0.2:9222/devtools/browser/x",
+                "http://h:1"
+            ]
+        );
+        let (_d, args) = args_with_file("http://h:1\nh:2\n");
+        let e = cdp_endpoints(&args).unwrap_err().to_string();
+        assert!(e.contains("line 2: \"h:2\" is not a CDP endpoint"), "{e}");
+    }
 }
