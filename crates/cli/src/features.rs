@@ -129,7 +129,8 @@ fn features(a: FeaturesArgs) -> Result<Vec<Vec<String>>> {
         .iter()
         .map(|s| (s.id, s.url.clone(), s.title.clone()))
         .collect();
-    let steps: Vec<_> = data.steps.iter().map(|s| s.record.clone()).collect();
+    let mut steps: Vec<_> = data.steps.iter().map(|s| s.record.clone()).collect();
+    wayfarer_features::explore::episode_order(&mut steps);
     let x = Exploration::from_steps(&states, &steps);
     let app = data.meta.target.clone();
     let model = match a.llm.clone() {

@@ -71,9 +71,17 @@ pub(crate) fn is_fill(r: &StepRecord) -> bool {
     matches!(r.action.kind, ActionKind::Type | ActionKind::Select)
 }
 
+/// Put a run's steps in the order feature inference reads them: each episode's steps
+/// together, in step order. The workers of a run take their steps interleaved, and what a
+/// page needed (its fills, their submit) is read along one episode; a run with one worker
+/// is in this order already.
+pub fn episode_order(steps: &mut [StepRecord]) {
+    steps.sort_by_key(|s| (s.episode, s.step));
+}
+
 impl Exploration {
     /// From a run's states (id, URL, title; in order of discovery) and its step records
-    /// (in step order). Failed steps are left out; fills count only as part of the next
+    /// (in `episode_order`). Failed steps are left out; fills count only as part of the next
     /// action on the same page (their submit).
     pub fn from_steps(states: &[(StateId, String, String)], steps: &[StepRecord]) -> Exploration {
         let mut infos: Vec<StateInfo> = states
@@ -210,6 +218,41 @@ mod tests {
 
     use super::*;
     use crate::testing::{step, submitted};
+
+    #[test]
+    fn interleaved_workers_read_as_one_episode_after_another() {
+        let states = vec![
+            (StateId(0), "http://h/".to_string(), "Home".to_string()),
+            (StateId(1), "http://h/new".to_string(), "New".to_string()),
+            (StateId(2), "http://h/done".to_string(), "Done".to_string()),
+        ];
+        let in_episode = |mut r: StepRecord, e: u64| {
+            r.episode = e;
+            r
+        };
+        let click = |t: &str| Action::on(ActionKind::Click, t);
+        let fill = Action::on(ActionKind::Type, "#name").with_value("Ann");
+        // Worker 0 fills and submits in episode 1 while worker 1 clicks around in episode 2.
+        let mut steps = vec![
+            in_episode(step(1, 0, 1, click("#new"), "link", "New"), 1),
+            in_episode(step(2, 0, 0, click("#help"), "button", "Help"), 2),
+            in_episode(step(3, 1, 1, fill, "textbox", "Name"), 1),
+            in_episode(step(4, 0, 0, click("#help"), "button", "Help"), 2),
+            in_episode(
+                submitted(step(5, 1, 2, click("#save"), "button", "Save")),
+                1,
+            ),
+        ];
+        episode_order(&mut steps);
+        assert_eq!(
+            steps.iter().map(|s| s.step).collect::<Vec<_>>(),
+            [1, 3, 5, 2, 4]
+        );
+        let x = Exploration::from_steps(&states, &steps);
+        let form = &x.states[1].actions;
+        assert_eq!(form.len(), 1, "{form:?}");
+        assert_eq!(form[0].text.facts.fields, vec!["Name"]);
+    }
 
     #[test]
     fn fills_belong_to_the_submit_that_follows_them() {

@@ -158,7 +158,7 @@ pub struct Skipped {
 }
 
 /// The tests of `model`'s kept features, best first, over the run `x` was built from
-/// (`steps`, in step order). A feature whose chain cannot be reached or performed from
+/// (`steps`, in `explore::episode_order`). A feature whose chain cannot be reached or performed from
 /// the start page is skipped, with the reason.
 pub fn tests(
     model: &FeatureModel,
