@@ -93,8 +93,9 @@ fn inference_blocker(env: &dyn Environment, agent: &dyn Agent) -> Option<String>
     }
 }
 
-/// Runs one exploration and returns its summary. Fails only when the environment cannot
-/// be used at all (the start URL is unreachable, the browser cannot be started).
+/// Runs one exploration and returns its summary. An environment that cannot be used at
+/// all (the start URL unreachable, the browser gone) ends the run with a summary that says
+/// why (`stopped_early`, `ended_by_environment`), so a report is still written.
 pub fn run(
     env: &mut (dyn Environment + Send),
     agent: &mut (dyn Agent + Send),
@@ -111,8 +112,8 @@ pub fn run(
 /// the failure table, the budget and the observers: steps are numbered in the order they
 /// are recorded, episodes likewise. Worker `i` draws from stream `i` of the seed's
 /// generator, so one worker is exactly the single-browser run. A worker whose browser
-/// cannot be restarted retires and the others go on; the run fails only when no worker
-/// could start at all.
+/// cannot be restarted retires and the others go on; when none is left, the summary says
+/// why, as with one worker.
 pub fn run_workers(
     envs: Vec<WorkerEnv<'_>>,
     agent: &mut (dyn Agent + Send),
