@@ -6,19 +6,8 @@ use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::Duration;
 
-use support::Client;
+use support::{start, Client};
 use wayfarer_testapps::{App, ServeOptions, Server};
-
-fn start(app: App, bugs: bool) -> Server {
-    Server::start(
-        app,
-        ServeOptions {
-            bugs,
-            ..Default::default()
-        },
-    )
-    .expect("server starts")
-}
 
 #[test]
 fn start_pages_are_served_and_instrumented() {

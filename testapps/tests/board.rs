@@ -5,17 +5,10 @@ mod support;
 
 use serde_json::Value;
 use support::Client;
-use wayfarer_testapps::{App, ServeOptions, Server};
+use wayfarer_testapps::{App, Server};
 
 fn start(bugs: bool) -> Server {
-    Server::start(
-        App::Board,
-        ServeOptions {
-            bugs,
-            ..Default::default()
-        },
-    )
-    .expect("server starts")
+    support::start(App::Board, bugs)
 }
 
 fn json(r: &support::Resp) -> Value {

@@ -2,19 +2,8 @@
 
 mod support;
 
-use support::Client;
-use wayfarer_testapps::{App, ServeOptions, Server};
-
-fn start(app: App, bugs: bool) -> Server {
-    Server::start(
-        app,
-        ServeOptions {
-            bugs,
-            ..Default::default()
-        },
-    )
-    .expect("server starts")
-}
+use support::{start, Client};
+use wayfarer_testapps::App;
 
 fn demo_login(c: &mut Client) {
     let r = c.post(

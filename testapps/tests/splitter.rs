@@ -8,17 +8,10 @@ use std::collections::HashSet;
 use regex::Regex;
 use serde_json::{json, Value};
 use support::{Client, Resp};
-use wayfarer_testapps::{feature_grammar, ground_truth, seeded_bugs, App, ServeOptions, Server};
+use wayfarer_testapps::{feature_grammar, ground_truth, seeded_bugs, App, Server};
 
 fn start(bugs: bool) -> Server {
-    Server::start(
-        App::Splitter,
-        ServeOptions {
-            bugs,
-            ..Default::default()
-        },
-    )
-    .expect("server starts")
+    support::start(App::Splitter, bugs)
 }
 
 fn post_json(c: &mut Client, path: &str, body: &Value) -> Resp {

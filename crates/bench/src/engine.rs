@@ -98,27 +98,25 @@ pub fn run_bench_with(
                         ));
                         // The peer's time is that of the single-browser runs without inference.
                         let timed = inference.is_none() && workers == 1;
-                        if plan.resume {
-                            if let Some(mut out) = crate::resume::finished_run(plan, target, &dir) {
-                                if let Some(f) = suite.as_deref_mut() {
-                                    score_suite(&mut out.row, target, &dir, f, progress);
-                                }
-                                progress(&format!("[{n}/{total}] kept {}", line(&out.row)));
-                                if out.row.stopped_early.is_empty() && timed {
-                                    durations.push(out.row.duration_s);
-                                }
-                                result.runs.push((target.clone(), out));
-                                continue;
-                            }
-                        }
-                        let run =
-                            run_strategy(plan, target, strategy, inference, workers, seed, &dir);
+                        let kept = plan
+                            .resume
+                            .then(|| crate::resume::finished_run(plan, target, &dir))
+                            .flatten();
+                        let (run, verb) = match kept {
+                            Some(out) => (Ok(out), "kept "),
+                            None => (
+                                run_strategy(
+                                    plan, target, strategy, inference, workers, seed, &dir,
+                                ),
+                                "",
+                            ),
+                        };
                         match run {
                             Ok(mut out) => {
                                 if let Some(f) = suite.as_deref_mut() {
                                     score_suite(&mut out.row, target, &dir, f, progress);
                                 }
-                                progress(&format!("[{n}/{total}] {}", line(&out.row)));
+                                progress(&format!("[{n}/{total}] {verb}{}", line(&out.row)));
                                 // A run that gave up early says nothing about the time a
                                 // budget takes.
                                 if out.row.stopped_early.is_empty() && timed {

@@ -131,10 +131,10 @@ pub fn run_strategy(
         // One pool for the run's workers: its coverage is what any of them covered.
         coverage: CoveragePool::default(),
     };
-    let mut envs = Vec::new();
-    for _ in 0..workers.max(1) {
-        envs.push(BrowserEnv::launch(options.clone()).map_err(BenchError::Browser)?);
-    }
+    let mut envs = BrowserEnv::launch_all(vec![options; workers.max(1) as usize])
+        .into_iter()
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(BenchError::Browser)?;
     let mut collector = Collector::default();
     let result = {
         let mut observers: Vec<&mut (dyn Observer + Send)> = vec![&mut store, &mut collector];

@@ -116,6 +116,24 @@ impl BrowserEnv {
         })
     }
 
+    /// Start (or attach to) several browsers at once, one thread each: the workers of a
+    /// run. Each result is in the order of `options`.
+    pub fn launch_all(options: Vec<BrowserOptions>) -> Vec<Result<BrowserEnv, EnvError>> {
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = options
+                .into_iter()
+                .map(|o| scope.spawn(move || BrowserEnv::launch(o)))
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join()
+                        .unwrap_or_else(|_| Err(EnvError::Browser("the launch panicked".into())))
+                })
+                .collect()
+        })
+    }
+
     /// Pid of the launched Chromium (None when attached by `cdp_url`).
     pub fn browser_pid(&self) -> Option<u32> {
         self.inner.launched.as_ref().and_then(|l| l.pid)

@@ -13,7 +13,7 @@ use wayfarer_browser::{find_chrome, BrowserEnv, BrowserOptions, CoveragePool};
 use wayfarer_core::candidates::DenyText;
 use wayfarer_core::config::DenyRule;
 use wayfarer_core::{
-    run_workers, Budget, Config, EnvError, Environment, Observer, Oracles, RunOptions, RunSummary,
+    run_workers, Budget, Config, Environment, Observer, Oracles, RunOptions, RunSummary,
     WithResetHook,
 };
 
@@ -240,13 +240,9 @@ pub(crate) fn explore_url(
     let browsers = launch_workers(&base, &endpoints, workers, show_progress)?;
     let mut envs = Vec::with_capacity(browsers.len());
     for browser in browsers {
-        let hook = match config.reset.explore {
-            true => crate::reset_hook::ResetHook::new(&config.reset, &url)?,
-            false => None,
-        };
         envs.push(WithResetHook::new(
             browser,
-            hook.map(crate::reset_hook::ResetHook::boxed),
+            hook.clone().map(crate::reset_hook::ResetHook::boxed),
         ));
     }
 
@@ -347,27 +343,11 @@ fn launch_workers(
             })
             .collect()
     };
-    let results: Vec<_> = std::thread::scope(|scope| {
-        let handles: Vec<_> = options
-            .into_iter()
-            .map(|o| {
-                let name = o.cdp_url.clone();
-                (name, scope.spawn(move || BrowserEnv::launch(o)))
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|(name, h)| {
-                let result = h
-                    .join()
-                    .unwrap_or_else(|_| Err(EnvError::Browser("the launch panicked".into())));
-                (name, result)
-            })
-            .collect()
-    });
+    let names: Vec<Option<String>> = options.iter().map(|o| o.cdp_url.clone()).collect();
+    let results = names.into_iter().zip(BrowserEnv::launch_all(options));
     let mut browsers = Vec::new();
     let mut first_error = None;
-    for (i, (name, result)) in results.into_iter().enumerate() {
+    for (i, (name, result)) in results.enumerate() {
         match result {
             Ok(b) => browsers.push(b),
             Err(e) if workers == 1 => return Err(e).context("cannot start the browser"),

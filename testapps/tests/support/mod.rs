@@ -148,3 +148,15 @@ fn dechunk(mut b: &[u8]) -> Vec<u8> {
     }
     out
 }
+
+/// `app` served on an ephemeral port of 127.0.0.1, with its seeded bugs on or off.
+pub fn start(app: wayfarer_testapps::App, bugs: bool) -> wayfarer_testapps::Server {
+    wayfarer_testapps::Server::start(
+        app,
+        wayfarer_testapps::ServeOptions {
+            bugs,
+            ..Default::default()
+        },
+    )
+    .expect("server starts")
+}

@@ -68,6 +68,18 @@ impl Dying {
     }
 }
 
+impl Dying {
+    /// One action's worth of the browser: its death, or a millisecond of waiting.
+    fn act(&mut self) -> Result<(), EnvError> {
+        if let Some(e) = self.gone() {
+            return Err(e);
+        }
+        self.steps += 1;
+        std::thread::sleep(std::time::Duration::from_millis(1));
+        Ok(())
+    }
+}
+
 impl Environment for Dying {
     fn reset(&mut self) -> Result<Outcome, EnvError> {
         match self.gone() {
@@ -76,19 +88,11 @@ impl Environment for Dying {
         }
     }
     fn step(&mut self, action: &Action) -> Result<Outcome, EnvError> {
-        if let Some(e) = self.gone() {
-            return Err(e);
-        }
-        self.steps += 1;
-        std::thread::sleep(std::time::Duration::from_millis(1));
+        self.act()?;
         self.sim.step(action)
     }
     fn perform(&mut self, action: &Action) -> Result<Performed, EnvError> {
-        if let Some(e) = self.gone() {
-            return Err(e);
-        }
-        self.steps += 1;
-        std::thread::sleep(std::time::Duration::from_millis(1));
+        self.act()?;
         self.sim.perform(action)
     }
     fn observe(&mut self) -> Result<Outcome, EnvError> {
