@@ -280,6 +280,10 @@ impl BrowserEnv {
         let mut last = String::new();
         let mut started = false;
         for attempt in 1..=LAUNCH_ATTEMPTS {
+            if attempt > 1 && inner.opts.cdp_url.is_some() {
+                // A farm brings a lost browser back within seconds, not at once: 1 s, 2 s.
+                std::thread::sleep(Duration::from_secs(1 << (attempt - 2)));
+            }
             self.rt.block_on(inner.stop());
             match self.rt.block_on(inner.start()) {
                 Ok(()) => {

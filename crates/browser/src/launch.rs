@@ -224,8 +224,9 @@ pub(crate) async fn launch(
                 Some(Err(e)) => {
                     tracing::debug!(%e, "CDP connection error");
                     flag.lock().dead = true;
-                    // Avoid spinning on a closed socket while the env notices.
-                    tokio::time::sleep(Duration::from_millis(20)).await;
+                    // Dropping the handler fails the commands waiting on the dead socket
+                    // at once, instead of each waiting out the CDP timeout.
+                    break;
                 }
                 None => {
                     flag.lock().dead = true;

@@ -482,7 +482,7 @@ pub(crate) async fn wait_stable(
         }
         // The network as it is after the answer: Chrome holds commands while a navigation
         // is pending, so the answer may come long after the request the action started.
-        let (pending, doc_pending, sample, net_quiet, crashed, loading, rtt) = {
+        let (pending, doc_pending, sample, net_quiet, gone, loading, rtt) = {
             let mut s = shared.lock();
             let horizon = max_age + start.elapsed();
             let (n, doc, sample) = s.net.pending(lim.long, horizon);
@@ -496,12 +496,13 @@ pub(crate) async fn wait_stable(
                 doc,
                 sample,
                 s.net.last_change.elapsed(),
-                s.crashed,
+                // A dead connection answers nothing more: the step's next call says so.
+                s.crashed || s.dead || matches!(answer, Err(BrowserError::Dead(_))),
                 loading,
                 s.poll_rtt.typical(),
             )
         };
-        if crashed {
+        if gone {
             return None;
         }
         let deadline = start + bound_for(doc_pending);

@@ -444,6 +444,38 @@ fn killed_browser_is_restarted() {
     assert!(has_text(&out.observation, "done"));
 }
 
+/// A browser that dies while a step waits on it is noticed at once: the commands in
+/// flight fail with the connection instead of each waiting out the CDP timeout.
+#[test]
+fn a_browser_killed_mid_step_is_noticed_without_waiting_out_the_timeouts() {
+    let srv = TestServer::start(vec![
+        ("/", html("<a id=never href=/never>never</a>")),
+        ("/never", Reply::Never),
+    ]);
+    let mut o = options(&srv.url("/"));
+    o.config.cdp_timeout_ms = 30_000;
+    o.config.load_timeout_ms = 30_000;
+    let mut env = launch(o);
+    env.reset().unwrap();
+    let pid = env.browser_pid().expect("launched browser has a pid");
+    let killer = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(800));
+        std::process::Command::new("kill")
+            .args(["-9", &pid.to_string()])
+            .status()
+            .unwrap()
+    });
+    let t = Instant::now();
+    // Restarted in the step or an error for the caller: either way, soon.
+    let out = env.step(&Action::on(ActionKind::Click, "#never"));
+    let took = t.elapsed();
+    assert!(killer.join().unwrap().success());
+    assert!(took < Duration::from_secs(15), "{took:?}");
+    if let Ok(out) = out {
+        assert!(out.restarted, "{:?}", out.events);
+    }
+}
+
 #[test]
 fn crashed_renderer_gets_a_new_page() {
     let srv = TestServer::start(vec![(

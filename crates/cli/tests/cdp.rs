@@ -21,6 +21,11 @@ impl Drop for Started {
 /// A headless Chromium on a free debugging port; its port comes from the profile's
 /// `DevToolsActivePort` file.
 fn start_chromium(profile: &Path) -> (Started, u16) {
+    start_chromium_on(profile, 0)
+}
+
+/// A headless Chromium debugging on `port` (0: any free one).
+fn start_chromium_on(profile: &Path, port: u16) -> (Started, u16) {
     let chrome = wayfarer_browser::find_chrome(None).expect("Chromium is installed");
     let child = Started(
         Command::new(chrome)
@@ -30,8 +35,8 @@ fn start_chromium(profile: &Path) -> (Started, u16) {
                 "--disable-gpu",
                 "--no-first-run",
                 "--remote-debugging-address=127.0.0.1",
-                "--remote-debugging-port=0",
             ])
+            .arg(format!("--remote-debugging-port={port}"))
             .arg(format!("--user-data-dir={}", profile.display()))
             .arg("about:blank")
             .stdout(Stdio::null())
@@ -42,15 +47,23 @@ fn start_chromium(profile: &Path) -> (Started, u16) {
     let file = profile.join("DevToolsActivePort");
     let started = Instant::now();
     loop {
-        if let Some(port) = std::fs::read_to_string(&file)
-            .ok()
-            .and_then(|t| t.lines().next().and_then(|l| l.trim().parse().ok()))
-        {
+        // Chromium writes DevToolsActivePort only for a port it picked; a given port is
+        // ready when it accepts a connection.
+        let ready = if port == 0 {
+            std::fs::read_to_string(&file)
+                .ok()
+                .and_then(|t| t.lines().next().and_then(|l| l.trim().parse().ok()))
+        } else {
+            std::net::TcpStream::connect(("127.0.0.1", port))
+                .ok()
+                .map(|_| port)
+        };
+        if let Some(port) = ready {
             return (child, port);
         }
         assert!(
             started.elapsed() < Duration::from_secs(30),
-            "Chromium wrote no DevToolsActivePort"
+            "Chromium did not start debugging (port {port})"
         );
         std::thread::sleep(Duration::from_millis(100));
     }
@@ -196,5 +209,55 @@ fn a_fleet_of_two_loses_one_browser_and_the_run_finishes_its_budget() {
         "the report lists the workers"
     );
     drop(kept);
+    server.shutdown();
+}
+
+/// A farm that brings a lost browser back on the same address: the worker reconnects to
+/// it (a restart), is not retired, and goes on stepping there.
+#[test]
+fn a_fleet_browser_that_comes_back_on_its_address_gets_its_worker_back() {
+    let server = Server::start(App::Clinic, ServeOptions::default()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (kept, port_a) = start_chromium(&dir.path().join("a"));
+    let (mut lost, port_b) = start_chromium(&dir.path().join("b"));
+    let run = dir.path().join("run");
+    // Killed by its drop if the test fails before the run ends.
+    let mut child = Started(
+        Command::new(env!("CARGO_BIN_EXE_wayfarer"))
+            .args(["explore", &server.url(), "--strategy", "random", "--quiet"])
+            .args(["--budget", "24s", "--episode-steps", "15"])
+            .args(["--cdp", &format!("http://127.0.0.1:{port_a}")])
+            .args(["--cdp", &format!("http://127.0.0.1:{port_b}"), "--out"])
+            .arg(&run)
+            .spawn()
+            .unwrap(),
+    );
+    let started = Instant::now();
+    let before = loop {
+        std::thread::sleep(Duration::from_millis(300));
+        let steps: Vec<u32> = wayfarer_store::load(&run)
+            .map(|d| d.steps.iter().map(|s| s.record.worker).collect())
+            .unwrap_or_default();
+        if steps.contains(&0) && steps.iter().filter(|&&w| w == 1).count() >= 5 {
+            break steps.iter().filter(|&&w| w == 1).count();
+        }
+        assert!(started.elapsed() < Duration::from_secs(18), "{steps:?}");
+    };
+    lost.0.kill().unwrap();
+    lost.0.wait().unwrap();
+    // The farm's replacement, on the same address, with a profile of its own.
+    let (back, _) = start_chromium_on(&dir.path().join("b2"), port_b);
+    let status = child.0.wait().unwrap();
+    assert!(matches!(status.code(), Some(0 | 1)), "{status:?}");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("report.json")).unwrap()).unwrap();
+    let w = &json["workers"][1];
+    assert!(w["retired"].is_null(), "{json}");
+    assert!(w["restarts"].as_u64().unwrap() >= 1, "{json}");
+    assert!(
+        w["steps"].as_u64().unwrap() > before as u64 + 5,
+        "worker 1 stepped on the new browser: {json}"
+    );
+    drop((kept, back));
     server.shutdown();
 }
