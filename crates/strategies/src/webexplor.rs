@@ -16,7 +16,9 @@
 //! that transition. Each worker keeps its own route and whether it starts after a reset,
 //! the state its episodes start from, its rationale, the values it typed on its page (a
 //! replay of a transition it learned types them), its input generator (a fork), and its
-//! stagnation: its own steps since it last found a state new to the run.
+//! stagnation: its own steps since it last found a state new to the run. A worker that
+//! escapes claims its target (state and action) until it is off its route, and the
+//! others escape elsewhere; with one worker the claim changes nothing.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -41,6 +43,10 @@ use crate::snapshot::{automaton_table, capped};
 /// Broken replays kept for the report.
 const BROKEN_LOG: usize = 50;
 
+/// Run steps after which an escape target's claim lapses (its worker was retired, or
+/// its route is long lost): the target is free for the others again.
+const CLAIM_STEPS: u64 = 200;
+
 /// What the workers of a run learn together; one per run (and per `fork`).
 #[derive(Clone)]
 struct Mind {
@@ -60,6 +66,12 @@ struct Mind {
     replayed: u64,
     broken: Vec<String>,
     broken_total: u64,
+    /// Escape targets a worker is on its way to: (source state, action) -> (the worker,
+    /// the run step it claimed at). The others pick another target, or several stagnated
+    /// workers would all replay to the same newest untried action.
+    claims: HashMap<(StateId, Action), (u64, u64)>,
+    /// Ids for the workers' agents, for their claims.
+    agents: u64,
 }
 
 /// The mind, whoever panicked while holding it (a failed step is only logged).
@@ -83,6 +95,17 @@ impl Mind {
                 .fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.max(v))))
                 .unwrap_or(0.0),
         }
+    }
+
+    /// Whether another worker is on its way to try `a` in `s`.
+    fn claimed(&self, s: StateId, a: &Action, me: u64) -> bool {
+        self.claims
+            .get(&(s, a.clone()))
+            .is_some_and(|&(who, at)| who != me && self.steps.saturating_sub(at) < CLAIM_STEPS)
+    }
+
+    fn release(&mut self, me: u64) {
+        self.claims.retain(|_, (who, _)| *who != me);
     }
 
     fn record_broken(&mut self, why: String) {
@@ -136,6 +159,8 @@ pub struct WebExplorAgent {
     route_after_reset: bool,
     /// Steps this worker learned, for its stagnation.
     steps: u64,
+    /// This worker's id in the mind, for its escape claim.
+    id: u64,
     last_new: (u64, Instant),
     stagnation: Duration,
     rationale: Option<String>,
@@ -155,6 +180,8 @@ impl WebExplorAgent {
             replayed: 0,
             broken: Vec::new(),
             broken_total: 0,
+            claims: HashMap::new(),
+            agents: 0,
         };
         WebExplorAgent::with_mind(cfg, inputs, Arc::new(Mutex::new(mind)))
     }
@@ -166,6 +193,11 @@ impl WebExplorAgent {
         mind: Arc<Mutex<Mind>>,
     ) -> WebExplorAgent {
         let stagnation = Duration::from_secs_f64(cfg.stagnation_secs.max(0.001));
+        let id = {
+            let mut m = lock(&mind);
+            m.agents += 1;
+            m.agents
+        };
         WebExplorAgent {
             cfg,
             inputs,
@@ -175,6 +207,7 @@ impl WebExplorAgent {
             route: None,
             route_after_reset: false,
             steps: 0,
+            id,
             last_new: (0, Instant::now()),
             stagnation,
             rationale: None,
@@ -200,7 +233,9 @@ impl WebExplorAgent {
         let Some(init) = self.initial else {
             return false;
         };
+        let me = self.id;
         let mut mind = lock(&self.mind);
+        mind.release(me);
         let m = &*mind;
         let dfa = &m.memory.dfa;
         let reachable = dfa.reachable_from(init, |e| m.memory.replayable(e));
@@ -217,6 +252,7 @@ impl WebExplorAgent {
                     a.kind != ActionKind::Back
                         && !external.contains(&(s, (*a).clone()))
                         && !m.q.contains_key(&(s, (*a).clone()))
+                        && !m.claimed(s, a, me)
                 })?;
                 Some((s, a.clone()))
             });
@@ -231,6 +267,7 @@ impl WebExplorAgent {
                 reachable.contains(&e.from)
                     && e.action.kind != ActionKind::Back
                     && !external.contains(&(e.from, e.action.clone()))
+                    && !m.claimed(e.from, &e.action, me)
             }) {
                 Some(e) => e.clone(),
                 None => return false,
@@ -247,6 +284,8 @@ impl WebExplorAgent {
             return false;
         }
         mind.escapes += 1;
+        let at = mind.steps;
+        mind.claims.insert((edge.from, edge.action), (me, at));
         self.route_after_reset = from != current;
         self.route_after_reset
     }
@@ -313,6 +352,8 @@ impl Agent for WebExplorAgent {
                 RouteNext::Done => self.route = None,
             }
         }
+        // Off its route (taken, broken, cut short): its target is free again.
+        mind.release(self.id);
         // The paper's valid actions are the page's elements: no `back`, whose effect
         // depends on the history and would tie states together in false cycles.
         let acts: Vec<&Action> = view
@@ -669,6 +710,56 @@ mod tests {
         for _ in 0..100 {
             assert_eq!(step(&mut a, 0, &[out.clone(), x.clone()], &mut rng), x);
         }
+    }
+
+    #[test]
+    fn stagnated_workers_escape_to_different_targets() {
+        let cfg = WebExplorConfig {
+            stagnation_steps: 3,
+            ..WebExplorConfig::default()
+        };
+        let mut a = agent(cfg.clone());
+        let mut b = WebExplorAgent::with_mind(cfg, Box::new(Fixed), a.mind.clone());
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        let (x, y, z, w) = (click("#x"), click("#y"), click("#z"), click("#w"));
+        // s0 -x-> s1, where y and z were offered and never taken.
+        choose(&mut a, 0, std::slice::from_ref(&x), &mut rng);
+        learn(&mut a, 0, &x, 1, &[]);
+        learn(&mut a, 0, &x, 1, &[]);
+        choose(&mut a, 1, &[y.clone(), z.clone()], &mut rng);
+        learn(&mut a, 1, &w, 1, &[]);
+        choose(&mut b, 0, std::slice::from_ref(&x), &mut rng);
+        for _ in 0..3 {
+            learn(&mut b, 0, &x, 1, &[]);
+        }
+        let obs = Observation::default();
+        let s5 = Analysis::new(StateId(5), "u".into());
+        let view = View {
+            observation: &obs,
+            analysis: &s5,
+            actions: std::slice::from_ref(&w),
+            episode_step: 3,
+        };
+        let mut targets = Vec::new();
+        for ag in [&mut a, &mut b] {
+            assert!(ag.wants_reset(&view));
+            ag.on_episode_end();
+            assert_eq!(choose(ag, 0, std::slice::from_ref(&x), &mut rng), x);
+            targets.push(ag.rationale().unwrap());
+        }
+        // The newest untried action goes to the first; the second takes the next one.
+        assert_eq!(
+            targets,
+            [
+                "escape: replay to s1 for click #y (1/2)",
+                "escape: replay to s1 for click #z (1/2)"
+            ]
+        );
+        // Off its route, a worker's claim is released: the target is free again.
+        assert_eq!(choose(&mut a, 1, &[y.clone(), z.clone()], &mut rng), y);
+        choose(&mut a, 1, std::slice::from_ref(&w), &mut rng);
+        assert!(!lock(&a.mind).claimed(StateId(1), &y, b.id));
+        assert!(lock(&a.mind).claimed(StateId(1), &z, a.id));
     }
 
     #[test]
