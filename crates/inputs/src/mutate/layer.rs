@@ -101,8 +101,10 @@ impl Mutate {
     /// seed draws nothing from `shared`.
     fn own_rng(&mut self, shared: &ChaCha8Rng) -> ChaCha8Rng {
         self.own.take().unwrap_or_else(|| {
+            // Offset by the worker's stream: workers of one seed attack in orders of their
+            // own (worker 0, like a run without workers, draws from STREAM itself).
             let mut own = ChaCha8Rng::from_seed(shared.get_seed());
-            own.set_stream(STREAM);
+            own.set_stream(STREAM.wrapping_add(shared.get_stream()));
             own
         })
     }

@@ -184,27 +184,35 @@ fn valid_and_mutated_submissions_alternate_once_the_form_was_accepted() {
     assert!(m.accepted(&FormKey::of_element(&other, &other.elements[0])));
 }
 
+/// The boundary rows a one-field form is attacked with, in order, over a round and one
+/// more, for a strategy drawing from `stream` of `seed` (as worker `stream` does).
+fn attack_order(seed: u64, stream: u64) -> Vec<&'static str> {
+    let p = page(vec![field("#city", "text", &[("name", "city")])]);
+    let f = fields(&p)[0].clone();
+    let rows = catalogue::boundary_values(&f, "Paris").len();
+    let mut m = mutate();
+    let mut r = rng(seed);
+    r.set_stream(stream);
+    let mut ids = Vec::new();
+    for _ in 0..rows + 1 {
+        submit(&mut m, &p, &mut r, true);
+        let valid = valid_fill(&m, &p, &r)[0].clone().unwrap();
+        let got = submit(&mut m, &p, &mut r, false)[0].clone();
+        let (row, _) = catalogue::boundary_values(&f, &valid)
+            .into_iter()
+            .find(|(_, v)| *v == got)
+            .unwrap();
+        ids.push(row.id);
+    }
+    ids
+}
+
 #[test]
 fn every_pair_is_tried_before_any_repeats_and_seeds_attack_differently() {
     let p = page(vec![field("#city", "text", &[("name", "city")])]);
     let f = fields(&p)[0].clone();
     let rows = catalogue::boundary_values(&f, "Paris").len();
-    let order = |seed: u64| -> Vec<&'static str> {
-        let mut m = mutate();
-        let mut r = rng(seed);
-        let mut ids = Vec::new();
-        for _ in 0..rows + 1 {
-            submit(&mut m, &p, &mut r, true);
-            let valid = valid_fill(&m, &p, &r)[0].clone().unwrap();
-            let got = submit(&mut m, &p, &mut r, false)[0].clone();
-            let (row, _) = catalogue::boundary_values(&f, &valid)
-                .into_iter()
-                .find(|(_, v)| *v == got)
-                .unwrap();
-            ids.push(row.id);
-        }
-        ids
-    };
+    let order = |seed: u64| attack_order(seed, 0);
     let a = order(1);
     let mut first: Vec<&str> = a[..rows].to_vec();
     first.sort_unstable();
@@ -384,6 +392,17 @@ fn a_failed_attack_is_counted() {
     let boom = Event::new(EventKind::Exception, "TypeError: cannot read 'length'");
     m.learn(&cur, &Action::on(ActionKind::Click, "#go"), &cur, &[boom]);
     assert_eq!(m.attacks(&key()), (1, 1));
+}
+
+/// Regression: every worker's layer drew from the same stream of the seed, so three
+/// workers tried the same boundary values in the same order (clinic's empty owner
+/// search, which lists every owner, turned up in no 3-worker run of six).
+#[test]
+fn workers_of_one_seed_attack_in_orders_of_their_own() {
+    let first = attack_order(5, 0);
+    assert_ne!(first, attack_order(5, 1));
+    assert_ne!(first, attack_order(5, 2));
+    assert_ne!(attack_order(5, 1), attack_order(5, 2));
 }
 
 #[test]
