@@ -195,16 +195,27 @@ fn attack_order(seed: u64, stream: u64) -> Vec<&'static str> {
     r.set_stream(stream);
     let mut ids = Vec::new();
     for _ in 0..rows + 1 {
-        submit(&mut m, &p, &mut r, true);
-        let valid = valid_fill(&m, &p, &r)[0].clone().unwrap();
-        let got = submit(&mut m, &p, &mut r, false)[0].clone();
-        let (row, _) = catalogue::boundary_values(&f, &valid)
-            .into_iter()
-            .find(|(_, v)| *v == got)
-            .unwrap();
-        ids.push(row.id);
+        ids.push(next_attack(&mut m, &p, &f, &mut r).unwrap().id);
     }
     ids
+}
+
+/// A valid submission of the one-field form `p`, then an attacked one: the boundary row
+/// the attack typed (Err: the value typed, which is no boundary value).
+fn next_attack(
+    m: &mut Mutate,
+    p: &Observation,
+    f: &Element,
+    r: &mut ChaCha8Rng,
+) -> Result<&'static Row, String> {
+    submit(m, p, r, true);
+    let valid = valid_fill(m, p, r)[0].clone().unwrap();
+    let got = submit(m, p, r, false)[0].clone();
+    catalogue::boundary_values(f, &valid)
+        .into_iter()
+        .find(|(_, v)| *v == got)
+        .map(|(row, _)| row)
+        .ok_or(got)
 }
 
 #[test]
@@ -246,13 +257,8 @@ fn a_family_of_boundaries_is_drawn_before_a_row_so_many_variants_do_not_crowd_ou
     for seed in 0..300 {
         let mut m = mutate();
         let mut r = rng(seed);
-        submit(&mut m, &p, &mut r, true);
-        let valid = valid_fill(&m, &p, &r)[0].clone().unwrap();
-        let got = submit(&mut m, &p, &mut r, false)[0].clone();
-        let (row, _) = catalogue::boundary_values(&f, &valid)
-            .into_iter()
-            .find(|(_, v)| *v == got)
-            .unwrap_or_else(|| panic!("seed {seed}: {got:?} is no boundary value"));
+        let row = next_attack(&mut m, &p, &f, &mut r)
+            .unwrap_or_else(|got| panic!("seed {seed}: {got:?} is no boundary value"));
         assert!(
             first_tier.iter().any(|r| r.id == row.id),
             "seed {seed}: {} is not of the first tier",
