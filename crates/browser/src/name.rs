@@ -158,7 +158,7 @@ const __wfFacts = (el, role, tids, loc) => {
   }
   let inside = !hit;
   for (let n = hit; n && !inside; n = n.parentNode || n.host) inside = n === el;
-  if (!inside) f.covered_by = hit.localName + (hit.id ? '#' + hit.id : '');
+  if (!inside) { const id = hit.getAttribute('id'); f.covered_by = hit.localName + (id ? '#' + id : ''); }
   // Test ids: exact values (Playwright's test id engine).
   for (const a of tids) {
     const v = el.getAttribute(a);

@@ -77,7 +77,8 @@
     info = { ids: new Map(), testids: new Map(), names: new Map() };
     for (const e of root.querySelectorAll("[id],[data-testid],[name]")) {
       const bump = (m, k) => m.set(k, (m.get(k) || 0) + 1);
-      if (e.id) bump(info.ids, e.id);
+      // getAttribute: a form's `.id` is its control named "id" when it has one.
+      const id = e.getAttribute("id"); if (id) bump(info.ids, id);
       const t = e.getAttribute("data-testid"); if (t) bump(info.testids, t);
       const n = e.getAttribute("name"); if (n) bump(info.names, e.localName + "\u0000" + n);
     }
@@ -113,7 +114,8 @@
     return n > 1 ? tag + ":nth-of-type(" + k + ")" : tag;
   }
   function uniqueId(el, info) {
-    return el.id && info.ids.get(el.id) === 1 ? "#" + CSS.escape(el.id) : null;
+    const id = el.getAttribute("id");
+    return id && info.ids.get(id) === 1 ? "#" + CSS.escape(id) : null;
   }
   // A selector unique within the element's own root (document or shadow root).
   function locatorIn(el) {

@@ -1094,3 +1094,36 @@ fn a_page_that_starts_spinning_between_steps_is_stopped_without_a_relaunch() {
     );
     env.close();
 }
+
+/// Two forms as an issue tracker writes them: each holds a control named "id", so the
+/// form's `.id` is that control, not its id attribute (DOM clobbering). Seen on roundup:
+/// locators such as `#\[object HTMLInputElement\] > table ...` that match nothing, and
+/// every action on such a form failed.
+const CLOBBERED_PAGE: &str = r#"<!doctype html><html><head><title>Users</title></head><body>
+<form name="user1" action="/u1" method="get"><input type="hidden" name="id" value="1">
+  <table><tr><td><input name="realname" value=""></td><td><button type="submit">Save</button></td></tr></table></form>
+<form name="user2" action="/u2" method="get"><input type="hidden" name="id" value="2">
+  <table><tr><td><input name="realname" value=""></td><td><button type="submit">Save</button></td></tr></table></form>
+</body></html>"#;
+
+#[test]
+fn a_form_whose_control_is_named_id_still_gets_locators_that_find_its_fields() {
+    let srv = TestServer::start(vec![("/", html(CLOBBERED_PAGE))]);
+    let mut env = launch(options(&srv.url("/")));
+    let out = env.reset().unwrap();
+    let fields: Vec<_> = out
+        .observation
+        .elements
+        .iter()
+        .filter(|e| e.attrs.get("name").map(String::as_str) == Some("realname"))
+        .map(|e| e.locator.clone())
+        .collect();
+    assert_eq!(fields.len(), 2, "{:?}", out.observation.elements);
+    assert_ne!(fields[0], fields[1]);
+    for locator in &fields {
+        assert!(!locator.contains("object"), "{locator}");
+        let typed = env.step(&Action::on(ActionKind::Type, locator).with_value("Ada"));
+        assert!(typed.is_ok(), "{locator}: {typed:?}");
+    }
+    env.close();
+}
