@@ -5,8 +5,8 @@
 #   bash scripts/soak.sh                    # 4 x 15 min = one hour, into /tmp/wayfarer-soak
 #   SOAK_MINUTES=2 bash scripts/soak.sh     # a short check
 #
-# Per application (expense, clinic, splitter, board) it serves the app with the release
-# build of the `serve` example on 127.0.0.1 (a port in 18800-18899) and runs ONE
+# Per application (expense, clinic, splitter, board) it serves the app with
+# `wayfarer serve` on 127.0.0.1 (a port in 18800-18899) and runs ONE
 # `wayfarer explore --strategy random --inputs random+mutate --budget <SOAK_MINUTES x 60>s`
 # against it (the demo's configuration: "Log out" is never clicked). While it runs, every
 # SOAK_INTERVAL seconds it samples VmRSS of the wayfarer process and the summed VmRSS of
@@ -48,7 +48,6 @@ set -uo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 WF="${WAYFARER:-$ROOT/target/release/wayfarer}"
-SERVE="$ROOT/target/release/examples/serve"
 MINUTES="${SOAK_MINUTES:-15}"
 OUT="${SOAK_OUT:-/tmp/wayfarer-soak}"
 APPS="${SOAK_APPS:-expense clinic splitter board}"
@@ -65,11 +64,6 @@ say() { echo "soak: $*" >&2; }
 command -v python3 >/dev/null || die "python3 is needed for sampling and the numbers"
 BUDGET_S="$(python3 -c 'import sys; s=round(float(sys.argv[1])*60); assert s>0; print(s)' "$MINUTES" 2>/dev/null)" \
     || die "SOAK_MINUTES must be a positive number of minutes, not '$MINUTES'"
-if [ ! -x "$SERVE" ]; then
-    say "building the serve example (cargo build --release -p wayfarer-testapps --example serve)"
-    (cd "$ROOT" && cargo build --release -p wayfarer-testapps --example serve) \
-        || die "cannot build $SERVE; try: cargo build --release -p wayfarer-testapps --example serve"
-fi
 mkdir -p "$OUT" || die "cannot create $OUT"
 OUT="$(cd "$OUT" && pwd)"
 
@@ -316,7 +310,7 @@ start_server() {
     local app="$1" dir="$2" p="$PORT" i
     while [ "$p" -le 18899 ]; do
         if port_free "$p"; then
-            "$SERVE" "$app" --port "$p" >"$dir/serve.out" 2>"$dir/serve.err" &
+            "$WF" serve "$app" --port "$p" >"$dir/serve.out" 2>"$dir/serve.err" &
             SERVER_PID=$!
             for i in $(seq 50); do
                 URL="$(head -n1 "$dir/serve.out" 2>/dev/null)"

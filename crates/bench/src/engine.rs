@@ -8,7 +8,9 @@ use wayfarer_core::infer::deviation;
 use wayfarer_core::summary::FailureLine;
 use wayfarer_core::RunSummary;
 
-use crate::execute::{features, found_text, precision, run_strategy, seeded, serve, RunOutcome};
+use crate::execute::{
+    features, found_text, precision, run_strategy, seeded, serve, start_app, RunOutcome,
+};
 use crate::metrics::RunRow;
 use crate::peer::{self, PeerOptions, PeerResult};
 use crate::plan::{label, Plan, Target};
@@ -77,6 +79,28 @@ pub fn run_bench_with(
     let mut result = BenchResult::default();
     let mut n = 0;
     for target in &plan.targets {
+        // `restart = "never"`: one server for every run of this application.
+        let shared = match target {
+            Target::Served(spec)
+                if spec.config.server.as_ref().map(|s| s.restart)
+                    == Some(wayfarer_core::config::Restart::Never) =>
+            {
+                let dir = plan
+                    .out
+                    .join("runs")
+                    .join(format!("{}-server", target.slug()));
+                match start_app(spec, &dir) {
+                    Ok(app) => Some(app),
+                    Err(e) => {
+                        let why = format!("{}: {e}", target.name());
+                        progress(&format!("skipped every run of {why}"));
+                        result.skipped.push(why);
+                        continue;
+                    }
+                }
+            }
+            _ => None,
+        };
         for &seed in &plan.seeds {
             let mut durations = Vec::new();
             for strategy in &plan.strategies {
@@ -106,7 +130,14 @@ pub fn run_bench_with(
                             Some(out) => (Ok(out), "kept "),
                             None => (
                                 run_strategy(
-                                    plan, target, strategy, inference, workers, seed, &dir,
+                                    plan,
+                                    target,
+                                    strategy,
+                                    inference,
+                                    workers,
+                                    seed,
+                                    &dir,
+                                    shared.as_ref(),
                                 ),
                                 "",
                             ),
@@ -136,9 +167,32 @@ pub fn run_bench_with(
             }
             for p in &peers {
                 n += 1;
-                match run_one_peer(plan, target, p.as_ref(), seed, &durations) {
+                let dir =
+                    plan.out
+                        .join("runs")
+                        .join(format!("{}-{}-s{seed}", target.slug(), p.name()));
+                let kept = plan
+                    .resume
+                    .then(|| crate::resume::finished_peer(plan, &dir))
+                    .flatten();
+                let (run, verb) = match kept {
+                    Some(out) => (Ok(out), "kept "),
+                    None => (
+                        run_one_peer(
+                            plan,
+                            target,
+                            p.as_ref(),
+                            seed,
+                            &durations,
+                            &dir,
+                            shared.as_ref(),
+                        ),
+                        "",
+                    ),
+                };
+                match run {
                     Ok(out) => {
-                        progress(&format!("[{n}/{total}] {}", line(&out.row)));
+                        progress(&format!("[{n}/{total}] {verb}{}", line(&out.row)));
                         result.runs.push((target.clone(), out));
                     }
                     Err(e) => {
@@ -152,6 +206,7 @@ pub fn run_bench_with(
     }
     result.written = table::write(plan, &result)?;
     result.written.extend(plot::write(plan, &result)?);
+    result.written.push(crate::findings::write(plan, &result)?);
     Ok(result)
 }
 
@@ -246,8 +301,10 @@ fn run_one_peer(
     p: &dyn peer::Peer,
     seed: u64,
     strategy_durations: &[f64],
+    dir: &std::path::Path,
+    shared: Option<&wayfarer_run::Application>,
 ) -> Result<RunOutcome, BenchError> {
-    let served = serve(plan, target)?;
+    let served = serve(plan, target, dir, shared)?;
     let config = plan.config_for(target);
     let opts = PeerOptions {
         start_url: served.url.clone(),
@@ -259,11 +316,15 @@ fn run_one_peer(
         oracles: config.oracles.clone(),
     };
     let res = peer::run_peer(p, &opts).map_err(BenchError::Peer)?;
-    Ok(RunOutcome {
+    let out = RunOutcome {
         row: peer_row(plan, target, p.name(), seed, &res),
         series: res.series.clone(),
         actions: Vec::new(),
-    })
+        failures: res.failures.iter().map(FailureLine::from).collect(),
+        dir: Some(dir.to_path_buf()),
+    };
+    crate::resume::keep_peer(plan, dir, &out)?;
+    Ok(out)
 }
 
 fn peer_row(plan: &Plan, target: &Target, name: &str, seed: u64, r: &PeerResult) -> RunRow {
@@ -295,6 +356,9 @@ fn peer_row(plan: &Plan, target: &Target, name: &str, seed: u64, r: &PeerResult)
         screens: instrumented.then_some(r.screens.len()),
         js_coverage: r.coverage.map(|c| c.ratio()),
         js_coverage_first_load: r.coverage.map(|c| c.first_load_ratio()),
+        js_covered_bytes: r.coverage.map(|c| c.covered_bytes),
+        js_total_bytes: r.coverage.map(|c| c.total_bytes),
+        js_first_load_bytes: r.coverage.map(|c| c.first_load_covered_bytes),
         failures: r.failures.len(),
         seeded_bugs: target.app().map(|_| found.len()),
         seeded_found: found_text(&found),

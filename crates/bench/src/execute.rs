@@ -1,17 +1,17 @@
-//! One strategy run: serve the target if bundled, launch the browser, run the loop with
-//! the run store and the bench's collector as observers, and turn what they saw into a
-//! row of the table.
+//! One strategy run: serve the target if bundled, then explore it as `wayfarer explore`
+//! does (wayfarer-run puts the run together: an apps file's application is started by its
+//! `[server]`), with the bench's collector beside the run store, and turn what they saw
+//! into a row of the table.
 
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-use wayfarer_browser::{BrowserEnv, BrowserOptions, CoveragePool};
-use wayfarer_core::candidates::DenyText;
 use wayfarer_core::infer::InferenceConfig;
+use wayfarer_core::summary::FailureLine;
 use wayfarer_core::trace::Secrets;
-use wayfarer_core::{run_workers, Environment, Observer, Oracles, RunOptions, RunSummary};
-use wayfarer_store::{RunMeta, RunStart, StoreWriter};
+use wayfarer_core::{Observer, RunSummary};
+use wayfarer_run::{Application, Notice, Settings};
 use wayfarer_testapps::{ServeOptions, Server};
 
 use crate::collect::Collector;
@@ -27,37 +27,97 @@ pub struct RunOutcome {
     pub series: Vec<SeriesPoint>,
     /// The strategy's actions in order (empty for a peer).
     pub actions: Vec<wayfarer_core::Action>,
+    /// Its unique failures, for the bench's list of every failure found.
+    pub failures: Vec<FailureLine>,
+    /// Where the run left its store (a strategy) or its files (a peer).
+    pub dir: Option<std::path::PathBuf>,
 }
 
-/// A target ready to be explored: its URL, and the server when it is bundled.
+/// A target ready to be explored: its URL, and what serves it (a bundled server, an
+/// application started for the run) for as long as this lives.
 pub(crate) struct Served {
     pub url: url::Url,
     _server: Option<Server>,
+    _app: Option<Application>,
 }
 
-pub(crate) fn serve(plan: &Plan, target: &Target) -> Result<Served, BenchError> {
+/// Where the bench's runs say what they do: progress in the log, warnings too.
+pub(crate) fn notices(n: Notice) {
+    match n {
+        Notice::Info(line) => tracing::info!("{line}"),
+        Notice::Warning(line) => tracing::warn!("{line}"),
+    }
+}
+
+/// Serve `target` for a peer run: a bundled app in process, an apps file's application
+/// started (unless `shared` already runs it), its output in `dir/server.log`.
+pub(crate) fn serve(
+    plan: &Plan,
+    target: &Target,
+    dir: &Path,
+    shared: Option<&Application>,
+) -> Result<Served, BenchError> {
     match target {
         Target::Url(u) => Ok(Served {
             url: u.clone(),
             _server: None,
+            _app: None,
         }),
         Target::Bundled(app) => {
-            let options = ServeOptions {
-                latency: plan.app_latency,
-                ..ServeOptions::default()
-            };
-            let server = Server::start(*app, options)
-                .map_err(|e| BenchError::Serve(app.name().into(), e))?;
+            let server = serve_bundled(plan, *app)?;
             let url = url::Url::parse(&server.url()).expect("a server URL parses");
             Ok(Served {
                 url,
                 _server: Some(server),
+                _app: None,
+            })
+        }
+        Target::Served(spec) => {
+            if let Some(app) = shared {
+                return Ok(Served {
+                    url: app.start_url().clone(),
+                    _server: None,
+                    _app: None,
+                });
+            }
+            let app = start_app(spec, dir)?;
+            Ok(Served {
+                url: app.start_url().clone(),
+                _server: None,
+                _app: Some(app),
             })
         }
     }
 }
 
-/// Run `strategy` with `seed` on `target`, recording into `dir/run.sqlite`.
+/// Start an apps file's application, its output in `dir/server.log`.
+pub(crate) fn start_app(
+    spec: &crate::apps::AppSpec,
+    dir: &Path,
+) -> Result<Application, BenchError> {
+    std::fs::create_dir_all(dir).map_err(|e| BenchError::Write(dir.to_path_buf(), e))?;
+    Application::prepare(
+        &spec.config,
+        spec.path.as_deref(),
+        &dir.join("server.log"),
+        false,
+        &mut notices,
+    )
+    .map_err(|e| BenchError::App(spec.name.clone(), e.to_string()))
+}
+
+fn serve_bundled(plan: &Plan, app: wayfarer_testapps::App) -> Result<Server, BenchError> {
+    let options = ServeOptions {
+        latency: plan.app_latency,
+        ..ServeOptions::default()
+    };
+    Server::start(app, options).map_err(|e| BenchError::Serve(app.name().into(), e))
+}
+
+/// Run `strategy` with `seed` on `target`, recording into `dir/run.sqlite`; an apps
+/// file's application is `shared` when the bench keeps one server for all its runs, else
+/// started for this run.
+#[allow(clippy::too_many_arguments)]
 pub fn run_strategy(
     plan: &Plan,
     target: &Target,
@@ -66,97 +126,58 @@ pub fn run_strategy(
     workers: u32,
     seed: u64,
     dir: &Path,
+    shared: Option<&Application>,
 ) -> Result<RunOutcome, BenchError> {
-    let served = serve(plan, target)?;
-    let url = served.url.clone();
-    let config = plan.config_for(target);
-    // Model answers are cached in this run's store (a rerun of the same run reuses them).
-    let llm = wayfarer_llm::from_config(
-        &config.llm,
-        Box::new(wayfarer_store::StoreCache::at(dir)),
-        Secrets::default(),
-    )
-    .map_err(|e| BenchError::Config(e.to_string()))?
-    .map(|c| c.shared());
-    let wayfarer_strategies::Setup {
-        mut agent,
-        mut abstraction,
-        episode_steps,
-        llm: usage,
-        ..
-    } = wayfarer_strategies::setup(strategy, &config, None, plan.episode_steps, llm)
-        .map_err(|e| BenchError::Config(e.to_string()))?;
-    let mut origins = vec![url.origin().ascii_serialization()];
-    origins.extend(config.scope.allow_origins.iter().cloned());
-    let oracles = Oracles::new(config.oracles.clone(), origins)
-        .map_err(|e| BenchError::Config(e.to_string()))?;
-    let opts = RunOptions {
-        budget: plan.budget,
-        episode_steps,
-        seed,
-        deny: DenyText::new(&config.deny),
-        oracles,
-        stop: Arc::new(AtomicBool::new(false)),
-        target: url.to_string(),
+    let mut _bundled = None;
+    let (url, secrets) = match target {
+        Target::Url(u) => (Some(u.to_string()), Secrets::default()),
+        Target::Bundled(app) => {
+            let server = serve_bundled(plan, *app)?;
+            let url = server.url();
+            _bundled = Some(server);
+            (Some(url), Secrets::default())
+        }
+        Target::Served(spec) => (spec.path.clone(), spec.secrets.clone()),
+    };
+    let settings = Settings {
+        url,
+        strategy: Some(strategy.to_string()),
+        budget: Some(plan.budget),
+        seed: Some(seed),
+        episode_steps: plan.episode_steps,
         inference,
-        llm: usage,
+        out: dir.to_path_buf(),
+        workers: Some(workers.max(1)),
+        chrome: plan
+            .chrome
+            .as_ref()
+            .map(|p| p.to_string_lossy().into_owned()),
+        bundled: target.app().map(|a| (a.name().to_string(), true)),
+        command: plan.command.clone(),
+        stop: Arc::new(AtomicBool::new(false)),
+        ..Settings::default()
     };
-    let meta = RunMeta::new(RunStart {
-        url: url.as_str(),
-        config: &config,
-        strategy,
-        seed,
-        budget: plan.budget,
-        episode_steps,
-        command: &plan.command,
-        app: target.app().map(|a| (a.name(), true)),
-    });
-    let mut store = StoreWriter::create(dir, &meta, Secrets::default())
-        .map_err(|e| BenchError::Store(e.to_string()))?;
-    if workers > 1 && agent.worker().is_none() {
-        return Err(BenchError::Config(format!(
-            "the strategy {strategy} cannot share what it learns between workers yet"
-        )));
-    }
-    let options = BrowserOptions {
-        start_url: url.clone(),
-        config: config.browser.clone(),
-        actions: config.actions.clone(),
-        allow_origins: config.scope.allow_origins.clone(),
-        subresources: config.scope.subresources,
-        deny: config.deny.clone(),
-        login: config.login.clone(),
-        cdp_url: None,
-        chrome: plan.chrome.clone(),
-        // One pool for the run's workers: its coverage is what any of them covered.
-        coverage: CoveragePool::default(),
-    };
-    let mut envs = BrowserEnv::launch_all(vec![options; workers.max(1) as usize])
-        .into_iter()
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(BenchError::Browser)?;
     let mut collector = Collector::default();
-    let result = {
-        let mut observers: Vec<&mut (dyn Observer + Send)> = vec![&mut store, &mut collector];
-        run_workers(
-            envs.iter_mut()
-                .map(|e| e as &mut (dyn Environment + Send))
-                .collect(),
-            agent.as_mut(),
-            abstraction.as_mut(),
-            &opts,
+    let explored = {
+        let mut observers: Vec<&mut (dyn Observer + Send)> = vec![&mut collector];
+        wayfarer_run::explore(
+            &settings,
+            plan.config_for(target),
+            secrets,
+            shared,
             &mut observers,
+            &mut notices,
         )
+        .map_err(|e| BenchError::Run(e.to_string()))?
     };
-    for env in &mut envs {
-        env.close();
-    }
-    let summary = result.map_err(BenchError::Browser)?;
+    let summary = explored.summary;
     let row = strategy_row(plan, target, &summary, &collector);
     Ok(RunOutcome {
         row,
         series: collector.series,
         actions: collector.actions,
+        failures: summary.failures,
+        dir: Some(dir.to_path_buf()),
     })
 }
 
@@ -188,6 +209,13 @@ pub(crate) fn strategy_row(plan: &Plan, target: &Target, s: &RunSummary, c: &Col
         screens: instrumented.then_some(c.screens.len()),
         js_coverage: s.js_coverage.as_ref().map(|c| c.ratio),
         js_coverage_first_load: s.js_coverage.as_ref().map(|c| c.first_load_ratio),
+        js_covered_bytes: s.js_coverage.as_ref().map(|c| c.covered_bytes),
+        js_total_bytes: s.js_coverage.as_ref().map(|c| c.total_bytes),
+        // The summary keeps the first load as a share of the same denominator.
+        js_first_load_bytes: s
+            .js_coverage
+            .as_ref()
+            .map(|c| (c.first_load_ratio * c.total_bytes as f64).round() as u64),
         failures: s.failures.len(),
         seeded_bugs: target.app().map(|_| found.len()),
         seeded_found: found_text(&found),

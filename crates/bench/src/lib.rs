@@ -6,11 +6,14 @@
 //!
 //! Metrics that need ground truth (screens, action ids, features, seeded bugs) come from
 //! the bundled applications' instrumentation (`wayfarer_testapps`); against any other
-//! URL those columns stay empty.
+//! URL, and the real applications of an apps file (`apps`: each started afresh by its
+//! own `[server]`), those columns stay empty.
 
+pub mod apps;
 mod collect;
 mod engine;
 mod execute;
+mod findings;
 pub mod metrics;
 pub mod peer;
 pub mod plan;
@@ -21,6 +24,7 @@ mod table;
 
 use std::path::PathBuf;
 
+pub use apps::AppSpec;
 pub use engine::{run_bench, run_bench_with, BenchResult, SuiteFn};
 pub use execute::{run_strategy, RunOutcome};
 pub use metrics::{RunRow, COLUMNS};
@@ -38,6 +42,12 @@ pub enum BenchError {
     Browser(#[source] wayfarer_core::EnvError),
     #[error("run store: {0}")]
     Store(String),
+    /// The run could not be put together or went wrong (wayfarer-run's error).
+    #[error("{0}")]
+    Run(String),
+    /// An apps file's application could not be started.
+    #[error("cannot start {0}: {1}")]
+    App(String, String),
     #[error(transparent)]
     Peer(#[from] peer::PeerError),
     #[error("cannot write {path}: {1}", path = .0.display())]

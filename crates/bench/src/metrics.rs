@@ -1,10 +1,10 @@
 //! One run's numbers: a row of `bench.csv`. `COLUMNS` documents every column (the
 //! README's table is checked against it).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// One run of a strategy or a peer on one application with one seed.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct RunRow {
     pub app: String,
     pub strategy: String,
@@ -24,6 +24,12 @@ pub struct RunRow {
     pub screens: Option<usize>,
     pub js_coverage: Option<f64>,
     pub js_coverage_first_load: Option<f64>,
+    /// Bytes of the application's JavaScript covered at the end, of all it loaded, and
+    /// right after the first page load: bytes compare across tools whose runs loaded
+    /// different scripts, where ratios do not.
+    pub js_covered_bytes: Option<u64>,
+    pub js_total_bytes: Option<u64>,
+    pub js_first_load_bytes: Option<u64>,
     pub failures: usize,
     pub seeded_bugs: Option<usize>,
     pub seeded_found: String,
@@ -91,6 +97,9 @@ pub const COLUMNS: &[(&str, &str)] = &[
     ("screens", "distinct `data-wf-state` screens reached (instrumented apps only; the ground truth lists them all)"),
     ("js_coverage", "share of the application's JS bytes covered at the end (DESIGN section 4), 0 to 1"),
     ("js_coverage_first_load", "the same right after the first page load; the gain is the difference"),
+    ("js_covered_bytes", "bytes of the application's JavaScript covered at the end (comparable across tools, whose runs may load different scripts)"),
+    ("js_total_bytes", "bytes of the application's JavaScript the run loaded (the denominator of js_coverage)"),
+    ("js_first_load_bytes", "bytes covered right after the first page load: the gain of exploration is js_covered_bytes minus this"),
     ("failures", "unique failures (by signature)"),
     ("seeded_bugs", "seeded bugs found (bundled apps only)"),
     ("seeded_found", "`id@step` for each seeded bug found, `;`-separated"),
@@ -178,6 +187,9 @@ impl RunRow {
             opt(&self.screens),
             ratio(&self.js_coverage),
             ratio(&self.js_coverage_first_load),
+            opt(&self.js_covered_bytes),
+            opt(&self.js_total_bytes),
+            opt(&self.js_first_load_bytes),
             self.failures.to_string(),
             opt(&self.seeded_bugs),
             self.seeded_found.clone(),

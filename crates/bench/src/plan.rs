@@ -1,6 +1,7 @@
 //! What a benchmark runs: targets x strategies (and peers) x seeds, with one budget.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use wayfarer_core::config::DenyRule;
 use wayfarer_core::grammar::FeatureGrammar;
@@ -9,11 +10,13 @@ use wayfarer_core::{Budget, Config};
 use wayfarer_testapps::{feature_grammar, ground_truth, seeded_bugs, App, GroundTruth, SeededBug};
 
 /// An application under test: a bundled fixture app (served on 127.0.0.1 for each run,
-/// seeded bugs on) or any URL.
+/// seeded bugs on), any URL, or an application of an apps file (started by its own
+/// configuration's `[server]`).
 #[derive(Clone, Debug)]
 pub enum Target {
     Bundled(App),
     Url(url::Url),
+    Served(Arc<crate::apps::AppSpec>),
 }
 
 impl Target {
@@ -22,6 +25,7 @@ impl Target {
         match self {
             Target::Bundled(app) => app.name().to_string(),
             Target::Url(u) => u.to_string(),
+            Target::Served(a) => a.name.clone(),
         }
     }
 
@@ -30,6 +34,7 @@ impl Target {
         let raw = match self {
             Target::Bundled(app) => app.name().to_string(),
             Target::Url(u) => format!("{}{}", u.host_str().unwrap_or("url"), u.path()),
+            Target::Served(a) => a.name.clone(),
         };
         let s: String = raw
             .chars()
@@ -41,7 +46,7 @@ impl Target {
     pub fn app(&self) -> Option<App> {
         match self {
             Target::Bundled(a) => Some(*a),
-            Target::Url(_) => None,
+            Target::Url(_) | Target::Served(_) => None,
         }
     }
 
@@ -53,7 +58,7 @@ impl Target {
                 truth: ground_truth(*app),
                 bugs: seeded_bugs(*app),
             },
-            Target::Url(_) => Known::default(),
+            Target::Url(_) | Target::Served(_) => Known::default(),
         }
     }
 }
@@ -99,9 +104,14 @@ pub struct Plan {
 }
 
 impl Plan {
-    /// The configuration of one target's runs: bundled apps never click "Log out" (as
-    /// `wayfarer demo`), since logging out only undoes the login.
+    /// The configuration of one target's runs: an apps file's application has its own
+    /// (its server, login, deny and ignore rules); the others the bench's, where bundled
+    /// apps never click "Log out" (as `wayfarer demo`), since logging out only undoes the
+    /// login.
     pub fn config_for(&self, target: &Target) -> Config {
+        if let Target::Served(a) = target {
+            return a.config.clone();
+        }
         let mut c = self.config.clone();
         if matches!(target, Target::Bundled(_)) {
             c.deny.push(DenyRule {

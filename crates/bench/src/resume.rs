@@ -1,6 +1,7 @@
 //! `--resume`: a strategy run whose store in the bench's output is complete, and made
 //! with the same budget, is read back instead of being run again, so a benchmark longer
-//! than one sitting can be finished in several.
+//! than one sitting can be finished in several; a peer run likewise from the `peer.json`
+//! it left.
 
 use std::path::Path;
 use std::time::Duration;
@@ -10,7 +11,56 @@ use wayfarer_store::{RunData, Sample};
 
 use crate::collect::Collector;
 use crate::execute::{strategy_row, RunOutcome};
+use crate::metrics::RunRow;
 use crate::plan::{Plan, Target};
+use crate::series::SeriesPoint;
+use crate::BenchError;
+
+/// What a finished peer run leaves in its directory.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct KeptPeer {
+    budget: String,
+    row: RunRow,
+    series: Vec<SeriesPoint>,
+    failures: Vec<wayfarer_core::summary::FailureLine>,
+}
+
+/// The file a peer run is kept in.
+fn peer_file(dir: &Path) -> std::path::PathBuf {
+    dir.join("peer.json")
+}
+
+/// Keep a finished peer run in `dir` for a later `--resume`.
+pub(crate) fn keep_peer(plan: &Plan, dir: &Path, out: &RunOutcome) -> Result<(), BenchError> {
+    std::fs::create_dir_all(dir).map_err(|e| BenchError::Write(dir.to_path_buf(), e))?;
+    let kept = KeptPeer {
+        budget: plan.budget.to_string(),
+        row: out.row.clone(),
+        series: out.series.clone(),
+        failures: out.failures.clone(),
+    };
+    let text = serde_json::to_string(&kept).expect("a peer run serialises");
+    std::fs::write(peer_file(dir), text).map_err(|e| BenchError::Write(peer_file(dir), e))
+}
+
+/// The finished peer run in `dir`, when it was made with this plan's budget.
+pub(crate) fn finished_peer(plan: &Plan, dir: &Path) -> Option<RunOutcome> {
+    let text = std::fs::read_to_string(peer_file(dir)).ok()?;
+    let kept: KeptPeer = match serde_json::from_str(&text) {
+        Ok(k) => k,
+        Err(e) => {
+            tracing::warn!("{}: not resumed, run again: {e}", dir.display());
+            return None;
+        }
+    };
+    (kept.budget == plan.budget.to_string()).then(|| RunOutcome {
+        row: kept.row,
+        series: kept.series,
+        actions: Vec::new(),
+        failures: kept.failures,
+        dir: Some(dir.to_path_buf()),
+    })
+}
 
 /// The finished run in `dir`, when there is one this plan can keep.
 pub(crate) fn finished_run(plan: &Plan, target: &Target, dir: &Path) -> Option<RunOutcome> {
@@ -33,6 +83,8 @@ pub(crate) fn finished_run(plan: &Plan, target: &Target, dir: &Path) -> Option<R
         row,
         series: collector.series,
         actions: collector.actions,
+        failures: data.summary.failures.clone(),
+        dir: Some(dir.to_path_buf()),
     })
 }
 

@@ -104,6 +104,7 @@ pub fn markdown(plan: &Plan, result: &BenchResult) -> String {
          strategies took on the same application and seed (a minute when none spent its \
          budget). Columns: see `bench.csv` and the README (\"wayfarer bench\").\n",
     );
+    reach(&mut s, plan, result);
     for target in &plan.targets {
         section(&mut s, plan, target, result);
     }
@@ -114,6 +115,68 @@ pub fn markdown(plan: &Plan, result: &BenchResult) -> String {
         }
     }
     s
+}
+
+fn kb(v: f64) -> String {
+    format!("{:.1} kB", v / 1000.0)
+}
+
+fn points(v: f64) -> String {
+    format!("{:+.1}", v * 100.0)
+}
+
+/// What each tool reached on each application, in the units that compare across tools:
+/// the application's JavaScript covered (bytes, and what exploration added to the first
+/// load), distinct URLs, states, unique failures and speed.
+fn reach(s: &mut String, plan: &Plan, result: &BenchResult) {
+    s.push_str(
+        "\n## Reach\n\nPer application and tool: the application's JavaScript covered at \
+         the end (bytes), what exploration added over the first page load (bytes, and points \
+         of the run's own denominator), distinct URLs, abstract states, unique failures and \
+         actions per second. Medians over the runs, ranges in brackets.\n\n",
+    );
+    s.push_str("| application | tool | JS covered | gain over first load | gain (points) | URLs | states | unique failures | steps/s |\n");
+    s.push_str("|---|---|---|---|---|---|---|---|---|\n");
+    let labels = plan.strategy_labels();
+    let names: Vec<&String> = labels.iter().chain(&plan.peers).collect();
+    for target in &plan.targets {
+        let app = target.name();
+        for who in &names {
+            let rows: Vec<&RunRow> = result.runs_of(&app, who).map(|o| &o.row).collect();
+            if rows.is_empty() {
+                continue;
+            }
+            let gain = |r: &RunRow| match (r.js_covered_bytes, r.js_first_load_bytes) {
+                (Some(c), Some(f)) => Some(c as f64 - f as f64),
+                _ => None,
+            };
+            let _ = writeln!(
+                s,
+                "| {} | {}{} | {} | {} | {} | {} | {} | {} | {} |",
+                md_escape(&app),
+                md_escape(who),
+                if rows[0].kind == "peer" {
+                    " (peer)"
+                } else {
+                    ""
+                },
+                col(&rows, |r| r.js_covered_bytes.map(|b| b as f64), kb),
+                col(&rows, gain, kb),
+                col(
+                    &rows,
+                    |r| r
+                        .js_coverage
+                        .zip(r.js_coverage_first_load)
+                        .map(|(c, f)| c - f),
+                    points
+                ),
+                col(&rows, |r| Some(r.urls as f64), int),
+                col(&rows, |r| Some(r.states as f64), int),
+                col(&rows, |r| Some(r.failures as f64), int),
+                col(&rows, |r| Some(r.steps_per_second), one),
+            );
+        }
+    }
 }
 
 fn section(s: &mut String, plan: &Plan, target: &Target, result: &BenchResult) {
@@ -492,6 +555,8 @@ mod tests {
                     row: r,
                     series: vec![],
                     actions: vec![],
+                    failures: vec![],
+                    dir: None,
                 },
             )
         };

@@ -15,7 +15,7 @@ use crate::cdp::{call_browser, BrowserError};
 use crate::events::{fetch_patterns, subscribe_browser, SharedRef};
 use crate::options::{find_chrome, BrowserOptions};
 use crate::scope::Scope;
-use crate::watchdog::Watchdog;
+use wayfarer_process::Watchdog;
 
 pub(crate) struct Launched {
     /// Shared with the browser-level event task, which answers paused requests.
@@ -206,7 +206,7 @@ pub(crate) async fn launch(
             let cfg = config(opts, &dir)?;
             // Watching before the launch: a wayfarer killed while Chromium starts leaves
             // nothing behind either.
-            let watchdog = Watchdog::spawn(dir.path());
+            let watchdog = Watchdog::for_profile(dir.path());
             let (b, h) = Browser::launch(cfg)
                 .await
                 .map_err(|e| BrowserError::Step(format!("cannot launch Chromium: {e}")))?;
@@ -266,7 +266,7 @@ impl Launched {
     /// Why the browser is unusable, if it is.
     pub fn exited(&mut self) -> Option<String> {
         let pid = self.pid?;
-        (!crate::watchdog::alive(pid)).then(|| "browser process exited".to_string())
+        (!wayfarer_process::alive(pid)).then(|| "browser process exited".to_string())
     }
 
     /// Close the browser politely, then kill it; wait for it and remove the profile.

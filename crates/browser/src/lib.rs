@@ -24,7 +24,6 @@ mod scan_answer;
 mod scope;
 mod session;
 mod stability;
-mod watchdog;
 
 pub use coverage::CoveragePool;
 pub use env::BrowserEnv;

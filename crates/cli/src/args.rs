@@ -21,10 +21,11 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Explore the web application at URL.
+    /// Explore the web application at URL (or the one --serve / [server] starts).
     Explore {
-        /// Start URL, e.g. http://localhost:3000/
-        url: String,
+        /// Start URL, e.g. http://localhost:3000/. With a server to start (--serve or
+        /// [server]): optional, a path on it (/admin/) or a URL with {port}.
+        url: Option<String>,
         #[command(flatten)]
         run: RunArgs,
     },
@@ -89,6 +90,21 @@ pub enum Command {
         #[command(flatten)]
         run: RunArgs,
     },
+    /// Serve a bundled test application on 127.0.0.1 until stopped, printing its URL
+    /// (e.g. as a --serve command: --serve "wayfarer serve clinic --port {port}").
+    Serve {
+        /// expense, clinic, splitter, board, board-delegated or hazards.
+        app: String,
+        /// Port on 127.0.0.1 (0: a free one).
+        #[arg(long, default_value_t = 0)]
+        port: u16,
+        /// Serve it with its seeded bugs switched off.
+        #[arg(long)]
+        fixed: bool,
+        /// Answer every request this many milliseconds late, as a remote backend would.
+        #[arg(long, value_name = "MS", default_value_t = 0)]
+        latency_ms: u64,
+    },
     /// Turn a run's failure traces into tests another tool runs.
     Export {
         /// Output format; only playwright for now.
@@ -125,9 +141,14 @@ pub struct TraceArgs {
     #[arg(long, short = 'q')]
     pub quiet: bool,
     /// A configuration file whose `[reset]` hook puts the application's own state back
-    /// before every replay (the trace carries everything else).
+    /// before every replay, and whose `[server]` starts the application (the trace
+    /// carries everything else, the server it was recorded on included).
     #[arg(long, short = 'c')]
     pub config: Option<PathBuf>,
+    /// A shell command that starts the application, `{port}` replaced by a free port
+    /// (as `[server] command`); by default the trace's own server is started again.
+    #[arg(long, value_name = "CMD")]
+    pub serve: Option<String>,
 }
 
 #[derive(Debug, Args, Clone)]
@@ -180,9 +201,14 @@ pub struct RunArgs {
     /// Output directory (report.json). Default ./wayfarer-out
     #[arg(long, short = 'o')]
     pub out: Option<PathBuf>,
-    /// Configuration file (scope, deny rules, login steps, inputs, budgets...).
+    /// Configuration file (scope, deny rules, login steps, inputs, budgets, [server]...).
     #[arg(long, short = 'c')]
     pub config: Option<PathBuf>,
+    /// Start the application with this shell command and stop it at the end, as
+    /// `[server] command` (`{port}` is replaced by a free port): e.g.
+    /// --serve "npm start -- --port {port}". Its output goes to OUT/server.log.
+    #[arg(long, value_name = "CMD")]
+    pub serve: Option<String>,
     /// Attach to a running browser instead of launching Chromium: its CDP websocket
     /// (ws://...) or its http://host:port. Repeat it for a fleet: one worker per endpoint.
     #[arg(long, value_name = "URL")]
@@ -221,6 +247,13 @@ pub struct BenchArgs {
     /// need ground truth stay empty for it.
     #[arg(long)]
     pub url: Vec<String>,
+    /// Also (or only) benchmark the applications this file lists (`[[app]]` with `name`,
+    /// `config` and an optional start `path`): each run starts its application afresh with
+    /// the `[server]` of the app's own configuration, which also holds its login steps and
+    /// deny rules (see realapps/apps.toml). With it, --apps names pick among its
+    /// applications and the bundled ones.
+    #[arg(long, value_name = "FILE")]
+    pub apps_file: Option<PathBuf>,
     /// Strategies, comma-separated.
     #[arg(long, default_value = "random")]
     pub strategies: String,

@@ -9,8 +9,7 @@ use wayfarer_core::Budget;
 use wayfarer_testapps::App;
 
 use crate::args::BenchArgs;
-use crate::config_file;
-use crate::explore::{check_reachable, parse_url};
+use wayfarer_run::app::{check_reachable, parse_url};
 
 /// Seeds from "N" (1..=N), "A..B" or "A,B,C".
 pub fn parse_seeds(raw: &str) -> Result<Vec<u64>> {
@@ -64,6 +63,37 @@ pub fn parse_apps(raw: &str) -> Result<Vec<App>> {
         .collect()
 }
 
+/// `--apps` with an apps file: each name is one of the file's applications or a bundled
+/// one, in the order given.
+fn pick_apps(raw: &str, file: Vec<wayfarer_bench::AppSpec>) -> Result<Vec<Target>> {
+    let mut file: Vec<Option<wayfarer_bench::AppSpec>> = file.into_iter().map(Some).collect();
+    let mut out = Vec::new();
+    for name in list(raw) {
+        if let Some(slot) = file
+            .iter_mut()
+            .find(|a| a.as_ref().is_some_and(|a| a.name == name))
+        {
+            let app = slot.take().expect("found above");
+            out.push(Target::Served(std::sync::Arc::new(app)));
+            continue;
+        }
+        let known: Vec<String> = file.iter().flatten().map(|a| a.name.clone()).collect();
+        let bundled = parse_apps(&name).map_err(|_| {
+            anyhow!(
+                "unknown app {name:?} in --apps; the apps file lists: {}; bundled: {}",
+                known.join(", "),
+                App::all_apps()
+                    .iter()
+                    .map(|a| a.name())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        })?;
+        out.extend(bundled.into_iter().map(Target::Bundled));
+    }
+    Ok(out)
+}
+
 fn list(raw: &str) -> Vec<String> {
     raw.split(',')
         .map(str::trim)
@@ -83,14 +113,23 @@ fn default_cache() -> PathBuf {
 pub fn command(args: &BenchArgs) -> Result<i32> {
     let budget: Budget = args.budget.parse()?;
     let seeds = parse_seeds(&args.seeds)?;
-    let mut targets: Vec<Target> = match (&args.apps, args.url.is_empty()) {
-        (Some(a), _) => parse_apps(a)?.into_iter().map(Target::Bundled).collect(),
-        (None, true) => App::all_apps()
+    let file_apps = match &args.apps_file {
+        Some(f) => wayfarer_bench::apps::load(f)?,
+        None => Vec::new(),
+    };
+    let mut targets: Vec<Target> = match (&args.apps, args.url.is_empty(), file_apps.is_empty()) {
+        (Some(a), _, false) => pick_apps(a, file_apps)?,
+        (Some(a), _, true) => parse_apps(a)?.into_iter().map(Target::Bundled).collect(),
+        (None, _, false) => file_apps
+            .into_iter()
+            .map(|a| Target::Served(std::sync::Arc::new(a)))
+            .collect(),
+        (None, true, true) => App::all_apps()
             .iter()
             .copied()
             .map(Target::Bundled)
             .collect(),
-        (None, false) => Vec::new(),
+        (None, false, true) => Vec::new(),
     };
     for raw in &args.url {
         let url = parse_url(raw)?;
@@ -146,7 +185,7 @@ pub fn command(args: &BenchArgs) -> Result<i32> {
     if strategies.is_empty() && peers.is_empty() {
         bail!("nothing to run: give --strategies and/or --peer");
     }
-    let (config, _secrets) = config_file::load(args.config.as_deref())?;
+    let (config, _secrets) = wayfarer_run::config::load(args.config.as_deref())?;
     let explicit = args.chrome.clone().or(config.browser.chrome.clone());
     let chrome = Some(find_chrome(explicit.as_deref())?);
     let plan = Plan {

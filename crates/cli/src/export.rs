@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use wayfarer_export::{NamedTrace, PlaywrightOptions};
 
-use crate::trace_env::read_trace;
+use wayfarer_run::trace::read_trace;
 
 /// The traces of a run directory by name, the minimised version of each when present.
 fn traces(dir: &Path) -> Result<Vec<NamedTrace>> {

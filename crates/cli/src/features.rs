@@ -27,7 +27,7 @@ use wayfarer_store::{
     StoredFeatures,
 };
 
-use crate::args::{RunArgs, TraceArgs};
+use crate::args::RunArgs;
 
 /// Two labels are one feature, offline, at this cosine of their embeddings.
 const SAME_FEATURE_COSINE: f64 = 0.8;
@@ -81,7 +81,7 @@ pub fn command(target: &str, check: bool, run: &RunArgs) -> Result<i32> {
     // A crawl as AutoE2E's: breadth-first unless told otherwise, every record one page.
     let mut crawl = run.clone();
     crawl.strategy = crawl.strategy.or(Some("bfs".into()));
-    let dir = crate::explore::explore_url(target, &crawl, None, |c| {
+    let dir = crate::explore::explore_url(Some(target), &crawl, None, |c| {
         c.abstraction.mask_ids = true;
     })?;
     // The crawl's own reports (and failures), as `explore` leaves them; its exit code is
@@ -114,9 +114,9 @@ pub fn suite_logs(dir: &Path, chrome: Option<&str>) -> Result<Vec<Vec<String>>> 
 /// The model `--llm` (or the config's `[llm]`) names, its answers cached in the run's
 /// store; `None` without one.
 fn model_client(run: &RunArgs, dir: &Path) -> Result<Option<wayfarer_llm::SharedClient>> {
-    let (config, secrets) = crate::config_file::load(run.config.as_deref())?;
+    let (config, secrets) = wayfarer_run::config::load(run.config.as_deref())?;
     let llm = wayfarer_llm::with_flags(&config.llm, run.llm.as_deref(), run.model.as_deref());
-    crate::llm::client(&llm, dir, secrets)
+    Ok(wayfarer_run::llm::client(&llm, dir, secrets)?)
 }
 
 /// Infer, build, check and write the tests; the kept tests' action-id logs (empty
@@ -490,16 +490,16 @@ fn replay_all(
     dir: &Path,
     chrome: Option<&str>,
 ) -> Result<(Vec<FeatureTest>, Vec<Verdict>)> {
-    let args = TraceArgs {
-        url: None,
+    let place = wayfarer_run::trace::Place {
         // A bundled application is served again without its bugs.
         fixed: setup.app.is_some(),
         chrome: chrome.map(str::to_string),
-        cdp: None,
-        quiet: true,
-        config: None,
+        server_log: Some(dir.join("features-server.log")),
+        ..Default::default()
     };
-    let mut target = crate::trace_env::open_trace(trace_of(&suite[0], setup, dir), &args)?;
+    let mut say = crate::explore::printer(false);
+    let mut target =
+        wayfarer_run::trace::open_trace(trace_of(&suite[0], setup, dir), &place, &mut say)?;
     let start = url::Url::parse(&target.start_url)?;
     // The recorded end pages are on the recorded origin; the replay's may be another.
     let old_origin = url::Url::parse(&setup.start_url)
@@ -570,7 +570,7 @@ fn check_of(t: &FeatureTest) -> FeatureCheck {
 /// through (a step that cannot be taken, a locator that would not find its element the
 /// way the exported test finds it, a failure an oracle sees, another end page).
 fn replay_one(
-    target: &mut crate::trace_env::Target,
+    target: &mut wayfarer_run::trace::Target,
     trace: &Trace,
     check: &FeatureCheck,
     start: &url::Url,

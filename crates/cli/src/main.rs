@@ -3,20 +3,16 @@
 
 mod args;
 mod bench;
-mod config_file;
 mod explore;
 mod export;
 mod features;
-mod llm;
 mod log_mask;
 mod minimize;
 mod print;
 mod progress;
 mod replay;
 mod report;
-mod reset_hook;
 mod seeded;
-mod trace_env;
 
 use clap::Parser;
 use tracing_subscriber::EnvFilter;
@@ -46,7 +42,7 @@ fn main() {
         .init();
 
     let result = match &cli.command {
-        Command::Explore { url, run } => explore::explore(url, run),
+        Command::Explore { url, run } => explore::explore(url.as_deref(), run),
         Command::Demo { app, fixed, run } => explore::demo(app, *fixed, run),
         Command::Report { dir } => report::command(dir),
         Command::Replay {
@@ -59,6 +55,12 @@ fn main() {
             minimize::command(trace, target, out.as_deref())
         }
         Command::Bench(args) => bench::command(args),
+        Command::Serve {
+            app,
+            port,
+            fixed,
+            latency_ms,
+        } => explore::serve(app, *fixed, *port, *latency_ms),
         Command::Features {
             target,
             no_check,

@@ -11,7 +11,7 @@ use wayfarer_core::minimize::minimize;
 use wayfarer_core::trace::Trace;
 
 use crate::args::TraceArgs;
-use crate::trace_env;
+use crate::explore::printer;
 
 /// `NAME.min.json` next to `NAME.json`.
 pub fn default_out(trace: &Path) -> PathBuf {
@@ -26,7 +26,8 @@ pub fn default_out(trace: &Path) -> PathBuf {
 /// Returns the exit code: 0 with a minimal trace written.
 pub fn command(path: &Path, args: &TraceArgs, out: Option<&Path>) -> Result<i32> {
     let started = Instant::now();
-    let mut t = trace_env::open(path, args)?;
+    let mut say = printer(!args.quiet);
+    let mut t = wayfarer_run::trace::open(path, &crate::replay::place(args), &mut say)?;
     let n = t.actions.len();
     if !args.quiet {
         eprintln!(
@@ -49,7 +50,7 @@ pub fn command(path: &Path, args: &TraceArgs, out: Option<&Path>) -> Result<i32>
         &t.expected,
         &mut progress,
     );
-    let hooked = t.env.has_hook();
+    let hooked = t.env.refreshes();
     let m = match result {
         Ok(Some(m)) => m,
         Ok(None) => {
@@ -74,7 +75,7 @@ pub fn command(path: &Path, args: &TraceArgs, out: Option<&Path>) -> Result<i32>
             m.kept.len(),
             m.tests,
             if hooked {
-                ", reset hook before each"
+                ", a fresh application before each"
             } else {
                 ""
             }

@@ -9,7 +9,7 @@ use wayfarer_core::minimize::outside_state_warning;
 use wayfarer_core::replay::{replay, Replay};
 
 use crate::args::TraceArgs;
-use crate::trace_env;
+use crate::explore::printer;
 
 #[derive(Serialize)]
 struct RunLine {
@@ -57,8 +57,9 @@ pub fn command(path: &Path, args: &TraceArgs, repeat: u32, json: bool) -> Result
     if repeat == 0 {
         bail!("--repeat must be at least 1");
     }
-    let mut t = trace_env::open(path, args)?;
     let quiet = args.quiet || json;
+    let mut say = printer(!quiet);
+    let mut t = wayfarer_run::trace::open(path, &place(args), &mut say)?;
     if !quiet {
         eprintln!(
             "wayfarer: replaying {} ({} actions) against {}; expecting {}: {}",
@@ -136,6 +137,19 @@ pub fn command(path: &Path, args: &TraceArgs, repeat: u32, json: bool) -> Result
         println!("{verdict}: {hits}/{repeat} runs raised {expected}");
     }
     Ok(if hits > 0 { 1 } else { 0 })
+}
+
+/// Where the flags say to replay.
+pub fn place(args: &TraceArgs) -> wayfarer_run::trace::Place {
+    wayfarer_run::trace::Place {
+        url: args.url.clone(),
+        fixed: args.fixed,
+        chrome: args.chrome.clone(),
+        cdp: args.cdp.clone(),
+        config: args.config.clone(),
+        serve: args.serve.clone(),
+        server_log: None,
+    }
 }
 
 fn describe(l: &RunLine, total: usize) -> String {

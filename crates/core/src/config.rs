@@ -30,6 +30,79 @@ pub struct Config {
     /// The language model (an OpenAI-compatible endpoint); none by default. The key is
     /// read from `WAYFARER_LLM_KEY` only, never from this file.
     pub llm: LlmConfig,
+    /// The application's server, started by wayfarer (as Playwright's `webServer`); none:
+    /// the application is already running at the start URL.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server: Option<ServerConfig>,
+}
+
+/// `[server]`: the application under test as a process wayfarer starts, waits for,
+/// restarts when a fresh application is asked for, and stops (never outliving wayfarer).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ServerConfig {
+    /// A shell command (`sh -c`) that runs the server in the foreground; `{port}` is
+    /// replaced by the port (a free one wayfarer picks unless `port` is set).
+    pub command: String,
+    /// The start URL of exploration, `{port}` replaced; default `http://127.0.0.1:{port}/`.
+    pub url: Option<String>,
+    /// When the server is ready: a URL (`http://...`, or a path `/...` on the start URL's
+    /// origin) that answers with a status below 500, or else a regex over the lines of its
+    /// output. Default: the start URL answers.
+    pub ready: Option<String>,
+    /// Seconds to wait for readiness.
+    pub timeout_s: u64,
+    /// Extra environment variables of the server, `{port}` replaced in their values.
+    pub env: BTreeMap<String, String>,
+    /// Working directory (relative: to the configuration file's folder).
+    pub cwd: Option<String>,
+    /// A fixed port instead of a free one.
+    pub port: Option<u16>,
+    /// When the server is started afresh (see [`Restart`]).
+    pub restart: Restart,
+    /// Seconds between SIGTERM and SIGKILL when the server is stopped.
+    pub stop_timeout_s: u64,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        ServerConfig {
+            command: String::new(),
+            url: None,
+            ready: None,
+            timeout_s: 60,
+            env: BTreeMap::new(),
+            cwd: None,
+            port: None,
+            restart: Restart::Run,
+            stop_timeout_s: 10,
+        }
+    }
+}
+
+/// When `[server]` starts the application afresh, so that server-side state (a throttle,
+/// a database) does not leak between what should be independent.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Restart {
+    /// Once per command: a bench's runs of one application share it.
+    Never,
+    /// Once per run (the default): every bench run, and each `replay` or `minimize`
+    /// command, gets a fresh server.
+    #[default]
+    Run,
+    /// Before every exploration episode and every replay of `replay` and `minimize`.
+    Episode,
+}
+
+impl std::fmt::Display for Restart {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Restart::Never => "never",
+            Restart::Run => "run",
+            Restart::Episode => "episode",
+        })
+    }
 }
 
 /// `[llm]`: the OpenAI-compatible endpoint that answers the strategies' questions (VETL's
@@ -628,6 +701,14 @@ impl Config {
         if let Some(b) = &self.budget.budget {
             b.parse::<crate::Budget>()
                 .map_err(|e| format!("budget.budget: {e}"))?;
+        }
+        if let Some(sv) = &self.server {
+            if sv.command.trim().is_empty() {
+                return Err("server.command is missing: the shell command that runs the server, e.g. \"npm start -- --port {port}\"".into());
+            }
+            if sv.timeout_s == 0 {
+                return Err("server.timeout_s must be at least 1 (seconds)".into());
+            }
         }
         let v = &self.strategy.vetl;
         let checks = [

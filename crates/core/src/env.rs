@@ -197,6 +197,9 @@ pub enum EnvError {
     /// comes back): nothing behind the login can be explored.
     #[error("login failed: {0}")]
     Login(String),
+    /// The application's server (`[server]`) exited, or could not be started again.
+    #[error("the application's server stopped: {0}")]
+    Server(String),
 }
 
 impl EnvError {
@@ -208,6 +211,7 @@ impl EnvError {
                 | EnvError::Browser(_)
                 | EnvError::Hook(_)
                 | EnvError::Login(_)
+                | EnvError::Server(_)
         )
     }
 }
@@ -292,52 +296,106 @@ pub trait Environment {
     }
 }
 
-/// An environment whose `reset` first runs a hook that puts the application's own state
-/// back (`[reset]` in the configuration): a database, a throttle kept by the server.
-pub struct WithResetHook<E> {
+/// The application under test as the loop sees it: made fresh before every reset of the
+/// browser (its server restarted, a `[reset]` hook run, or nothing), and gone for good when
+/// its server died. The loop, `replay` and `minimize` ask for a fresh application and do
+/// not care what provides it.
+pub trait AppUnderTest: Send {
+    /// Put the application's own state back before the browser is reset; an error is
+    /// fatal ([`EnvError::Hook`] or [`EnvError::Server`]).
+    fn refresh(&mut self) -> Result<(), EnvError>;
+    /// Whether every refresh puts the application's own state back (a restart, a hook),
+    /// so a replay after it starts where the recording did.
+    fn refreshes(&self) -> bool;
+    /// `Err` ([`EnvError::Server`]) once the application is gone: its server exited.
+    fn check(&mut self) -> Result<(), EnvError> {
+        Ok(())
+    }
+}
+
+/// A reset hook alone as the application: a closure run before every reset.
+impl<F: FnMut() -> Result<(), String> + Send> AppUnderTest for F {
+    fn refresh(&mut self) -> Result<(), EnvError> {
+        self().map_err(EnvError::Hook)
+    }
+    fn refreshes(&self) -> bool {
+        true
+    }
+}
+
+/// An environment in front of the application under test: every `reset` first asks the
+/// application to be fresh, and every outcome is checked against the application still
+/// running, so a server that died ends the run instead of filling it with refused
+/// connections.
+pub struct WithApp<E> {
     pub inner: E,
-    hook: Option<Box<dyn FnMut() -> Result<(), String> + Send>>,
-    /// Resets done with the hook.
-    pub hooked: u64,
+    app: Option<Box<dyn AppUnderTest>>,
+    /// Resets done after a refresh of the application.
+    pub refreshed: u64,
 }
 
-impl<E: Environment> WithResetHook<E> {
-    /// `hook`: `None` for a plain environment.
-    pub fn new(inner: E, hook: Option<Box<dyn FnMut() -> Result<(), String> + Send>>) -> Self {
-        WithResetHook {
+impl<E: Environment> WithApp<E> {
+    /// `app`: `None` for a plain environment.
+    pub fn new(inner: E, app: Option<Box<dyn AppUnderTest>>) -> Self {
+        WithApp {
             inner,
-            hook,
-            hooked: 0,
+            app,
+            refreshed: 0,
         }
     }
 
-    pub fn has_hook(&self) -> bool {
-        self.hook.is_some()
+    /// Whether each reset makes the application itself fresh (a hook or a restart).
+    pub fn refreshes(&self) -> bool {
+        self.app.as_ref().is_some_and(|a| a.refreshes())
+    }
+
+    /// The application is still there; otherwise why not (fatal).
+    fn check(&mut self) -> Result<(), EnvError> {
+        match self.app.as_mut() {
+            Some(a) => a.check(),
+            None => Ok(()),
+        }
+    }
+
+    /// `result`, unless the application is gone: then that is the error, whatever the
+    /// browser made of it (refused connections are not the application's failures).
+    fn checked<T>(&mut self, result: Result<T, EnvError>) -> Result<T, EnvError> {
+        self.check()?;
+        result
     }
 }
 
-impl<E: Environment> Environment for WithResetHook<E> {
+impl<E: Environment> Environment for WithApp<E> {
     fn reset(&mut self) -> Result<Outcome, EnvError> {
-        if let Some(h) = self.hook.as_mut() {
-            h().map_err(EnvError::Hook)?;
-            self.hooked += 1;
+        if let Some(a) = self.app.as_mut() {
+            a.check()?;
+            let refreshes = a.refreshes();
+            a.refresh()?;
+            if refreshes {
+                self.refreshed += 1;
+            }
         }
-        self.inner.reset()
+        let r = self.inner.reset();
+        self.checked(r)
     }
     fn step(&mut self, action: &Action) -> Result<Outcome, EnvError> {
-        self.inner.step(action)
+        let r = self.inner.step(action);
+        self.checked(r)
     }
     fn observe(&mut self) -> Result<Outcome, EnvError> {
-        self.inner.observe()
+        let r = self.inner.observe();
+        self.checked(r)
     }
     fn perform(&mut self, action: &Action) -> Result<Performed, EnvError> {
-        self.inner.perform(action)
+        let r = self.inner.perform(action);
+        self.checked(r)
     }
     fn target_name(&mut self) -> Option<TargetName> {
         self.inner.target_name()
     }
     fn probe(&mut self, locator: Option<&str>) -> Result<Probe, EnvError> {
-        self.inner.probe(locator)
+        let r = self.inner.probe(locator);
+        self.checked(r)
     }
     fn resolve(&mut self, c: &crate::trace::Chosen) -> Result<String, EnvError> {
         self.inner.resolve(c)

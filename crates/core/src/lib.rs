@@ -13,8 +13,8 @@ pub mod model;
 
 pub use config::Config;
 pub use env::{
-    Coverage, EnvError, EnvTimings, Environment, Outcome, PageNames, Performed, Probe, TargetName,
-    TestId, TreeName, WithResetHook, TEST_ID_ATTRS,
+    AppUnderTest, Coverage, EnvError, EnvTimings, Environment, Outcome, PageNames, Performed,
+    Probe, TargetName, TestId, TreeName, WithApp, TEST_ID_ATTRS,
 };
 pub use model::{Action, ActionKind, AppProbe, Element, Event, EventKind, Observation, Rect, Size};
 pub mod agent;

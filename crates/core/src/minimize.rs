@@ -128,7 +128,7 @@ pub fn minimize(
 mod tests {
     use super::*;
     use crate::config::OracleConfig;
-    use crate::env::{Outcome, WithResetHook};
+    use crate::env::{Outcome, WithApp};
     use crate::model::{ActionKind, Event, Observation};
     use std::sync::atomic::{AtomicU32, Ordering};
     use std::sync::Arc;
@@ -215,7 +215,7 @@ mod tests {
             limit: 5,
         };
         let clear = failed.clone();
-        let mut env = WithResetHook::new(
+        let mut env = WithApp::new(
             inner,
             Some(Box::new(move || {
                 clear.store(0, Ordering::SeqCst);

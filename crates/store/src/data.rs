@@ -68,6 +68,7 @@ impl RunMeta {
                 login: c.login.clone(),
                 oracles: c.oracles.clone(),
                 browser: c.browser.clone(),
+                server: c.server.clone(),
             },
         }
     }

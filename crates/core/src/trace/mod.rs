@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::{BrowserConfig, LoginStep, OracleConfig};
+use crate::config::{BrowserConfig, LoginStep, OracleConfig, ServerConfig};
 use crate::env::{PageNames, TargetName};
 use crate::model::{Action, ActionKind, Element, Observation};
 
@@ -284,6 +284,10 @@ pub struct ReplaySetup {
     pub oracles: OracleConfig,
     #[serde(default)]
     pub browser: BrowserConfig,
+    /// The application's server as the run started it (`[server]`, secrets as `${NAME}`):
+    /// `replay` and `minimize` start it again when no URL is given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server: Option<ServerConfig>,
 }
 
 /// A replayable failure trace (`traces/*.json`).

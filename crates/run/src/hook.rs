@@ -5,9 +5,10 @@
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use anyhow::{anyhow, bail, Context, Result};
 use url::Url;
 use wayfarer_core::config::ResetConfig;
+
+use crate::{usage, RunError};
 
 /// A configured hook, checked and resolved against the start URL.
 #[derive(Clone, Debug)]
@@ -23,20 +24,20 @@ const OUTPUT_TAIL: usize = 400;
 impl ResetHook {
     /// The hook `cfg` describes, `None` when it describes none. Relative HTTP targets
     /// resolve against `start`.
-    pub fn new(cfg: &ResetConfig, start: &Url) -> Result<Option<ResetHook>> {
+    pub fn new(cfg: &ResetConfig, start: &Url) -> Result<Option<ResetHook>, RunError> {
         if !cfg.is_set() {
             return Ok(None);
         }
-        let http = match cfg.http_request().map_err(|e| anyhow!(e))? {
+        let http = match cfg.http_request().map_err(RunError::Usage)? {
             Some((method, target)) => {
                 let url = start
                     .join(&target)
-                    .with_context(|| format!("reset.http target {target:?} is not a URL"))?;
+                    .map_err(|e| usage!("reset.http target {target:?} is not a URL: {e}"))?;
                 if url.scheme() != "http" {
-                    bail!(
+                    return Err(usage!(
                         "reset.http {url} is not plain http (this build speaks no TLS); use \
                          reset.command, e.g. command = \"curl -fsS -X {method} {url}\""
-                    );
+                    ));
                 }
                 Some((method, url))
             }
@@ -62,7 +63,7 @@ impl ResetHook {
     }
 
     /// Run the command, then the request; the first failure is the error.
-    pub fn run(&self) -> Result<()> {
+    pub fn run(&self) -> Result<(), String> {
         if let Some(c) = &self.command {
             run_command(c, self.timeout)?;
         }
@@ -71,14 +72,9 @@ impl ResetHook {
         }
         Ok(())
     }
-
-    /// The hook as the environment wrapper calls it.
-    pub fn boxed(self) -> Box<dyn FnMut() -> Result<(), String> + Send> {
-        Box::new(move || self.run().map_err(|e| format!("{e:#}")))
-    }
 }
 
-fn run_command(cmd: &str, timeout: Duration) -> Result<()> {
+fn run_command(cmd: &str, timeout: Duration) -> Result<(), String> {
     let mut child = Command::new("sh")
         .arg("-c")
         .arg(cmd)
@@ -86,25 +82,30 @@ fn run_command(cmd: &str, timeout: Duration) -> Result<()> {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .with_context(|| format!("cannot run reset.command `{cmd}`"))?;
+        .map_err(|e| format!("cannot run reset.command `{cmd}`: {e}"))?;
     let started = Instant::now();
     let status = loop {
-        if let Some(s) = child.try_wait()? {
+        if let Some(s) = child
+            .try_wait()
+            .map_err(|e| format!("reset.command `{cmd}`: {e}"))?
+        {
             break s;
         }
         if started.elapsed() >= timeout {
             // Our own child, by its handle: never a process group.
             let _ = child.kill();
             let _ = child.wait();
-            bail!(
+            return Err(format!(
                 "reset.command `{cmd}` did not finish within {} s (reset.timeout_s)",
                 timeout.as_secs()
-            );
+            ));
         }
         std::thread::sleep(Duration::from_millis(10));
     };
     if !status.success() {
-        let out = child.wait_with_output()?;
+        let out = child
+            .wait_with_output()
+            .map_err(|e| format!("reset.command `{cmd}`: {e}"))?;
         let mut text = String::from_utf8_lossy(&out.stderr).into_owned();
         text.push_str(&String::from_utf8_lossy(&out.stdout));
         let text = text.trim();
@@ -116,18 +117,18 @@ fn run_command(cmd: &str, timeout: Duration) -> Result<()> {
             .into_iter()
             .rev()
             .collect();
-        bail!("reset.command `{cmd}` failed ({status}): {tail}");
+        return Err(format!("reset.command `{cmd}` failed ({status}): {tail}"));
     }
     Ok(())
 }
 
-fn send(method: &str, url: &Url, timeout: Duration) -> Result<()> {
+fn send(method: &str, url: &Url, timeout: Duration) -> Result<(), String> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .context("cannot start the reset hook's runtime")?;
+        .map_err(|e| format!("cannot start the reset hook's runtime: {e}"))?;
     let method = reqwest::Method::from_bytes(method.as_bytes())
-        .with_context(|| format!("reset.http method {method:?}"))?;
+        .map_err(|e| format!("reset.http method {method:?}: {e}"))?;
     let status = rt.block_on(async {
         // No proxy from the environment: the hook talks to the application itself.
         wayfarer_llm::tls_ready();
@@ -135,16 +136,18 @@ fn send(method: &str, url: &Url, timeout: Duration) -> Result<()> {
             .no_proxy()
             .timeout(timeout)
             .build()
-            .context("cannot build the reset hook's HTTP client")?;
+            .map_err(|e| format!("cannot build the reset hook's HTTP client: {e}"))?;
         let r = client
             .request(method.clone(), url.as_str())
             .send()
             .await
-            .with_context(|| format!("reset.http {method} {url} got no answer"))?;
-        Ok::<_, anyhow::Error>(r.status())
+            .map_err(|e| format!("reset.http {method} {url} got no answer: {e}"))?;
+        Ok::<_, String>(r.status())
     })?;
     if !status.is_success() {
-        bail!("reset.http {method} {url} answered {status}, not 2xx");
+        return Err(format!(
+            "reset.http {method} {url} answered {status}, not 2xx"
+        ));
     }
     Ok(())
 }
@@ -157,7 +160,7 @@ mod tests {
         "http://127.0.0.1:9/app/".parse().unwrap()
     }
 
-    fn hook(command: Option<&str>, http: Option<&str>) -> Result<Option<ResetHook>> {
+    fn hook(command: Option<&str>, http: Option<&str>) -> Result<Option<ResetHook>, RunError> {
         ResetHook::new(
             &ResetConfig {
                 command: command.map(str::to_string),
@@ -185,8 +188,7 @@ mod tests {
             .unwrap()
             .unwrap()
             .run()
-            .unwrap_err()
-            .to_string();
+            .unwrap_err();
         assert!(
             e.contains("no database") && e.contains("exit status: 3"),
             "{e}"
@@ -196,8 +198,7 @@ mod tests {
             .unwrap()
             .unwrap()
             .run()
-            .unwrap_err()
-            .to_string();
+            .unwrap_err();
         assert!(e.contains("did not finish within 2 s"), "{e}");
         assert!(t.elapsed() < Duration::from_secs(10));
     }
@@ -210,6 +211,6 @@ mod tests {
             .unwrap()
             .run()
             .unwrap_err();
-        assert!(format!("{e:#}").contains("got no answer"), "{e:#}");
+        assert!(e.contains("got no answer"), "{e}");
     }
 }

@@ -1,17 +1,37 @@
-//! Opening a trace for `replay` and `minimize`: read it, find the application (the
-//! trace's URL, `--url`, or the bundled demo app served again), fill in its secrets from
-//! the environment, and start a browser configured as the recording one was.
+//! Opening a trace for `replay` and `minimize`: read it, find the application (`--url`,
+//! the server of `--config`/`--serve` or of the trace started again, or the bundled demo
+//! app served again), fill in its secrets from the environment, and start a browser
+//! configured as the recording one was, behind the application (a fresh server or the
+//! reset hook before every replay, when configured).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use anyhow::{anyhow, Context, Result};
 use wayfarer_browser::{find_chrome, BrowserEnv, BrowserOptions};
+use wayfarer_core::config::{Restart, ServerConfig};
 use wayfarer_core::trace::{unmask, Trace};
-use wayfarer_core::{Action, Oracles, WithResetHook};
+use wayfarer_core::{Action, Oracles, WithApp};
 
-use crate::args::TraceArgs;
-use crate::explore::{check_reachable, parse_url};
-use crate::reset_hook::ResetHook;
+use crate::app::{check_reachable, parse_url, Application};
+use crate::{usage, Notice, Notices, RunError, Why};
+
+/// Where and how a trace is replayed (the flags of `replay` and `minimize`).
+#[derive(Clone, Debug, Default)]
+pub struct Place {
+    /// The application's start URL now (default: the trace's, or its server's).
+    pub url: Option<String>,
+    /// With a demo trace: serve the bundled application without its seeded bugs.
+    pub fixed: bool,
+    pub chrome: Option<String>,
+    /// Attach to a running browser instead of launching one.
+    pub cdp: Option<String>,
+    /// A configuration: its `[reset]` hook runs before every replay, its `[server]`
+    /// starts the application.
+    pub config: Option<PathBuf>,
+    /// A command that starts the application (`--serve`), as `[server] command`.
+    pub serve: Option<String>,
+    /// Where a started server's output goes (default: next to the trace).
+    pub server_log: Option<PathBuf>,
+}
 
 /// A trace ready to be replayed, with everything that must live as long as replays do.
 pub struct Target {
@@ -19,12 +39,13 @@ pub struct Target {
     pub trace: Trace,
     /// The actions to perform: moved to where the application runs now, secrets filled in.
     pub actions: Vec<Action>,
-    /// The browser, behind the configured reset hook (if any).
-    pub env: WithResetHook<BrowserEnv>,
+    /// The browser, behind the application.
+    pub env: WithApp<BrowserEnv>,
     pub oracles: Oracles,
     /// The expected signature, moved like the actions.
     pub expected: String,
     pub start_url: String,
+    app: Application,
     server: Option<wayfarer_testapps::Server>,
 }
 
@@ -32,32 +53,91 @@ impl Target {
     pub fn close(mut self) {
         use wayfarer_core::Environment;
         self.env.close();
+        self.app.stop();
         if let Some(s) = self.server.take() {
             s.shutdown();
         }
     }
 }
 
-pub fn read_trace(path: &Path) -> Result<Trace> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("cannot read trace {}", path.display()))?;
-    Trace::parse(&text).with_context(|| format!("cannot use {}", path.display()))
+pub fn read_trace(path: &Path) -> Result<Trace, RunError> {
+    let text =
+        std::fs::read_to_string(path).usage(|| format!("cannot read trace {}", path.display()))?;
+    Trace::parse(&text).usage(|| format!("cannot use {}", path.display()))
 }
 
-pub fn open(path: &Path, args: &TraceArgs) -> Result<Target> {
-    open_trace(read_trace(path)?, args)
+/// Open the trace at `path` for replays.
+pub fn open(path: &Path, place: &Place, say: Notices) -> Result<Target, RunError> {
+    let mut place = place.clone();
+    if place.server_log.is_none() {
+        let stem = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "trace".into());
+        place.server_log = Some(path.with_file_name(format!("{stem}.server.log")));
+    }
+    open_trace(read_trace(path)?, &place, say)
+}
+
+/// A secret of the trace (a `${NAME}` reference) read from the environment, and masked in
+/// everything this process writes from now on.
+fn env_var(k: &str) -> Option<String> {
+    let v = std::env::var(k).ok();
+    if let Some(v) = &v {
+        crate::mask::add([(k.to_string(), v.clone())]);
+    }
+    v
+}
+
+fn fill(s: &str) -> Result<String, RunError> {
+    unmask(s, env_var).map_err(|e| usage!("{e}; the trace refers to them as ${{NAME}}"))
+}
+
+/// The trace's server with its references filled in from the environment.
+fn unmasked(sv: &ServerConfig) -> Result<ServerConfig, RunError> {
+    let mut out = sv.clone();
+    out.command = fill(&sv.command)?;
+    out.url = sv.url.as_deref().map(fill).transpose()?;
+    out.ready = sv.ready.as_deref().map(fill).transpose()?;
+    out.cwd = sv.cwd.as_deref().map(fill).transpose()?;
+    for v in out.env.values_mut() {
+        *v = fill(v)?;
+    }
+    Ok(out)
 }
 
 /// As [`open`], for a trace in memory.
-pub fn open_trace(trace: Trace, args: &TraceArgs) -> Result<Target> {
-    let (config, _secrets) = crate::config_file::load(args.config.as_deref())?;
+pub fn open_trace(trace: Trace, place: &Place, say: Notices) -> Result<Target, RunError> {
+    let (mut config, _secrets) = crate::config::load(place.config.as_deref())?;
+    if let Some(cmd) = &place.serve {
+        let mut sv = config.server.take().unwrap_or_default();
+        sv.command = cmd.clone();
+        config.server = Some(sv);
+    }
+    let log = place
+        .server_log
+        .clone()
+        .unwrap_or_else(|| std::env::temp_dir().join("wayfarer-replay-server.log"));
     let mut server = None;
-    let start = if let Some(raw) = &args.url {
-        parse_url(raw)?
-    } else if let Some(app) = &trace.setup.app {
-        let which = wayfarer_testapps::App::from_name(app)
-            .ok_or_else(|| anyhow!("the trace names an unknown bundled app {app:?}"))?;
-        let bugs = !args.fixed && trace.setup.app_bugs.unwrap_or(true);
+    // The application: a server of the configuration, the URL given, the trace's own
+    // server started again, the bundled demo app served again, or the recorded URL.
+    let app = if config.server.is_some() || place.url.is_some() {
+        Application::prepare(&config, place.url.as_deref(), &log, true, say)?
+    } else if let Some(sv) = &trace.setup.server {
+        config.server = Some(unmasked(sv)?);
+        // Where the recording started on its server: the same path on the new one.
+        let recorded = parse_url(&trace.setup.start_url)
+            .usage(|| "the trace's start URL is not usable".to_string())?;
+        let mut path = recorded.path().to_string();
+        if let Some(q) = recorded.query() {
+            path.push('?');
+            path.push_str(q);
+        }
+        Application::prepare(&config, Some(&path), &log, true, say)?
+    } else if let Some(name) = &trace.setup.app {
+        let which = wayfarer_testapps::App::from_name(name)
+            .ok_or_else(|| usage!("the trace names an unknown bundled app {name:?}"))?;
+        let bugs = !place.fixed && trace.setup.app_bugs.unwrap_or(true);
         let s = wayfarer_testapps::Server::start(
             which,
             wayfarer_testapps::ServeOptions {
@@ -65,35 +145,30 @@ pub fn open_trace(trace: Trace, args: &TraceArgs) -> Result<Target> {
                 ..Default::default()
             },
         )
-        .context("cannot start the bundled application")?;
-        let url = parse_url(&s.url())?;
-        if !args.quiet {
-            eprintln!(
-                "wayfarer: serving the {app} demo at {url} (seeded bugs {})",
-                if bugs { "on" } else { "off" }
-            );
-        }
+        .environment(|| "cannot start the bundled application".to_string())?;
+        let url = s.url();
+        say(Notice::Info(format!(
+            "wayfarer: serving the {name} demo at {url} (seeded bugs {})",
+            if bugs { "on" } else { "off" }
+        )));
         server = Some(s);
-        url
+        Application::at(parse_url(&url)?, &config, true)?
     } else {
-        parse_url(&trace.setup.start_url)
-            .context("the trace's start URL is not usable; give one with --url")?
-    };
-    if args.fixed && trace.setup.app.is_none() {
-        eprintln!("note: --fixed only applies to traces of the bundled demo applications");
-    }
-    let moved = trace.rebased(&start);
-    // What the trace's references bring in is a secret: masked in the log from now on.
-    let env_var = |k: &str| {
-        let v = std::env::var(k).ok();
-        if let Some(v) = &v {
-            crate::log_mask::add([(k.to_string(), v.clone())]);
+        let start = parse_url(&trace.setup.start_url).map_err(|e| {
+            usage!("the trace's start URL is not usable ({e}); give one with --url")
+        })?;
+        if place.cdp.is_none() {
+            check_reachable(&start)?;
         }
-        v
+        Application::at(start, &config, true)?
     };
-    let fill = |s: &str| {
-        unmask(s, env_var).map_err(|e| anyhow!("{e}; the trace refers to them as ${{NAME}}"))
-    };
+    if place.fixed && trace.setup.app.is_none() {
+        say(Notice::Warning(
+            "note: --fixed only applies to traces of the bundled demo applications".into(),
+        ));
+    }
+    let start = app.start_url().clone();
+    let moved = trace.rebased(&start);
     let mut actions = Vec::with_capacity(moved.steps.len());
     for st in &moved.steps {
         let mut a = st.action.clone();
@@ -108,25 +183,30 @@ pub fn open_trace(trace: Trace, args: &TraceArgs) -> Result<Target> {
             l.value = Some(fill(v)?);
         }
     }
-    if args.cdp.is_none() && server.is_none() {
-        check_reachable(&start)?;
-    }
-    let chrome = match &args.cdp {
+    let chrome = match &place.cdp {
         Some(_) => None,
         None => {
-            let explicit = args.chrome.clone().or(moved.setup.browser.chrome.clone());
-            Some(find_chrome(explicit.as_deref())?)
+            let explicit = place.chrome.clone().or(moved.setup.browser.chrome.clone());
+            Some(
+                find_chrome(explicit.as_deref())
+                    .map_err(|e| RunError::Environment(e.to_string()))?,
+            )
         }
     };
     let mut origins = vec![start.origin().ascii_serialization()];
     origins.extend(moved.setup.allow_origins.iter().cloned());
-    let oracles = Oracles::new(moved.setup.oracles.clone(), origins)?;
-    let hook = ResetHook::new(&config.reset, &start)?;
-    if let (Some(h), false) = (&hook, args.quiet) {
-        eprintln!(
+    let oracles = Oracles::new(moved.setup.oracles.clone(), origins).map_err(|e| usage!("{e}"))?;
+    if let Some(h) = app.hook() {
+        say(Notice::Info(format!(
             "wayfarer: before every replay the reset hook runs {}",
             h.describe()
-        );
+        )));
+    }
+    if app.serves() && app.restart() == Restart::Episode {
+        say(Notice::Info(
+            "wayfarer: every replay starts on a freshly started server (server.restart = \"episode\")"
+                .into(),
+        ));
     }
     let browser = BrowserEnv::launch(BrowserOptions {
         start_url: start.clone(),
@@ -136,12 +216,12 @@ pub fn open_trace(trace: Trace, args: &TraceArgs) -> Result<Target> {
         subresources: config.scope.subresources,
         deny: Vec::new(),
         login,
-        cdp_url: args.cdp.clone(),
+        cdp_url: place.cdp.clone(),
         chrome,
         coverage: Default::default(),
     })
-    .context("cannot start the browser")?;
-    let env = WithResetHook::new(browser, hook.map(ResetHook::boxed));
+    .environment(|| "cannot start the browser".to_string())?;
+    let env = WithApp::new(browser, app.handle());
     Ok(Target {
         expected: moved.expected.signature.clone(),
         start_url: start.to_string(),
@@ -149,6 +229,7 @@ pub fn open_trace(trace: Trace, args: &TraceArgs) -> Result<Target> {
         actions,
         env,
         oracles,
+        app,
         server,
     })
 }

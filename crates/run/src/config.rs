@@ -1,34 +1,52 @@
 //! Reading `wayfarer.toml`: `${ENV}` references are filled in from the environment
-//! (secrets stay out of the file), then the TOML is parsed into the core `Config`.
+//! (secrets stay out of the file), then the TOML is parsed into the core `Config`; a
+//! `[server]` working directory is resolved against the file's folder.
 
 use std::path::Path;
 
-use anyhow::{anyhow, bail, Context, Result};
 use wayfarer_core::trace::{unmask, Secrets};
 use wayfarer_core::Config;
 
+use crate::{usage, RunError, Why};
+
 /// Load the configuration file, or the defaults when there is none, with the values
 /// its `${NAME}` references brought in (to be masked wherever the run writes).
-pub fn load(path: Option<&Path>) -> Result<(Config, Secrets)> {
+pub fn load(path: Option<&Path>) -> Result<(Config, Secrets), RunError> {
     let Some(path) = path else {
         return Ok((Config::default(), Secrets::default()));
     };
     let text = std::fs::read_to_string(path)
-        .with_context(|| format!("cannot read config file {}", path.display()))?;
-    parse_with_secrets(&text, |k| std::env::var(k).ok())
-        .with_context(|| format!("invalid config file {}", path.display()))
+        .usage(|| format!("cannot read config file {}", path.display()))?;
+    let (mut config, secrets) = parse_with_secrets(&text, |k| std::env::var(k).ok())
+        .usage(|| format!("invalid config file {}", path.display()))?;
+    // A server's relative working directory (or none) is the file's folder, as
+    // Playwright's webServer does: `command = "./start.sh"` lives next to the config.
+    if let Some(server) = config.server.as_mut() {
+        let folder = path
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        let folder = std::fs::canonicalize(folder).unwrap_or_else(|_| folder.to_path_buf());
+        let cwd = match server.cwd.as_deref() {
+            Some(c) if Path::new(c).is_absolute() => c.into(),
+            Some(c) => folder.join(c),
+            None => folder,
+        };
+        server.cwd = Some(cwd.to_string_lossy().into_owned());
+    }
+    Ok((config, secrets))
 }
 
 /// Parse configuration text, resolving `${NAME}` with `env`.
 #[cfg(test)]
-pub fn parse(text: &str, env: impl Fn(&str) -> Option<String>) -> Result<Config> {
+pub fn parse(text: &str, env: impl Fn(&str) -> Option<String>) -> Result<Config, RunError> {
     parse_with_secrets(text, env).map(|(c, _)| c)
 }
 
 fn parse_with_secrets(
     text: &str,
     env: impl Fn(&str) -> Option<String>,
-) -> Result<(Config, Secrets)> {
+) -> Result<(Config, Secrets), RunError> {
     check_references(text)?;
     let mut used = Vec::new();
     let text = substitute(text, |k| {
@@ -38,19 +56,19 @@ fn parse_with_secrets(
         }
         v
     })?;
-    crate::log_mask::add(used.iter().cloned());
+    crate::mask::add(used.iter().cloned());
     let secrets = Secrets::new(used.clone());
     // TOML errors quote the offending line and our checks quote values: neither may show
     // a secret, raw or as escaped into the text.
     let escaped = Secrets::new(used.into_iter().map(|(k, v)| (k, toml_escape(&v))));
     let config =
-        check(&text).map_err(|e| anyhow!(escaped.mask(&secrets.mask(&format!("{e:#}")))))?;
+        check(&text).map_err(|e| RunError::Usage(escaped.mask(&secrets.mask(&e.to_string()))))?;
     Ok((config, secrets))
 }
 
 /// Parse and check the text with its references filled in.
-fn check(text: &str) -> Result<Config> {
-    let config: Config = toml::from_str(text).map_err(|e| anyhow!("{e}"))?;
+fn check(text: &str) -> Result<Config, RunError> {
+    let config: Config = toml::from_str(text).map_err(|e| usage!("{e}"))?;
     for (i, step) in config.login.iter().enumerate() {
         let actions = [
             step.goto.is_some(),
@@ -58,30 +76,30 @@ fn check(text: &str) -> Result<Config> {
             step.click.is_some(),
         ];
         if actions.iter().filter(|b| **b).count() != 1 {
-            bail!(
+            return Err(usage!(
                 "login step {} must have exactly one of goto, fill, click",
                 i + 1
-            );
+            ));
         }
         if step.fill.is_some() != step.value.is_some() {
-            bail!(
+            return Err(usage!(
                 "login step {}: `fill` needs a `value` (and only `fill` takes one)",
                 i + 1
-            );
+            ));
         }
     }
     for (i, rule) in config.deny.iter().enumerate() {
         if rule.selector.is_none() && rule.text.is_none() {
-            bail!("deny rule {} needs a selector or a text", i + 1);
+            return Err(usage!("deny rule {} needs a selector or a text", i + 1));
         }
     }
-    config.validate().map_err(|e| anyhow!(e))?;
+    config.validate().map_err(RunError::Usage)?;
     Ok(config)
 }
 
 /// Every `${` must open a `${NAME}` reference: one left open or misspelt would otherwise
 /// reach the application (or a trace) as the literal text.
-fn check_references(text: &str) -> Result<()> {
+fn check_references(text: &str) -> Result<(), RunError> {
     for (at, _) in text.match_indices("${") {
         let rest = &text[at + 2..];
         let name_len = rest
@@ -95,19 +113,19 @@ fn check_references(text: &str) -> Result<()> {
                 .take_while(|c| *c != '\n')
                 .take(24)
                 .collect();
-            bail!(
+            return Err(usage!(
                 "line {line}: {shown:?} is not a reference; write ${{NAME}} (letters, digits \
                  and _, closed by }})"
-            );
+            ));
         }
     }
     Ok(())
 }
 
-fn substitute(text: &str, mut env: impl FnMut(&str) -> Option<String>) -> Result<String> {
+fn substitute(text: &str, mut env: impl FnMut(&str) -> Option<String>) -> Result<String, RunError> {
     // Escaped for a TOML basic string, where references are expected to sit.
     unmask(text, |k| env(k).map(|v| toml_escape(&v)))
-        .map_err(|e| anyhow!("{e} (referenced as ${{NAME}} in the config)"))
+        .map_err(|e| usage!("{e} (referenced as ${{NAME}} in the config)"))
 }
 
 /// `v` as the inside of a TOML basic string: quotes, backslashes and every control

@@ -1,0 +1,116 @@
+//! `findings.md`: every unique failure of the benchmark, per application, with the tools
+//! and runs that found it: where triage starts (is it a real defect, the application's
+//! stock noise, or a false positive of the tool?). Strategy runs keep a store to build a
+//! replayable trace from (`wayfarer report DIR`); each run directory also holds the
+//! server's log when the bench started the application.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use crate::engine::BenchResult;
+use crate::plan::Plan;
+use crate::BenchError;
+
+/// One failure signature on one application, and who found it.
+#[derive(Default)]
+struct Finding {
+    kind: String,
+    message: String,
+    page: String,
+    /// Tool -> runs that found it.
+    by: BTreeMap<String, Vec<u64>>,
+    /// Where it was first found: (found by a peer, step) and the run directory.
+    first: Option<((bool, u64), String)>,
+}
+
+fn md(s: &str) -> String {
+    s.replace('|', "\\|").replace(['\n', '\r'], " ")
+}
+
+/// Write `findings.md` into the bench's output; returns its path.
+pub(crate) fn write(plan: &Plan, result: &BenchResult) -> Result<PathBuf, BenchError> {
+    let path = plan.out.join("findings.md");
+    std::fs::write(&path, markdown(plan, result))
+        .map_err(|e| BenchError::Write(path.clone(), e))?;
+    Ok(path)
+}
+
+fn markdown(plan: &Plan, result: &BenchResult) -> String {
+    let mut s = String::from(
+        "# Failures found, per application\n\nEvery unique failure (by signature) of the \
+         benchmark, with the tools that found it and in how many of their runs. A strategy \
+         run's directory holds its store: `wayfarer report DIR` writes its traces, which \
+         `wayfarer replay` and `wayfarer minimize` take. A run's `server.log` is the \
+         application's output during it.\n",
+    );
+    for target in &plan.targets {
+        let name = target.name();
+        let mut runs_of: BTreeMap<String, usize> = BTreeMap::new();
+        let mut found: BTreeMap<String, Finding> = BTreeMap::new();
+        for (t, o) in &result.runs {
+            if t.name() != name {
+                continue;
+            }
+            let who = o.row.who();
+            *runs_of.entry(who.clone()).or_default() += 1;
+            for f in &o.failures {
+                let e = found.entry(f.signature.clone()).or_default();
+                if e.kind.is_empty() {
+                    e.kind = f.kind.clone();
+                    e.message = f.message.clone();
+                    e.page = f.page_url.clone();
+                }
+                e.by.entry(who.clone()).or_default().push(o.row.seed);
+                let dir = o
+                    .dir
+                    .as_ref()
+                    .and_then(|d| {
+                        d.strip_prefix(&plan.out)
+                            .ok()
+                            .map(|p| p.display().to_string())
+                    })
+                    .unwrap_or_default();
+                // A strategy run's (it has a store to replay from) before a peer's, then
+                // the earliest.
+                let key = (o.row.kind != "strategy", f.step);
+                if e.first.as_ref().is_none_or(|(k, _)| key < *k) {
+                    e.first = Some((key, dir));
+                }
+            }
+        }
+        let _ = writeln!(s, "\n## {}\n", md(&name));
+        if found.is_empty() {
+            s.push_str("No failure.\n");
+            continue;
+        }
+        s.push_str("| # | kind | message | page | found by (runs) | first at | run |\n");
+        s.push_str("|---|---|---|---|---|---|---|\n");
+        for (i, f) in found.values().enumerate() {
+            let by: Vec<String> =
+                f.by.iter()
+                    .map(|(who, seeds)| {
+                        format!(
+                            "{who} {}/{}",
+                            seeds.len(),
+                            runs_of.get(who).copied().unwrap_or(0)
+                        )
+                    })
+                    .collect();
+            let message: String = f.message.chars().take(200).collect();
+            let ((_, step), dir) = f.first.clone().unwrap_or_default();
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} | {} | {} | step {} | `{}` |",
+                i + 1,
+                md(&f.kind),
+                md(&message),
+                md(&f.page),
+                by.join(", "),
+                step,
+                md(&dir)
+            );
+        }
+    }
+    s
+}

@@ -1,0 +1,359 @@
+//! `[server]` and `--serve`: wayfarer starts the application under test (here the bundled
+//! apps' own server, `wayfarer serve`), waits until it is ready (its URL answers, or a line
+//! of its output matches), keeps its output in the run directory, stops it at the end, on
+//! SIGKILL too (the watchdog), ends the run with exit 2 when it dies, and restarts it
+//! before every replay with `restart = "episode"`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use wayfarer_core::config::OracleConfig;
+use wayfarer_core::{Event, Oracles};
+
+const BIN: &str = env!("CARGO_BIN_EXE_wayfarer");
+
+fn wayfarer() -> Command {
+    Command::new(BIN)
+}
+
+/// The command that serves a bundled app on wayfarer's port.
+fn serve(app: &str) -> String {
+    format!("{BIN} serve {app} --port {{port}}")
+}
+
+fn text(out: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+fn config(dir: &Path, body: &str) -> PathBuf {
+    let path = dir.join("wayfarer.toml");
+    std::fs::write(&path, body).unwrap();
+    path
+}
+
+fn json(out: &Output) -> serde_json::Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(out)))
+}
+
+/// Live processes whose environment holds `key=value`.
+fn marked(key: &str, value: &str) -> Vec<(u32, String)> {
+    let want = format!("{key}={value}");
+    let mut found = vec![];
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(env) = std::fs::read(format!("/proc/{pid}/environ")) else {
+            continue;
+        };
+        if !env.split(|b| *b == 0).any(|v| v == want.as_bytes()) {
+            continue;
+        }
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        let state = stat.rsplit(')').next().unwrap_or("").trim_start();
+        if stat.is_empty() || state.starts_with('Z') || state.starts_with('X') {
+            continue;
+        }
+        let cmd = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+        found.push((pid, String::from_utf8_lossy(&cmd).replace('\0', " ")));
+    }
+    found
+}
+
+#[test]
+fn ready_by_url_or_by_output_the_server_log_is_kept_and_the_server_stopped() {
+    for ready in [None, Some("^http://127\\.0\\.0\\.1:[0-9]+/$")] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut body = format!("[server]\ncommand = \"{}\"\n", serve("expense"));
+        if let Some(r) = ready {
+            body.push_str(&format!("ready = '{r}'\n"));
+        }
+        let cfg = config(dir.path(), &body);
+        let out_dir = dir.path().join("out");
+        let mark = format!("ready-{}-{}", std::process::id(), ready.is_some());
+        let out = wayfarer()
+            .args(["explore", "--budget", "8", "--json", "--config"])
+            .arg(&cfg)
+            .arg("--out")
+            .arg(&out_dir)
+            .env("WF_SERVER_TEST", &mark)
+            .output()
+            .unwrap();
+        assert!(matches!(out.status.code(), Some(0 | 1)), "{}", text(&out));
+        let summary = json(&out);
+        assert_eq!(summary["steps"], 8, "{summary}");
+        let target = summary["target"].as_str().unwrap().to_string();
+        assert!(target.starts_with("http://127.0.0.1:"), "{target}");
+        // The server's output, with wayfarer's start and stop lines, is in the run dir.
+        let log = std::fs::read_to_string(out_dir.join("server.log")).unwrap();
+        assert!(log.contains("== wayfarer: start 1 of"), "{log}");
+        assert!(log.contains(&target), "the URL it printed: {log}");
+        assert!(log.contains("== wayfarer: stopped by wayfarer"), "{log}");
+        let left = marked("WF_SERVER_TEST", &mark);
+        assert!(left.is_empty(), "left running: {left:?}");
+    }
+}
+
+#[test]
+fn serve_flag_with_a_path_explores_that_page_of_the_started_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = wayfarer()
+        .args(["explore", "/throws", "--budget", "12", "--seed", "3"])
+        .args([
+            "--strategy",
+            "random",
+            "--json",
+            "--serve",
+            &serve("hazards"),
+        ])
+        .arg("--out")
+        .arg(dir.path().join("out"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let summary = json(&out);
+    assert!(
+        summary["target"].as_str().unwrap().ends_with("/throws"),
+        "{summary}"
+    );
+    // A trace remembers the server it was recorded on, and replay starts it again.
+    let traces: Vec<PathBuf> = std::fs::read_dir(dir.path().join("out/traces"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    let trace = &traces[0];
+    let t: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(trace).unwrap()).unwrap();
+    assert!(
+        t["setup"]["server"]["command"]
+            .as_str()
+            .is_some_and(|c| c.ends_with("serve hazards --port {port}")),
+        "{t}"
+    );
+    let out = wayfarer()
+        .args(["replay", "--json"])
+        .arg(trace)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "reproduced: {}", text(&out));
+}
+
+#[test]
+fn a_server_that_never_gets_ready_is_exit_2_with_its_last_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = config(
+        dir.path(),
+        "[server]\ncommand = \"echo booting on {port}; echo no database >&2; sleep 60\"\nready = \"^listening\"\ntimeout_s = 2\n",
+    );
+    let t = Instant::now();
+    let out = wayfarer()
+        .args(["explore", "--budget", "5", "--config"])
+        .arg(&cfg)
+        .arg("--out")
+        .arg(dir.path().join("out"))
+        .output()
+        .unwrap();
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{all}");
+    assert!(all.contains("was not ready within 2 s"), "{all}");
+    assert!(
+        all.contains("| booting on") && all.contains("| no database"),
+        "{all}"
+    );
+    assert!(t.elapsed() < Duration::from_secs(30));
+}
+
+#[test]
+fn a_server_killed_mid_run_ends_it_with_exit_2_and_complete_reports() {
+    let dir = tempfile::tempdir().unwrap();
+    let pidfile = dir.path().join("server.pid");
+    let cfg = config(
+        dir.path(),
+        &format!(
+            "[server]\ncommand = \"echo $$ > {}; exec {}\"\n",
+            pidfile.display(),
+            serve("expense")
+        ),
+    );
+    let out_dir = dir.path().join("out");
+    let child = wayfarer()
+        .args(["explore", "--budget", "5000,60s", "--json", "--config"])
+        .arg(&cfg)
+        .arg("--out")
+        .arg(&out_dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Some steps in, the server is killed behind wayfarer's back (its pid: a positive one).
+    let t = Instant::now();
+    while !pidfile.exists() && t.elapsed() < Duration::from_secs(30) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_secs(5));
+    let pid = std::fs::read_to_string(&pidfile)
+        .unwrap()
+        .trim()
+        .to_string();
+    assert!(Command::new("kill")
+        .args(["-KILL", &pid])
+        .status()
+        .unwrap()
+        .success());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(t.elapsed() < Duration::from_secs(50), "noticed at once");
+    let summary = json(&out);
+    let why = summary["stopped_early"].as_str().unwrap_or_default();
+    assert!(
+        why.contains("the application's server stopped") && why.contains("signal: 9"),
+        "{summary}"
+    );
+    assert!(summary["steps"].as_u64().unwrap() > 0, "{summary}");
+    // The reports are complete: the run ended, with why.
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("report.json")).unwrap())
+            .unwrap();
+    assert_eq!(report["complete"], true, "{report}");
+    assert_eq!(report["ended_by_environment"], true, "{report}");
+    assert!(out_dir.join("report.html").exists() && out_dir.join("junit.xml").exists());
+    // Refused connections after the death are not the application's failures.
+    let failures = report["failures"].as_array().unwrap();
+    assert!(
+        failures.iter().all(|f| !f["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("ERR_CONNECTION_REFUSED")),
+        "{failures:?}"
+    );
+}
+
+#[test]
+fn a_sigkilled_wayfarer_leaves_no_server_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    let mark = format!("sigkill-{}", std::process::id());
+    let mut child = wayfarer()
+        .args([
+            "explore",
+            "--budget",
+            "5000",
+            "-q",
+            "--serve",
+            &serve("clinic"),
+        ])
+        .arg("--out")
+        .arg(dir.path().join("out"))
+        .env("WF_SERVER_TEST", &mark)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Until the server runs (a `serve` process of this mark), then a few seconds more.
+    let t = Instant::now();
+    while !marked("WF_SERVER_TEST", &mark)
+        .iter()
+        .any(|(_, c)| c.contains(" serve clinic "))
+    {
+        assert!(
+            t.elapsed() < Duration::from_secs(30),
+            "the server never ran"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_secs(3));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    // The watchdogs end the server (TERM, then KILL) and the browser.
+    let t = Instant::now();
+    let mut left = marked("WF_SERVER_TEST", &mark);
+    while !left.is_empty() && t.elapsed() < Duration::from_secs(15) {
+        std::thread::sleep(Duration::from_millis(100));
+        left = marked("WF_SERVER_TEST", &mark);
+    }
+    assert!(left.is_empty(), "left behind: {left:?}");
+}
+
+/// Six failed logins for `ada` on `/throttle` (as `outside_state.rs` records them): the
+/// sixth answers 500, after action 12.
+fn throttle_trace(base: &str) -> String {
+    let page = format!("{base}throttle");
+    let login = Oracles::new(
+        OracleConfig::default(),
+        vec![base.trim_end_matches('/').into()],
+    )
+    .unwrap()
+    .judge(&[Event::http(500, page.clone(), true)], None)
+    .remove(0);
+    let mut steps = Vec::new();
+    for _ in 0..6 {
+        steps.push(serde_json::json!({
+            "kind": "type", "target": "#throttle-password", "value": "nope", "url": page
+        }));
+        steps.push(serde_json::json!({
+            "kind": "click", "target": "#throttle-login", "url": page
+        }));
+    }
+    serde_json::json!({
+        "version": 1,
+        "wayfarer": "0.1.0",
+        "setup": { "start_url": page },
+        "expected": { "kind": "http_5xx", "signature": login.signature, "message": login.message },
+        "origin": "crates/cli/tests/server.rs",
+        "steps": steps,
+    })
+    .to_string()
+}
+
+#[test]
+fn restart_per_episode_minimises_the_login_throttle_without_a_reset_hook() {
+    let dir = tempfile::tempdir().unwrap();
+    // Recorded against a server that is gone: the trace moves to the one started now.
+    let trace = dir.path().join("throttle.json");
+    std::fs::write(&trace, throttle_trace("http://127.0.0.1:9/")).unwrap();
+    let cfg = config(
+        dir.path(),
+        &format!(
+            "[server]\ncommand = \"{}\"\nurl = \"http://127.0.0.1:{{port}}/throttle\"\nrestart = \"episode\"\n",
+            serve("hazards")
+        ),
+    );
+    let min = dir.path().join("min.json");
+    let out = wayfarer()
+        .args(["minimize", "--config"])
+        .arg(&cfg)
+        .arg("--out")
+        .arg(&min)
+        .arg(&trace)
+        .output()
+        .unwrap();
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{all}");
+    assert!(
+        all.contains("every replay starts on a freshly started server"),
+        "{all}"
+    );
+    let m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&min).unwrap()).unwrap();
+    let logins = m["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["target"] == "#throttle-login")
+        .count();
+    assert!(
+        logins >= 5,
+        "the lock needs its failed logins: {logins}\n{all}"
+    );
+    assert!(m.get("outside_state").is_none(), "{m}");
+    assert!(!all.contains("outside the browser"), "{all}");
+    // Every replay had a server of its own: started once per replay.
+    let log = std::fs::read_to_string(dir.path().join("throttle.server.log")).unwrap();
+    let starts = log.matches("== wayfarer: start ").count();
+    assert!(starts >= 5, "{starts} starts:\n{log}");
+}

@@ -1,0 +1,402 @@
+//! One exploration put together: the strategy and its language model, the application
+//! (its server started when configured), the run store, the browsers of the workers, each
+//! behind the application, and the loop with the caller's observers.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+use wayfarer_browser::{find_chrome, BrowserEnv, BrowserOptions, CoveragePool};
+use wayfarer_core::candidates::DenyText;
+use wayfarer_core::config::Restart;
+use wayfarer_core::infer::InferenceConfig;
+use wayfarer_core::trace::Secrets;
+use wayfarer_core::{
+    run_workers, Budget, Config, Environment, Observer, Oracles, RunOptions, RunSummary, WithApp,
+};
+use wayfarer_store::{RunMeta, RunStart, StoreWriter};
+
+use crate::app::Application;
+use crate::{usage, Notice, Notices, RunError, Why};
+
+/// What the flags of a run say; `None` leaves it to the configuration, then the default.
+#[derive(Clone, Debug, Default)]
+pub struct Settings {
+    /// The start URL as given: a full URL, or (with a server) a path or a URL with
+    /// `{port}`, or nothing (with a server: its URL).
+    pub url: Option<String>,
+    pub strategy: Option<String>,
+    pub budget: Option<Budget>,
+    pub seed: Option<u64>,
+    pub episode_steps: Option<u32>,
+    pub inputs: Option<String>,
+    pub inference: Option<InferenceConfig>,
+    /// webrled: networks to start from (a run directory or a folder holding them).
+    pub networks: Option<PathBuf>,
+    /// `--llm URL` and `--model NAME`.
+    pub llm: Option<String>,
+    pub model: Option<String>,
+    /// A run of the same strategy and seed without inference, to measure the deviation.
+    pub deviation_from: Option<PathBuf>,
+    /// The run directory.
+    pub out: PathBuf,
+    /// CDP endpoints to drive instead of launching Chromium (one worker each).
+    pub cdp: Vec<String>,
+    pub workers: Option<u32>,
+    pub chrome: Option<String>,
+    pub isolate: bool,
+    /// A bundled application served for the run: its name and whether its bugs are on.
+    pub bundled: Option<(String, bool)>,
+    /// The command line, for the report header.
+    pub command: String,
+    /// Set from outside (Ctrl-C, SIGTERM) to end the run early with a report.
+    pub stop: Arc<AtomicBool>,
+}
+
+/// A finished exploration.
+pub struct Explored {
+    /// The run directory (its store holds everything the reports need).
+    pub out: PathBuf,
+    pub summary: RunSummary,
+}
+
+/// Explore with `settings` and `config` (its secrets masked wherever the run writes),
+/// recording into `settings.out`; `observers` see every step besides the store. The
+/// application is `app` when the caller started it (a benchmark sharing one server),
+/// else the one `config` describes, started here and stopped at the end.
+pub fn explore(
+    settings: &Settings,
+    mut config: Config,
+    secrets: Secrets,
+    app: Option<&Application>,
+    observers: &mut [&mut (dyn Observer + Send)],
+    say: Notices,
+) -> Result<Explored, RunError> {
+    let s = settings;
+    let budget: Budget = match s.budget {
+        Some(b) => b,
+        None => config
+            .budget
+            .budget
+            .as_deref()
+            .unwrap_or("300")
+            .parse()
+            .map_err(|e| usage!("{e}"))?,
+    };
+    let strategy = s
+        .strategy
+        .clone()
+        .or(config.strategy.name.clone())
+        .unwrap_or_else(|| wayfarer_strategies::DEFAULT.into());
+    let seed = s.seed.or(config.strategy.seed).unwrap_or(1);
+    if let Some(dir) = &s.networks {
+        // A run directory holds its networks in model/.
+        let inner = dir.join("model");
+        let dir = if inner.join("webrled.json").exists() {
+            inner
+        } else {
+            dir.clone()
+        };
+        config.strategy.webrled.model = Some(dir.to_string_lossy().into_owned());
+    }
+    if config.strategy.webrled.save.is_none() {
+        let save = s.out.join("model");
+        config.strategy.webrled.save = Some(save.to_string_lossy().into_owned());
+    }
+    config.llm = wayfarer_llm::with_flags(&config.llm, s.llm.as_deref(), s.model.as_deref());
+    let llm = crate::llm::client(&config.llm, &s.out, secrets.clone())?;
+    let wayfarer_strategies::Setup {
+        mut agent,
+        mut abstraction,
+        episode_steps,
+        llm: usage,
+        ..
+    } = wayfarer_strategies::setup(
+        &strategy,
+        &config,
+        s.inputs.as_deref(),
+        s.episode_steps,
+        llm,
+    )
+    .map_err(|e| usage!("{e}"))?;
+    let baseline = match &s.deviation_from {
+        Some(dir) => Some(baseline_actions(dir, &strategy, seed, say)?),
+        None => None,
+    };
+    let workers = worker_count(s.workers, s.cdp.len())?;
+    if workers > 1 && agent.worker().is_none() {
+        return Err(usage!(
+            "the strategy {strategy} cannot share what it learns between workers yet; run it with --workers 1"
+        ));
+    }
+    let restart_each = config
+        .server
+        .as_ref()
+        .is_some_and(|sv| sv.restart == Restart::Episode);
+    if workers > 1 && restart_each && app.is_none() {
+        return Err(usage!(
+            "server.restart = \"episode\" restarts the one server every worker uses, under the \
+             others' feet; with {workers} workers use restart = \"run\" (one fresh server for \
+             the run), or explore with one worker"
+        ));
+    }
+    let chrome = if s.cdp.is_empty() {
+        let explicit = s.chrome.clone().or(config.browser.chrome.clone());
+        Some(find_chrome(explicit.as_deref()).map_err(|e| RunError::Environment(e.to_string()))?)
+    } else {
+        None
+    };
+    // Started here (and stopped when this function returns) unless the caller holds it.
+    let owned;
+    let app = match app {
+        Some(a) => a,
+        None => {
+            owned = Application::prepare(
+                &config,
+                s.url.as_deref(),
+                &s.out.join("server.log"),
+                config.reset.explore,
+                say,
+            )?;
+            &owned
+        }
+    };
+    let url = app.start_url().clone();
+    config.browser.isolate |= s.isolate;
+    let browser_config = config.browser.clone();
+    let mut app_origins = vec![url.origin().ascii_serialization()];
+    app_origins.extend(config.scope.allow_origins.iter().cloned());
+    let oracles = Oracles::new(config.oracles.clone(), app_origins).map_err(|e| usage!("{e}"))?;
+    let inference = s.inference;
+    let opts = RunOptions {
+        budget,
+        episode_steps,
+        seed,
+        deny: DenyText::new(&config.deny),
+        oracles,
+        stop: s.stop.clone(),
+        target: url.to_string(),
+        inference,
+        llm: usage,
+    };
+
+    let meta = RunMeta::new(RunStart {
+        url: url.as_str(),
+        config: &config,
+        strategy: &strategy,
+        seed,
+        budget: opts.budget,
+        episode_steps: opts.episode_steps,
+        command: &s.command,
+        app: s.bundled.as_ref().map(|(a, bugs)| (a.as_str(), *bugs)),
+    });
+    let mut store = StoreWriter::create(&s.out, &meta, secrets)
+        .environment(|| format!("cannot create the run store in {}", s.out.display()))?;
+
+    let guessing = inference
+        .map(|i| format!(", state inference {i}"))
+        .unwrap_or_default();
+    let fleet = match workers {
+        1 => String::new(),
+        n => format!(", {n} workers"),
+    };
+    say(Notice::Info(format!(
+        "wayfarer: exploring {url} with {strategy} (seed {seed}, budget {budget}{guessing}{fleet}); Ctrl-C stops with a report"
+    )));
+    if let (Some(u), Some(m)) = (&config.llm.url, &config.llm.model) {
+        say(Notice::Info(format!(
+            "wayfarer: asking {m} at {} (answers cached in the run store)",
+            wayfarer_llm::display_endpoint(u)
+        )));
+    }
+    if app.serves() && restart_each {
+        say(Notice::Info(
+            "wayfarer: the server is restarted before every episode (server.restart = \"episode\")"
+                .into(),
+        ));
+    }
+    if let (Some(h), true) = (app.hook(), config.reset.explore) {
+        say(Notice::Info(format!(
+            "wayfarer: before every episode the reset hook runs {}",
+            h.describe()
+        )));
+        if workers > 1 {
+            say(Notice::Warning(format!(
+                "wayfarer: warning: with {workers} workers the hook runs before every episode of each, while the others explore"
+            )));
+        }
+    }
+    let base = BrowserOptions {
+        start_url: url.clone(),
+        config: browser_config,
+        actions: config.actions.clone(),
+        allow_origins: config.scope.allow_origins.clone(),
+        subresources: config.scope.subresources,
+        deny: config.deny.clone(),
+        login: config.login.clone(),
+        cdp_url: None,
+        chrome,
+        // One pool: the run's coverage is what any worker's browser covered.
+        coverage: CoveragePool::default(),
+    };
+    let browsers = launch_workers(&base, &s.cdp, workers, say)?;
+    let mut envs: Vec<WithApp<BrowserEnv>> = browsers
+        .into_iter()
+        .map(|b| WithApp::new(b, app.handle()))
+        .collect();
+
+    let result = {
+        let mut all: Vec<&mut (dyn Observer + Send)> = vec![&mut store];
+        for o in observers.iter_mut() {
+            all.push(&mut **o);
+        }
+        run_workers(
+            envs.iter_mut()
+                .map(|e| e as &mut (dyn Environment + Send))
+                .collect(),
+            agent.as_mut(),
+            abstraction.as_mut(),
+            &opts,
+            &mut all,
+        )
+    };
+    for env in &mut envs {
+        env.close();
+    }
+    let mut summary = result.map_err(|e| RunError::Environment(e.to_string()))?;
+    if let Some(base) = baseline {
+        let actions: Vec<_> = wayfarer_store::load(&s.out)
+            .map(|d| d.steps.into_iter().map(|s| s.record.action).collect())
+            .unwrap_or_default();
+        summary.deviation = Some(wayfarer_core::infer::deviation(&base, &actions));
+        // The store's summary is replaced by the one that knows the deviation.
+        store.on_end(&summary);
+    }
+    if let Some(e) = store.error() {
+        // The run went on; what the store holds is still reported.
+        say(Notice::Warning(format!(
+            "warning: the run store stopped recording: {e}"
+        )));
+    }
+    Ok(Explored {
+        out: s.out.clone(),
+        summary,
+    })
+}
+
+/// How many workers a run has: `--workers`, or one per CDP endpoint, or one.
+pub fn worker_count(asked: Option<u32>, endpoints: usize) -> Result<usize, RunError> {
+    Ok(match (asked.map(|n| n as usize), endpoints) {
+        (Some(n), 0) => n,
+        (None, 0) => 1,
+        (None, k) => k,
+        (Some(n), k) if n == k => k,
+        (Some(n), k) => {
+            return Err(usage!(
+                "--workers {n} with {k} CDP endpoint(s): each worker drives one endpoint; drop --workers or give {n} endpoints"
+            ))
+        }
+    })
+}
+
+/// Start (or attach to) the workers' browsers at once. A browser that cannot be started
+/// or reached is skipped with a warning while another one works; none at all is an error.
+fn launch_workers(
+    base: &BrowserOptions,
+    endpoints: &[String],
+    workers: usize,
+    say: Notices,
+) -> Result<Vec<BrowserEnv>, RunError> {
+    let options: Vec<BrowserOptions> = if endpoints.is_empty() {
+        vec![base.clone(); workers]
+    } else {
+        endpoints
+            .iter()
+            .map(|e| BrowserOptions {
+                cdp_url: Some(e.clone()),
+                ..base.clone()
+            })
+            .collect()
+    };
+    let names: Vec<Option<String>> = options.iter().map(|o| o.cdp_url.clone()).collect();
+    let results = names.into_iter().zip(BrowserEnv::launch_all(options));
+    let mut browsers = Vec::new();
+    let mut first_error = None;
+    for (i, (name, result)) in results.enumerate() {
+        match result {
+            Ok(b) => browsers.push(b),
+            Err(e) if workers == 1 => {
+                return Err(RunError::Environment(format!(
+                    "cannot start the browser: {e}"
+                )))
+            }
+            Err(e) => {
+                let which = name.unwrap_or_else(|| format!("the browser of worker {i}"));
+                say(Notice::Warning(format!(
+                    "wayfarer: warning: skipping {which}: {e}"
+                )));
+                first_error.get_or_insert(e);
+            }
+        }
+    }
+    match first_error {
+        Some(e) if browsers.is_empty() => Err(RunError::Environment(format!(
+            "cannot start any browser: {e}"
+        ))),
+        _ => {
+            if workers > 1 {
+                say(Notice::Info(format!(
+                    "wayfarer: {} of {workers} workers have a browser",
+                    browsers.len()
+                )));
+            }
+            Ok(browsers)
+        }
+    }
+}
+
+/// The actions of the run in `dir`, checked to be comparable: same strategy and seed.
+fn baseline_actions(
+    dir: &Path,
+    strategy: &str,
+    seed: u64,
+    say: Notices,
+) -> Result<Vec<wayfarer_core::Action>, RunError> {
+    let data = wayfarer_store::load(dir)
+        .usage(|| format!("--deviation-from: cannot read the run in {}", dir.display()))?;
+    if data.meta.strategy != strategy || data.meta.seed != seed {
+        return Err(usage!(
+            "--deviation-from: the run in {} used {} with seed {}; this run uses {strategy} with seed {seed}, so their actions cannot be compared",
+            dir.display(),
+            data.meta.strategy,
+            data.meta.seed
+        ));
+    }
+    if data
+        .summary
+        .inference
+        .as_ref()
+        .is_some_and(|i| i.disabled.is_none())
+    {
+        say(Notice::Warning(format!(
+            "warning: the run in {} used state inference itself; the deviation is measured against it",
+            dir.display()
+        )));
+    }
+    Ok(data.steps.into_iter().map(|s| s.record.action).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn workers_are_asked_for_or_one_per_endpoint() {
+        assert_eq!(worker_count(None, 0).unwrap(), 1);
+        assert_eq!(worker_count(Some(3), 0).unwrap(), 3);
+        assert_eq!(worker_count(None, 2).unwrap(), 2);
+        assert_eq!(worker_count(Some(2), 2).unwrap(), 2);
+        let e = worker_count(Some(3), 2).unwrap_err().to_string();
+        assert!(e.contains("--workers 3 with 2 CDP endpoint(s)"), "{e}");
+    }
+}
