@@ -24,9 +24,11 @@ mod scan_answer;
 mod scope;
 mod session;
 mod stability;
+mod watch;
 mod watchdog;
 
 pub use coverage::CoveragePool;
 pub use env::BrowserEnv;
 pub use launch::{launch_flags, Flag};
 pub use options::{find_chrome, BrowserOptions};
+pub use watch::{PageNews, PageWatch};
