@@ -257,6 +257,7 @@ fn run_one_peer(
         max_steps: plan.budget.actions,
         sample_every: Duration::from_millis(200),
         oracles: config.oracles.clone(),
+        log_dir: Some(peer::log_dir(&plan.out, &target.slug(), p.name(), seed)),
     };
     let res = peer::run_peer(p, &opts).map_err(BenchError::Peer)?;
     Ok(RunOutcome {
