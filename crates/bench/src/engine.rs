@@ -314,6 +314,7 @@ fn run_one_peer(
         max_steps: plan.budget.actions,
         sample_every: Duration::from_millis(200),
         oracles: config.oracles.clone(),
+        log_dir: Some(dir.to_path_buf()),
     };
     let res = peer::run_peer(p, &opts).map_err(BenchError::Peer)?;
     let out = RunOutcome {

@@ -77,6 +77,7 @@ fn gremlins_explore_the_clinic() {
         max_steps: Some(MAX_STEPS),
         sample_every: Duration::from_millis(250),
         oracles: OracleConfig::default(),
+        log_dir: None,
     };
     let r = run_peer(&g, &opts).expect("the peer runs");
 

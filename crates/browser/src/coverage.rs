@@ -5,7 +5,9 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use chromiumoxide::cdp::js_protocol::profiler::{FunctionCoverage, TakePreciseCoverageParams};
+use chromiumoxide::cdp::js_protocol::profiler::{
+    FunctionCoverage, ScriptCoverage, TakePreciseCoverageParams,
+};
 use chromiumoxide::Page;
 use wayfarer_core::Coverage;
 
@@ -65,6 +67,11 @@ impl CoveragePool {
     /// Coverage so far, over every environment that shares this pool.
     pub fn snapshot(&self) -> Coverage {
         self.lock().snapshot()
+    }
+
+    /// Note what is covered now as the first load's coverage (the first call counts).
+    pub fn mark_first_load(&self) {
+        self.lock().mark_first_load();
     }
 }
 
@@ -139,6 +146,22 @@ impl CoverageAcc {
         self.covered_bytes += added;
     }
 
+    /// Merge one `Profiler.takePreciseCoverage` result; `scripts` maps the script ids of
+    /// the application's scripts to their (content hash, length).
+    pub fn merge_take(
+        &mut self,
+        scripts: &HashMap<String, (String, usize)>,
+        result: &[ScriptCoverage],
+    ) {
+        for sc in result {
+            // Unknown ids are scripts of other origins, evaluations (ours included) and the
+            // crate's utility world: not part of the application.
+            if let Some((hash, len)) = scripts.get(sc.script_id.inner()) {
+                self.merge(hash, *len, &sc.functions);
+            }
+        }
+    }
+
     pub fn mark_first_load(&mut self) {
         if self.first_load.is_none() {
             self.first_load = Some(self.covered_bytes);
@@ -206,13 +229,7 @@ pub(crate) async fn take(
     for (hash, len) in std::mem::take(&mut s.new_scripts) {
         cov.register(&hash, len);
     }
-    for sc in &ret.result {
-        // Unknown ids are scripts of other origins, evaluations (ours included) and the
-        // crate's utility world: not part of the application.
-        if let Some((hash, len)) = s.scripts.get(sc.script_id.inner()) {
-            cov.merge(hash, *len, &sc.functions);
-        }
-    }
+    cov.merge_take(&s.scripts, &ret.result);
     drop(cov);
     s.cov_taken = Some(std::time::Instant::now());
     tracing::trace!(took = ?t.elapsed(), scripts = ret.result.len(), "coverage taken");

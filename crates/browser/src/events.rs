@@ -421,7 +421,7 @@ pub(crate) async fn subscribe_browser(
     }))
 }
 
-fn is_http(url: &str) -> bool {
+pub(crate) fn is_http(url: &str) -> bool {
     url.starts_with("http://") || url.starts_with("https://")
 }
 
@@ -474,61 +474,14 @@ fn handle(ev: Ev, page: &Page, shared: &SharedRef, scope: &Scope, cdp: Duration)
 
 fn handle_inner(ev: Ev, page: &Page, shared: &SharedRef, scope: &Scope, cdp: Duration) {
     match ev {
-        Ev::Exception(e) => {
-            let d = &e.exception_details;
-            let rejection = d.text.starts_with("Uncaught (in promise)");
-            let message = d
-                .exception
-                .as_ref()
-                .map(|o| first_line(&object_text(o)))
-                .filter(|m| !m.is_empty())
-                .unwrap_or_else(|| first_line(&d.text));
-            let kind = if rejection {
-                EventKind::UnhandledRejection
-            } else {
-                EventKind::Exception
-            };
-            let mut event = Event::new(kind, message);
-            match d.url.as_ref().filter(|u| !u.is_empty()) {
-                Some(url) => {
-                    event = event.at(
-                        url.clone(),
-                        Some((d.line_number + 1) as u32),
-                        Some((d.column_number + 1) as u32),
-                    )
-                }
-                None => {
-                    if let Some((u, l, c)) = top_frame(d.stack_trace.as_ref()) {
-                        event = event.at(u, Some(l), Some(c));
-                    }
-                }
-            }
-            shared.push(event);
-        }
+        Ev::Exception(e) => shared.push(exception_event(&e)),
         Ev::Console(e) => {
-            if e.r#type == ConsoleApiCalledType::Error || e.r#type == ConsoleApiCalledType::Assert {
-                let text: Vec<String> = e.args.iter().map(object_text).collect();
-                let msg: String = text.join(" ").chars().take(500).collect();
-                let mut event = Event::new(EventKind::ConsoleError, msg);
-                if let Some((u, l, c)) = top_frame(e.stack_trace.as_ref()) {
-                    event = event.at(u, Some(l), Some(c));
-                }
+            if let Some(event) = console_event(&e) {
                 shared.push(event);
             }
         }
         Ev::Log(e) => {
-            // Network entries duplicate HttpResponse/RequestFailed; violations are advice.
-            let en = &e.entry;
-            if en.level == LogEntryLevel::Error
-                && !matches!(
-                    en.source,
-                    LogEntrySource::Network | LogEntrySource::Violation
-                )
-            {
-                let mut event = Event::new(EventKind::ConsoleError, first_line(&en.text));
-                if let Some(u) = &en.url {
-                    event = event.at(u.clone(), en.line_number.map(|l| (l + 1) as u32), None);
-                }
+            if let Some(event) = log_event(&e) {
                 shared.push(event);
             }
         }
@@ -560,19 +513,16 @@ fn handle_inner(ev: Ev, page: &Page, shared: &SharedRef, scope: &Scope, cdp: Dur
             s.net.start(e.request_id.inner(), url, counted, main_doc);
         }
         Ev::Response(e) => {
-            let url = &e.response.url;
-            if !is_http(url) {
+            let Some(event) = response_event(&e) else {
                 return;
-            }
-            let status = e.response.status.clamp(0, u16::MAX as i64) as u16;
-            let document = e.r#type == ResourceType::Document;
+            };
             let mut s = shared.lock();
-            if document
+            if event.document
                 && e.frame_id.as_ref().map(|f| f.inner().as_str()) == Some(s.main_frame.as_str())
             {
-                s.doc_status = Some(status);
+                s.doc_status = event.status;
             }
-            s.add(Event::http(status, url.clone(), document));
+            s.add(event);
         }
         Ev::Finished(e) => {
             shared.lock().net.finish(e.request_id.inner());
@@ -580,31 +530,18 @@ fn handle_inner(ev: Ev, page: &Page, shared: &SharedRef, scope: &Scope, cdp: Dur
         Ev::Failed(e) => {
             let mut s = shared.lock();
             let req = s.net.finish(e.request_id.inner());
-            // ERR_ABORTED is our own stopLoading, a blocked navigation, a download or a
-            // page navigating away: not a failure of the application.
-            // ERR_CACHE_MISS is Chrome refusing to resubmit a form when history goes back to
-            // a POST result without asking the user: a property of `back`, not of the app.
-            if e.error_text == "net::ERR_ABORTED" || e.error_text == "net::ERR_CACHE_MISS" {
+            let Some(event) = failed_event(&e, req.as_ref().map(|r| r.url.clone())) else {
                 return;
-            }
-            let document = e.r#type == ResourceType::Document;
-            let mut event = Event::new(EventKind::RequestFailed, e.error_text.clone());
-            event.document = document;
-            if let Some(r) = req {
-                if r.main_doc {
-                    // An error page replaces the document: no HTTP status any more.
-                    s.doc_status = None;
-                }
-                event = event.at(r.url, None, None);
+            };
+            if req.is_some_and(|r| r.main_doc) {
+                // An error page replaces the document: no HTTP status any more.
+                s.doc_status = None;
             }
             s.add(event);
         }
         Ev::Crashed => {
             shared.lock().crashed = true;
-            shared.push(Event::new(
-                EventKind::PageCrash,
-                "the page's renderer crashed",
-            ));
+            shared.push(crash_event());
         }
         Ev::DebuggerPaused(e) => {
             let ours = e
@@ -628,10 +565,7 @@ fn handle_inner(ev: Ev, page: &Page, shared: &SharedRef, scope: &Scope, cdp: Dur
             });
         }
         Ev::Dialog(e) => {
-            shared.push(Event::new(
-                EventKind::Dialog,
-                format!("{}: {}", e.r#type.as_ref(), first_line(&e.message)),
-            ));
+            shared.push(dialog_event(&e));
             let page = page.clone();
             tokio::spawn(async move {
                 let params = HandleJavaScriptDialogParams::builder()
@@ -653,15 +587,128 @@ fn handle_inner(ev: Ev, page: &Page, shared: &SharedRef, scope: &Scope, cdp: Dur
             }
         }
         Ev::Script(e) => {
-            if e.url.is_empty() || !scope.allows(&e.url) {
+            let Some((hash, len)) = app_script(&e, scope) else {
                 return;
-            }
-            let len = e.length.unwrap_or(0).max(0) as usize;
-            tracing::debug!(url = %e.url, len, hash = %e.hash, "app script parsed");
+            };
             let mut s = shared.lock();
             s.scripts
-                .insert(e.script_id.inner().clone(), (e.hash.clone(), len));
-            s.new_scripts.push((e.hash.clone(), len));
+                .insert(e.script_id.inner().clone(), (hash.clone(), len));
+            s.new_scripts.push((hash, len));
         }
     }
+}
+
+// What a CDP event means for wayfarer, shared by the environment's event task and by
+// `PageWatch` (a page another tool drives): one reading of each event everywhere.
+
+/// An uncaught exception or unhandled rejection, located at its script and line.
+pub(crate) fn exception_event(e: &EventExceptionThrown) -> Event {
+    let d = &e.exception_details;
+    let rejection = d.text.starts_with("Uncaught (in promise)");
+    let message = d
+        .exception
+        .as_ref()
+        .map(|o| first_line(&object_text(o)))
+        .filter(|m| !m.is_empty())
+        .unwrap_or_else(|| first_line(&d.text));
+    let kind = if rejection {
+        EventKind::UnhandledRejection
+    } else {
+        EventKind::Exception
+    };
+    let event = Event::new(kind, message);
+    match d.url.as_ref().filter(|u| !u.is_empty()) {
+        Some(url) => event.at(
+            url.clone(),
+            Some((d.line_number + 1) as u32),
+            Some((d.column_number + 1) as u32),
+        ),
+        None => match top_frame(d.stack_trace.as_ref()) {
+            Some((u, l, c)) => event.at(u, Some(l), Some(c)),
+            None => event,
+        },
+    }
+}
+
+/// `console.error` and failed `console.assert` calls.
+pub(crate) fn console_event(e: &EventConsoleApiCalled) -> Option<Event> {
+    if e.r#type != ConsoleApiCalledType::Error && e.r#type != ConsoleApiCalledType::Assert {
+        return None;
+    }
+    let text: Vec<String> = e.args.iter().map(object_text).collect();
+    let msg: String = text.join(" ").chars().take(500).collect();
+    let event = Event::new(EventKind::ConsoleError, msg);
+    Some(match top_frame(e.stack_trace.as_ref()) {
+        Some((u, l, c)) => event.at(u, Some(l), Some(c)),
+        None => event,
+    })
+}
+
+/// Browser log entries of level error (CSP, deprecations turned errors ...).
+pub(crate) fn log_event(e: &EventEntryAdded) -> Option<Event> {
+    // Network entries duplicate HttpResponse/RequestFailed; violations are advice.
+    let en = &e.entry;
+    if en.level != LogEntryLevel::Error
+        || matches!(
+            en.source,
+            LogEntrySource::Network | LogEntrySource::Violation
+        )
+    {
+        return None;
+    }
+    let event = Event::new(EventKind::ConsoleError, first_line(&en.text));
+    Some(match &en.url {
+        Some(u) => event.at(u.clone(), en.line_number.map(|l| (l + 1) as u32), None),
+        None => event,
+    })
+}
+
+/// The status of an http(s) response.
+pub(crate) fn response_event(e: &EventResponseReceived) -> Option<Event> {
+    let url = &e.response.url;
+    if !is_http(url) {
+        return None;
+    }
+    let status = e.response.status.clamp(0, u16::MAX as i64) as u16;
+    let document = e.r#type == ResourceType::Document;
+    Some(Event::http(status, url.clone(), document))
+}
+
+/// A request that failed, at `url` when its start was seen; `None` for the failures that
+/// are not the application's.
+pub(crate) fn failed_event(e: &EventLoadingFailed, url: Option<String>) -> Option<Event> {
+    // ERR_ABORTED is our own stopLoading, a blocked navigation, a download or a page
+    // navigating away: not a failure of the application.
+    // ERR_CACHE_MISS is Chrome refusing to resubmit a form when history goes back to a
+    // POST result without asking the user: a property of `back`, not of the app.
+    if e.error_text == "net::ERR_ABORTED" || e.error_text == "net::ERR_CACHE_MISS" {
+        return None;
+    }
+    let mut event = Event::new(EventKind::RequestFailed, e.error_text.clone());
+    event.document = e.r#type == ResourceType::Document;
+    Some(match url {
+        Some(u) => event.at(u, None, None),
+        None => event,
+    })
+}
+
+pub(crate) fn crash_event() -> Event {
+    Event::new(EventKind::PageCrash, "the page's renderer crashed")
+}
+
+pub(crate) fn dialog_event(e: &EventJavascriptDialogOpening) -> Event {
+    Event::new(
+        EventKind::Dialog,
+        format!("{}: {}", e.r#type.as_ref(), first_line(&e.message)),
+    )
+}
+
+/// The content hash and length of a script of the application (coverage counts no other).
+pub(crate) fn app_script(e: &EventScriptParsed, scope: &Scope) -> Option<(String, usize)> {
+    if e.url.is_empty() || !scope.allows(&e.url) {
+        return None;
+    }
+    let len = e.length.unwrap_or(0).max(0) as usize;
+    tracing::debug!(url = %e.url, len, hash = %e.hash, "app script parsed");
+    Some((e.hash.clone(), len))
 }

@@ -24,8 +24,10 @@ mod scan_answer;
 mod scope;
 mod session;
 mod stability;
+mod watch;
 
 pub use coverage::CoveragePool;
 pub use env::BrowserEnv;
 pub use launch::{launch_flags, Flag};
 pub use options::{find_chrome, BrowserOptions};
+pub use watch::{PageNews, PageWatch};

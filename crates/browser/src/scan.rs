@@ -106,6 +106,14 @@ pub(crate) fn scan_script(deny: &[DenyRule]) -> ScanScript {
     }
 }
 
+impl ScanScript {
+    /// The expression that defines the scan function where it is missing and scans: for
+    /// a context of our own that no init script prepared (an isolated world).
+    pub(crate) fn installing(&self) -> &str {
+        &self.install
+    }
+}
+
 /// Evaluate `call`, or `install` when the document has no scan function yet; retried
 /// briefly while a navigation swaps the execution context. The JSON string it returned.
 pub(crate) async fn eval_installed(
@@ -145,14 +153,19 @@ pub(crate) async fn scan(
     cdp: Duration,
 ) -> Result<Observation, BrowserError> {
     let s = eval_installed(page, &script.call, &script.install, "scan", cdp).await?;
+    let o = read_answer(&s)?;
+    say_if_capped(&o, &script.capped_said);
+    Ok(o)
+}
+
+/// The observation in a scan's answer, cut to the scan's caps.
+pub(crate) fn read_answer(s: &str) -> Result<Observation, BrowserError> {
     let caps = Caps {
         elements: MAX_ELEMENTS,
         tags: MAX_TAGS,
         html: MAX_HTML,
     };
-    let o = crate::scan_answer::observation(&s, &caps)?;
-    say_if_capped(&o, &script.capped_said);
-    Ok(o)
+    crate::scan_answer::observation(s, &caps)
 }
 
 /// A page larger than what the scan keeps is seen in part: said once a run (a warning),

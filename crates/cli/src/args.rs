@@ -267,8 +267,9 @@ pub struct BenchArgs {
     /// wall-minute).
     #[arg(long, default_value = "1")]
     pub workers: String,
-    /// External peers measured in the same run, comma-separated (gremlins), or none.
-    /// Installed from npm into --peer-cache when missing.
+    /// External peers measured in the same run, comma-separated (gremlins, bombadil), or
+    /// none. gremlins is installed from npm into --peer-cache when missing; bombadil is
+    /// built from source ($BOMBADIL_BIN, /opt/peers/bombadil/target/release/bombadil).
     #[arg(long, default_value = "none")]
     pub peer: String,
     /// Budget of every run: actions (300), wall time (90s, 2m) or both (300,2m).

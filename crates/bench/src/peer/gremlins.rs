@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use super::install::{Installed, NpmPackage};
-use super::{Peer, PeerError};
+use super::{Peer, PeerError, PeerOptions, PeerResult, ScriptPeer};
 
 const NAME: &str = "gremlins.js";
 const VERSION: &str = "2.2.0";
@@ -154,6 +154,12 @@ impl Peer for Gremlins {
         Ok(format!("{NAME} {VERSION} {verb} {}", tilde(&self.dir)))
     }
 
+    fn run(&self, opts: &PeerOptions) -> Result<PeerResult, PeerError> {
+        super::session::run_injected(self, opts)
+    }
+}
+
+impl ScriptPeer for Gremlins {
     fn init_script(&self, seed: u64, max_steps: Option<u64>) -> Result<String, PeerError> {
         let bundle = self.bundle.as_deref().ok_or_else(|| {
             self.install_error("not installed yet (call ensure_installed first)".into())

@@ -2,12 +2,16 @@
 //! same application with the same time budget and seed, and measured with the same JS
 //! coverage and failure oracles as wayfarer's strategies.
 //!
-//! A peer is a script injected into every document of the application (so it survives the
-//! page loads it causes itself). Adding a second peer means implementing [`Peer`] and
+//! A peer is either a script injected into every document of our own browser (so it
+//! survives the page loads it causes itself: [`ScriptPeer`], run by `session.rs`), or a
+//! program that drives a browser of its own, watched through a CDP session of ours
+//! (Bombadil: `bombadil.rs`, `monitor.rs`). Adding a peer means implementing [`Peer`] and
 //! listing it in [`by_name`].
 
+mod bombadil;
 mod gremlins;
 mod install;
+mod monitor;
 mod session;
 mod tally;
 
@@ -19,8 +23,8 @@ use wayfarer_core::{Coverage, Failure};
 
 use crate::series::SeriesPoint;
 
+pub use bombadil::Bombadil;
 pub use gremlins::Gremlins;
-pub use session::run_peer;
 
 /// Why a peer could not be run.
 #[derive(Debug, thiserror::Error)]
@@ -33,7 +37,7 @@ pub enum PeerError {
     Browser { peer: String, reason: String },
 }
 
-/// An external tool that explores a page on its own once injected.
+/// An external tool that explores an application on its own.
 pub trait Peer {
     /// Short name for tables and plots ("gremlins").
     fn name(&self) -> &'static str;
@@ -41,6 +45,18 @@ pub trait Peer {
     /// `cache` when missing; never vendored into the repository). Returns a short line
     /// saying what was done, for the progress output.
     fn ensure_installed(&mut self) -> Result<String, PeerError>;
+    /// One run against the application at `opts.start_url`, measured by our definitions.
+    fn run(&self, opts: &PeerOptions) -> Result<PeerResult, PeerError>;
+}
+
+/// Run `peer` against `opts.start_url` for `opts.duration`.
+pub fn run_peer(peer: &dyn Peer, opts: &PeerOptions) -> Result<PeerResult, PeerError> {
+    peer.run(opts)
+}
+
+/// A peer that is a script injected into our own browser; its `Peer::run` is
+/// `session::run_injected`.
+pub trait ScriptPeer: Peer {
     /// The JavaScript injected into every new document before the page's own scripts:
     /// the peer's code plus a starter that unleashes it with `seed` once the page loaded.
     /// It must count the peer's actions in `window.__wfPeerSteps` (kept across page loads
@@ -64,6 +80,9 @@ pub struct PeerOptions {
     /// How often the page is sampled (events, coverage, the app's action log and state).
     pub sample_every: Duration,
     pub oracles: OracleConfig,
+    /// Where a peer that runs as a program keeps its log and output for triage (None:
+    /// a temporary directory, removed after the run).
+    pub log_dir: Option<PathBuf>,
 }
 
 /// What a peer run measured, in the same units as a strategy run.
@@ -94,12 +113,14 @@ pub struct PeerResult {
 }
 
 /// The peers this build offers.
-pub const NAMES: &[&str] = &["gremlins"];
+pub const NAMES: &[&str] = &["gremlins", "bombadil"];
 
 /// Build the peer called `name`; `cache` is where peers install themselves.
 pub fn by_name(name: &str, cache: PathBuf) -> Option<Box<dyn Peer>> {
     match name {
         "gremlins" => Some(Box::new(Gremlins::new(cache))),
+        // Built from source, not installed by the bench: see `Bombadil::ensure_installed`.
+        "bombadil" => Some(Box::new(Bombadil::new())),
         _ => None,
     }
 }

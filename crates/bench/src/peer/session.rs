@@ -8,13 +8,16 @@ use wayfarer_browser::{find_chrome, BrowserEnv, BrowserOptions};
 use wayfarer_core::{Action, ActionKind, EnvError, Environment, Oracles, Outcome};
 
 use super::tally::Tally;
-use super::{Peer, PeerError, PeerOptions, PeerResult};
+use super::{PeerError, PeerOptions, PeerResult, ScriptPeer};
 
 /// A peer that takes the browser down this often will not get anywhere.
 const MAX_RESTARTS: u32 = 10;
 
-/// Run `peer` against `opts.start_url` for `opts.duration`.
-pub fn run_peer(peer: &dyn Peer, opts: &PeerOptions) -> Result<PeerResult, PeerError> {
+/// Run the injected `peer` against `opts.start_url` for `opts.duration`.
+pub(crate) fn run_injected(
+    peer: &dyn ScriptPeer,
+    opts: &PeerOptions,
+) -> Result<PeerResult, PeerError> {
     let fail = |reason: String| PeerError::Browser {
         peer: peer.name().into(),
         reason,
@@ -44,7 +47,7 @@ pub fn run_peer(peer: &dyn Peer, opts: &PeerOptions) -> Result<PeerResult, PeerE
 
 struct Run<'a> {
     env: &'a mut BrowserEnv,
-    peer: &'a dyn Peer,
+    peer: &'a dyn ScriptPeer,
     opts: &'a PeerOptions,
     tally: Tally,
     cdp_ms: u64,

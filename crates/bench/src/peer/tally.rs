@@ -6,8 +6,10 @@ use std::collections::HashSet;
 use std::time::Duration;
 
 use wayfarer_core::oracle::FailureBook;
-use wayfarer_core::state::StructureAbstraction;
-use wayfarer_core::{Abstraction, AppProbe, Coverage, Event, EventKind, Oracles, Outcome};
+use wayfarer_core::state::{page_url, StructureAbstraction};
+use wayfarer_core::{
+    Abstraction, AppProbe, Coverage, Event, EventKind, Observation, Oracles, Outcome,
+};
 
 use crate::series::SeriesPoint;
 
@@ -118,13 +120,41 @@ impl Tally {
             self.urls.insert(analysis.url);
             self.last_url = obs.url.clone();
         }
+        self.judge(&out.events, Some(obs), &obs.url);
+    }
+
+    /// Judge events no observation came with (their page is gone), on `url`.
+    pub fn judge_events(&mut self, events: &[Event], url: &str) {
+        let url = if url.is_empty() {
+            self.last_url.clone()
+        } else {
+            url.to_string()
+        };
+        self.judge(events, None, &url);
+    }
+
+    fn judge(&mut self, events: &[Event], obs: Option<&Observation>, url: &str) {
         let step = self.steps();
         let episode = 1 + self.restarts as u64;
-        for finding in self.oracles.judge(&out.events, Some(obs)) {
-            if let Some(f) = self.book.record(finding, step, episode, &obs.url, &[]) {
+        for finding in self.oracles.judge(events, obs) {
+            if let Some(f) = self.book.record(finding, step, episode, url, &[]) {
                 tracing::info!(step, kind = f.kind.as_str(), message = %f.message, "peer found a failure");
             }
         }
+    }
+
+    /// A page the peer went to (seen by a watcher, not sampled): its URL counts as the
+    /// observations' URLs do.
+    pub fn visit(&mut self, url: &str) {
+        if !url.is_empty() && url != "about:blank" {
+            self.urls.insert(page_url(url, self.abstraction.mask_ids));
+            self.last_url = url.to_string();
+        }
+    }
+
+    /// The peer's own count of its actions (a peer that reports them itself).
+    pub fn set_steps(&mut self, steps: u64) {
+        self.steps_now = self.steps_now.max(steps);
     }
 
     /// Record a hang of the page last seen (no event carries it: see `Run::sample`).
@@ -173,7 +203,6 @@ impl Tally {
 mod tests {
     use super::*;
     use wayfarer_core::config::OracleConfig;
-    use wayfarer_core::Observation;
 
     fn seen(url: &str, state: &str, log: &[&str]) -> Outcome {
         Outcome {
@@ -211,5 +240,31 @@ mod tests {
         t.read_probe(serde_json::json!({ "steps": 40 }));
         t.read_probe(serde_json::json!({ "steps": 5 }));
         assert_eq!(t.steps(), 45, "a cleared counter keeps what was counted");
+    }
+
+    #[test]
+    fn visits_count_as_urls_and_events_keep_their_page() {
+        let oracles = Oracles::new(OracleConfig::default(), vec!["http://h".into()]).unwrap();
+        let mut t = Tally::new(oracles);
+        t.visit("http://h/a?x=1");
+        t.visit("http://h/a?x=2");
+        t.visit("about:blank");
+        t.visit("http://h/b#/route");
+        assert_eq!(t.urls(), 2, "query values are one page");
+        t.set_steps(7);
+        t.set_steps(3);
+        assert_eq!(t.steps(), 7, "a peer's own count only grows");
+        t.judge_events(
+            &[Event::new(
+                EventKind::PageCrash,
+                "the page's renderer crashed",
+            )],
+            "",
+        );
+        let f = t.failures();
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].step, 7);
+        assert_eq!(f[0].page_url, "http://h/b#/route");
+        assert_eq!(t.states(), 0, "a visit is no observed state");
     }
 }

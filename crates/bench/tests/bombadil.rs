@@ -1,0 +1,96 @@
+//! Bombadil against the expense test app for ~10 s, watched and measured by the bench.
+//! Bombadil is built from source, never by the tests: where its binary is missing
+//! ($BOMBADIL_BIN, /opt/peers/bombadil/target/release/bombadil), the test says so and
+//! passes.
+
+use std::time::Duration;
+
+use wayfarer_bench::peer::{run_peer, Bombadil, Peer, PeerOptions};
+use wayfarer_core::config::OracleConfig;
+use wayfarer_testapps::{App, ServeOptions, Server};
+
+/// Live (not zombie) processes whose process group is `pgid`, read from /proc.
+fn group_members(pgid: i64) -> Vec<String> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(stat) = std::fs::read_to_string(e.path().join("stat")) else {
+            continue;
+        };
+        let Some(close) = stat.rfind(')') else {
+            continue;
+        };
+        let f: Vec<&str> = stat[close + 1..].split_whitespace().collect();
+        if f.len() > 2 && f[0] != "Z" && f[2].parse::<i64>() == Ok(pgid) {
+            out.push(stat[..close + 1].to_string());
+        }
+    }
+    out
+}
+
+#[test]
+fn bombadil_explores_the_expense_app() {
+    let mut b = Bombadil::new();
+    let line = match b.ensure_installed() {
+        Ok(line) => line,
+        Err(e) => {
+            eprintln!("skipped: {e}");
+            return;
+        }
+    };
+    eprintln!("{line}");
+    let server = Server::start(App::Expense, ServeOptions::default()).unwrap();
+    let logs = tempfile::tempdir().unwrap();
+    let opts = PeerOptions {
+        start_url: url::Url::parse(&server.url()).unwrap(),
+        chrome: Some(wayfarer_browser::find_chrome(None).expect("chromium is installed")),
+        seed: 1,
+        duration: Duration::from_secs(10),
+        max_steps: None,
+        sample_every: Duration::from_millis(250),
+        oracles: OracleConfig::default(),
+        log_dir: Some(logs.path().to_path_buf()),
+    };
+    let r = run_peer(&b, &opts).expect("bombadil runs");
+    eprintln!(
+        "steps {} in {:?}, urls {}, states {}, screens {:?}, skipped samples {}",
+        r.steps, r.elapsed, r.urls, r.states, r.screens, r.skipped_samples
+    );
+    eprintln!("coverage {:?}", r.coverage);
+    eprintln!("action log ({}): {:?}", r.action_log.len(), r.action_log);
+    for f in &r.failures {
+        eprintln!(
+            "failure at step {}: {} {}",
+            f.step,
+            f.kind.as_str(),
+            f.message
+        );
+    }
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(logs.path().join("run.json")).unwrap())
+            .unwrap();
+    eprintln!("{}", serde_json::to_string_pretty(&summary).unwrap());
+
+    let cov = r.coverage.expect("coverage is measured");
+    assert!(
+        cov.first_load_covered_bytes > 0,
+        "the first load covered nothing: {cov:?}"
+    );
+    assert!(
+        cov.covered_bytes > cov.first_load_covered_bytes,
+        "Bombadil's actions covered nothing past the first load: {cov:?}"
+    );
+    assert!(r.urls >= 1);
+    assert!(r.steps > 0, "no action in the trace");
+    assert!(r.states > 0, "no page was sampled");
+    assert!(!r.series.is_empty());
+    assert!(r.series.windows(2).all(|w| w[0].step <= w[1].step));
+    assert_eq!(summary["chromium_flags_applied"], true, "{summary}");
+    assert!(logs.path().join("bombadil.log").is_file());
+    assert!(logs.path().join("trace.jsonl").is_file());
+    let pgid = summary["process_group"].as_i64().unwrap();
+    assert!(
+        group_members(pgid).is_empty(),
+        "left behind: {:?}",
+        group_members(pgid)
+    );
+}
