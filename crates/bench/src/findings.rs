@@ -24,6 +24,30 @@ struct Finding {
     first: Option<((bool, u64), String)>,
 }
 
+/// `s` with every loopback origin's port written as `PORT`: each run of a bench gets a
+/// server on a port of its own, so one fault's signature (its source URL) differs by port
+/// from run to run.
+fn portless(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(at) = ["http://127.0.0.1:", "http://localhost:"]
+        .iter()
+        .filter_map(|p| rest.find(p).map(|i| (i, p.len())))
+        .min()
+    {
+        let (i, len) = at;
+        out.push_str(&rest[..i + len]);
+        rest = &rest[i + len..];
+        let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        if digits > 0 {
+            out.push_str("PORT");
+        }
+        rest = &rest[digits..];
+    }
+    out.push_str(rest);
+    out
+}
+
 fn md(s: &str) -> String {
     s.replace('|', "\\|").replace(['\n', '\r'], " ")
 }
@@ -55,11 +79,11 @@ fn markdown(plan: &Plan, result: &BenchResult) -> String {
             let who = o.row.who();
             *runs_of.entry(who.clone()).or_default() += 1;
             for f in &o.failures {
-                let e = found.entry(f.signature.clone()).or_default();
+                let e = found.entry(portless(&f.signature)).or_default();
                 if e.kind.is_empty() {
                     e.kind = f.kind.clone();
-                    e.message = f.message.clone();
-                    e.page = f.page_url.clone();
+                    e.message = portless(&f.message);
+                    e.page = portless(&f.page_url);
                 }
                 e.by.entry(who.clone()).or_default().push(o.row.seed);
                 let dir = o
@@ -113,4 +137,22 @@ fn markdown(plan: &Plan, result: &BenchResult) -> String {
         }
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn loopback_ports_are_masked_and_nothing_else() {
+        assert_eq!(
+            portless("exception|x|http://127.0.0.1:39693/eval/user1:4:7 and http://localhost:8/a"),
+            "exception|x|http://127.0.0.1:PORT/eval/user1:4:7 and http://localhost:PORT/a"
+        );
+        assert_eq!(portless("http://127.0.0.1:/x é"), "http://127.0.0.1:/x é");
+        assert_eq!(
+            portless("https://example.test:443/"),
+            "https://example.test:443/"
+        );
+    }
 }
