@@ -613,17 +613,10 @@ impl<'a> BombadilRun<'a> {
             )));
         }
         Ok(PeerResult {
-            steps: t.steps(),
-            urls: t.urls(),
-            states: t.states(),
-            screens: t.screens.clone(),
-            action_log: t.action_log(),
-            coverage: Some(self.pool.snapshot()),
-            failures: t.failures(),
-            series: t.series.clone(),
-            elapsed,
+            // Bombadil restarts nothing we drive; what was skipped is the watcher's.
             restarts: 0,
             skipped_samples: self.monitor.stats.scan_failures,
+            ..t.result(Some(self.pool.snapshot()), elapsed)
         })
     }
 

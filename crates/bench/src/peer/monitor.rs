@@ -96,6 +96,16 @@ struct Page {
     last_take: Option<Instant>,
 }
 
+/// The events `page` read and no sample carried yet, as a sample of events alone.
+fn drained(page: &mut Page) -> Option<Sample> {
+    let events = page.watch.take_events();
+    (!events.is_empty()).then(|| Sample {
+        url: page.watch.url().to_string(),
+        obs: None,
+        events,
+    })
+}
+
 /// An app page's new observation (from the watcher's scan) with the events read since
 /// the page's last one; or only events (`obs` None) when its page is gone.
 #[derive(Debug)]
@@ -590,14 +600,7 @@ impl Monitor {
         for s in &self.order {
             let page = self.pages.get_mut(s).expect("ordered pages exist");
             if page.detached {
-                let events = page.watch.take_events();
-                if !events.is_empty() {
-                    out.push(Sample {
-                        url: page.watch.url().to_string(),
-                        obs: None,
-                        events,
-                    });
-                }
+                out.extend(drained(page));
             }
         }
         out
@@ -608,14 +611,7 @@ impl Monitor {
         let mut out = self.samples();
         for s in &self.order {
             let page = self.pages.get_mut(s).expect("ordered pages exist");
-            let events = page.watch.take_events();
-            if !events.is_empty() {
-                out.push(Sample {
-                    url: page.watch.url().to_string(),
-                    obs: None,
-                    events,
-                });
-            }
+            out.extend(drained(page));
             self.stats.unparsed_events += std::mem::take(&mut page.watch.unparsed);
         }
         out

@@ -90,19 +90,8 @@ impl Run<'_> {
             skipped = t.skipped,
             "peer run finished"
         );
-        Ok(PeerResult {
-            steps: t.steps(),
-            urls: t.urls(),
-            states: t.states(),
-            screens: t.screens.clone(),
-            action_log: t.action_log(),
-            coverage: self.env.coverage(),
-            failures: t.failures(),
-            series: t.series.clone(),
-            elapsed,
-            restarts: t.restarts,
-            skipped_samples: t.skipped,
-        })
+        let coverage = self.env.coverage();
+        Ok(self.tally.result(coverage, elapsed))
     }
 
     /// Inject the peer (its script runs from the next document on) and load the start URL

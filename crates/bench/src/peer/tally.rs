@@ -188,6 +188,28 @@ impl Tally {
         self.abstraction.states()
     }
 
+    /// What the run measured, with the coverage and time it took: the peer's result.
+    /// `restarts` and `skipped_samples` are the tally's.
+    pub fn result(
+        &self,
+        coverage: Option<Coverage>,
+        elapsed: std::time::Duration,
+    ) -> super::PeerResult {
+        super::PeerResult {
+            steps: self.steps(),
+            urls: self.urls(),
+            states: self.states(),
+            screens: self.screens.clone(),
+            action_log: self.action_log(),
+            coverage,
+            failures: self.failures(),
+            series: self.series.clone(),
+            elapsed,
+            restarts: self.restarts,
+            skipped_samples: self.skipped,
+        }
+    }
+
     pub fn failures(&self) -> Vec<wayfarer_core::Failure> {
         self.book.failures().to_vec()
     }
