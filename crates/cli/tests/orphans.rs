@@ -2,6 +2,8 @@
 //! Chromium, mid-step, resetting) leaves no Chromium of its own behind after 2 seconds.
 //! The processes of one run are told apart by an environment variable they all inherit.
 
+mod common;
+
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant, SystemTime};
 
@@ -9,32 +11,13 @@ use wayfarer_testapps::{App, ServeOptions, Server};
 
 const MARK: &str = "WAYFARER_ORPHAN_TEST";
 
-/// Live (not zombie) processes whose environment holds `MARK=value` and whose program is
-/// a Chromium one (the browser, its helpers, its crash handler).
+/// Live Chromium processes (the browser, its helpers, its crash handler) of the run whose
+/// environment holds `MARK=value`.
 fn chromium_of(value: &str) -> Vec<(u32, String)> {
-    let want = format!("{MARK}={value}");
-    let mut found = vec![];
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
-            continue;
-        };
-        let Ok(env) = std::fs::read(format!("/proc/{pid}/environ")) else {
-            continue;
-        };
-        if !env.split(|b| *b == 0).any(|v| v == want.as_bytes()) {
-            continue;
-        }
-        let cmd = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
-        let program =
-            String::from_utf8_lossy(cmd.split(|b| *b == 0).next().unwrap_or(&[])).into_owned();
-        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-        let state = stat.rsplit(')').next().unwrap_or("").trim_start();
-        let zombie = state.starts_with('Z') || state.starts_with('X') || stat.is_empty();
-        if program.contains("chrom") && !zombie {
-            found.push((pid, program));
-        }
-    }
-    found
+    common::procs::marked(MARK, value)
+        .into_iter()
+        .filter(|(_, cmd)| cmd.split(' ').next().unwrap_or("").contains("chrom"))
+        .collect()
 }
 
 /// Pseudo-random delays (ms) seeded by the clock, printed so a failure can be retried.

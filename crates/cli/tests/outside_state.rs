@@ -5,49 +5,15 @@
 //! browser instead of reporting a one-login trace. The trace starts on `/throttle`, so
 //! the commands replay it where it was recorded (no `--url`).
 
+mod common;
+
 use std::process::Command;
 
-use wayfarer_core::config::OracleConfig;
-use wayfarer_core::{Event, Oracles};
+use common::throttle::{logins, trace};
 use wayfarer_testapps::{App, ServeOptions, Server};
 
 fn wayfarer() -> Command {
     Command::new(env!("CARGO_BIN_EXE_wayfarer"))
-}
-
-/// Six failed logins for `ada` on `/throttle` (type the password, click Login): the
-/// sixth answers 500, after action 12.
-fn trace(base: &str) -> String {
-    let page = format!("{base}throttle");
-    let login = Oracles::new(
-        OracleConfig::default(),
-        vec![base.trim_end_matches('/').into()],
-    )
-    .unwrap()
-    .judge(&[Event::http(500, page.clone(), true)], None)
-    .remove(0);
-    let mut steps = Vec::new();
-    for _ in 0..6 {
-        steps.push(serde_json::json!({
-            "kind": "type", "target": "#throttle-password", "value": "nope", "url": page
-        }));
-        steps.push(serde_json::json!({
-            "kind": "click", "target": "#throttle-login", "url": page
-        }));
-    }
-    serde_json::json!({
-        "version": 1,
-        "wayfarer": "0.1.0",
-        "setup": { "start_url": page },
-        "expected": {
-            "kind": "http_5xx",
-            "signature": login.signature,
-            "message": login.message,
-        },
-        "origin": "crates/cli/tests/outside_state.rs",
-        "steps": steps,
-    })
-    .to_string()
 }
 
 /// Run `cmd`: its exit code and its stdout and stderr together.
@@ -59,15 +25,6 @@ fn run(cmd: &mut Command) -> (Option<i32>, String) {
         String::from_utf8_lossy(&out.stderr)
     );
     (out.status.code(), text)
-}
-
-fn logins(trace: &serde_json::Value) -> usize {
-    trace["steps"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|s| s["target"] == "#throttle-login")
-        .count()
 }
 
 #[test]

@@ -8,8 +8,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use wayfarer_core::config::OracleConfig;
-use wayfarer_core::{Event, Oracles};
+mod common;
+
+use common::procs::marked;
+use common::throttle;
 
 const BIN: &str = env!("CARGO_BIN_EXE_wayfarer");
 
@@ -38,31 +40,6 @@ fn config(dir: &Path, body: &str) -> PathBuf {
 
 fn json(out: &Output) -> serde_json::Value {
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(out)))
-}
-
-/// Live processes whose environment holds `key=value`.
-fn marked(key: &str, value: &str) -> Vec<(u32, String)> {
-    let want = format!("{key}={value}");
-    let mut found = vec![];
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
-            continue;
-        };
-        let Ok(env) = std::fs::read(format!("/proc/{pid}/environ")) else {
-            continue;
-        };
-        if !env.split(|b| *b == 0).any(|v| v == want.as_bytes()) {
-            continue;
-        }
-        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-        let state = stat.rsplit(')').next().unwrap_or("").trim_start();
-        if stat.is_empty() || state.starts_with('Z') || state.starts_with('X') {
-            continue;
-        }
-        let cmd = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
-        found.push((pid, String::from_utf8_lossy(&cmd).replace('\0', " ")));
-    }
-    found
 }
 
 #[test]
@@ -279,43 +256,12 @@ fn a_sigkilled_wayfarer_leaves_no_server_behind() {
     assert!(left.is_empty(), "left behind: {left:?}");
 }
 
-/// Six failed logins for `ada` on `/throttle` (as `outside_state.rs` records them): the
-/// sixth answers 500, after action 12.
-fn throttle_trace(base: &str) -> String {
-    let page = format!("{base}throttle");
-    let login = Oracles::new(
-        OracleConfig::default(),
-        vec![base.trim_end_matches('/').into()],
-    )
-    .unwrap()
-    .judge(&[Event::http(500, page.clone(), true)], None)
-    .remove(0);
-    let mut steps = Vec::new();
-    for _ in 0..6 {
-        steps.push(serde_json::json!({
-            "kind": "type", "target": "#throttle-password", "value": "nope", "url": page
-        }));
-        steps.push(serde_json::json!({
-            "kind": "click", "target": "#throttle-login", "url": page
-        }));
-    }
-    serde_json::json!({
-        "version": 1,
-        "wayfarer": "0.1.0",
-        "setup": { "start_url": page },
-        "expected": { "kind": "http_5xx", "signature": login.signature, "message": login.message },
-        "origin": "crates/cli/tests/server.rs",
-        "steps": steps,
-    })
-    .to_string()
-}
-
 #[test]
 fn restart_per_episode_minimises_the_login_throttle_without_a_reset_hook() {
     let dir = tempfile::tempdir().unwrap();
     // Recorded against a server that is gone: the trace moves to the one started now.
     let trace = dir.path().join("throttle.json");
-    std::fs::write(&trace, throttle_trace("http://127.0.0.1:9/")).unwrap();
+    std::fs::write(&trace, throttle::trace("http://127.0.0.1:9/")).unwrap();
     let cfg = config(
         dir.path(),
         &format!(
@@ -340,12 +286,7 @@ fn restart_per_episode_minimises_the_login_throttle_without_a_reset_hook() {
     );
     let m: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&min).unwrap()).unwrap();
-    let logins = m["steps"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|s| s["target"] == "#throttle-login")
-        .count();
+    let logins = throttle::logins(&m);
     assert!(
         logins >= 5,
         "the lock needs its failed logins: {logins}\n{all}"

@@ -3,6 +3,9 @@
 
 #![allow(dead_code)]
 
+pub mod procs;
+pub mod throttle;
+
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
