@@ -636,12 +636,64 @@ pub(crate) fn console_event(e: &EventConsoleApiCalled) -> Option<Event> {
         return None;
     }
     let text: Vec<String> = e.args.iter().map(object_text).collect();
-    let msg: String = text.join(" ").chars().take(500).collect();
+    let msg: String = console_text(&text).chars().take(500).collect();
     let event = Event::new(EventKind::ConsoleError, msg);
     Some(match top_frame(e.stack_trace.as_ref()) {
         Some((u, l, c)) => event.at(u, Some(l), Some(c)),
         None => event,
     })
+}
+
+/// The line DevTools prints for a console call's arguments (as texts): a first argument
+/// with format specifiers (`%s %d %i %f %o %O %c`, `%%`) takes the next ones in, as the
+/// Console standard's formatter does; the rest follow, separated by spaces. Without this,
+/// `console.error("%s: %o", msg, err)` read "%s: %o msg err".
+fn console_text(args: &[String]) -> String {
+    let Some((first, rest)) = args.split_first() else {
+        return String::new();
+    };
+    let mut rest = rest.iter();
+    let mut out = String::new();
+    let mut chars = first.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '%' {
+            out.push(c);
+            continue;
+        }
+        match chars.peek().copied() {
+            Some('%') => {
+                chars.next();
+                out.push('%');
+            }
+            Some(spec @ ('s' | 'd' | 'i' | 'f' | 'o' | 'O' | 'c')) => {
+                let Some(arg) = rest.next() else {
+                    // No argument left: the specifier stays as written.
+                    out.push('%');
+                    continue;
+                };
+                chars.next();
+                match spec {
+                    'd' | 'i' => out.push_str(&match arg.trim().parse::<f64>() {
+                        Ok(n) if n.is_finite() => format!("{}", n.trunc()),
+                        _ => "NaN".to_string(),
+                    }),
+                    'f' => out.push_str(&match arg.trim().parse::<f64>() {
+                        Ok(n) => format!("{n}"),
+                        Err(_) => "NaN".to_string(),
+                    }),
+                    // CSS for the DevTools console: nothing to print.
+                    'c' => {}
+                    _ => out.push_str(arg),
+                }
+            }
+            _ => out.push('%'),
+        }
+    }
+    for arg in rest {
+        out.push(' ');
+        out.push_str(arg);
+    }
+    out
 }
 
 /// Browser log entries of level error (CSP, deprecations turned errors ...).
@@ -711,4 +763,46 @@ pub(crate) fn app_script(e: &EventScriptParsed, scope: &Scope) -> Option<(String
     let len = e.length.unwrap_or(0).max(0) as usize;
     tracing::debug!(url = %e.url, len, hash = %e.hash, "app script parsed");
     Some((e.hash.clone(), len))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::console_text;
+
+    fn text(args: &[&str]) -> String {
+        console_text(&args.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn format_specifiers_take_the_arguments_that_follow() {
+        // Wagtail's Stimulus errors: console.error("%s\n\n%o\n\n%o", message, error, detail).
+        assert_eq!(
+            text(&[
+                "%s: %o (%o)",
+                "Error invoking action",
+                "RangeError: bad",
+                "{}"
+            ]),
+            "Error invoking action: RangeError: bad ({})"
+        );
+        assert_eq!(
+            text(&["%d items, %i left, %f%%", "3.7", "-2.2", "0.5"]),
+            "3 items, -2 left, 0.5%"
+        );
+        assert_eq!(text(&["%d", "abc"]), "NaN");
+        assert_eq!(text(&["%cstyled", "color: red"]), "styled");
+    }
+
+    #[test]
+    fn arguments_without_specifiers_are_joined_by_spaces() {
+        assert_eq!(text(&["failed:", "404", "/x"]), "failed: 404 /x");
+        assert_eq!(text(&["100%", "done"]), "100% done");
+        assert_eq!(text(&[]), "");
+    }
+
+    #[test]
+    fn a_specifier_without_an_argument_stays_as_written() {
+        assert_eq!(text(&["%s and %s", "one"]), "one and %s");
+        assert_eq!(text(&["50%x"]), "50%x");
+    }
 }
