@@ -106,9 +106,12 @@ const SELECT_JS: &str = r#"const el = __wfFind(loc);
 if (!el) return null;
 const opts = Array.from(el.options || []);
 const v = value;
-let o = v === null ? opts.find(o => !o.disabled && !o.selected && o.value !== "") || opts.find(o => !o.selected)
-  : opts.find(o => o.value === v) || opts.find(o => o.textContent.trim() === v);
-if (!o) return "nooption";
+// A disabled option (or one in a disabled group) is one no user can choose.
+const usable = o => !o.matches(":disabled");
+const named = o => o.value === v || o.textContent.trim() === v;
+let o = v === null ? opts.find(o => usable(o) && !o.selected && o.value !== "") || opts.find(o => usable(o) && !o.selected)
+  : opts.find(o => usable(o) && o.value === v) || opts.find(o => usable(o) && o.textContent.trim() === v);
+if (!o) return v !== null && opts.some(named) ? "disabled" : "nooption";
 el.focus();
 if (el.multiple) o.selected = true; else el.value = o.value;
 el.dispatchEvent(new Event("input", { bubbles: true }));
@@ -211,6 +214,10 @@ impl Actor<'_> {
                 };
                 match chose.as_str() {
                     Some("ok") => Ok(()),
+                    Some("disabled") => Err(BrowserError::Step(format!(
+                        "option {:?} of {loc} is disabled: no user can choose it",
+                        action.value.as_deref().unwrap_or("")
+                    ))),
                     Some(_) => Err(BrowserError::Step(format!(
                         "no option {:?} in {loc}",
                         action.value.as_deref().unwrap_or("")

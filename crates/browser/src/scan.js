@@ -313,7 +313,7 @@
           visible: true,
           enabled: !(el.matches(":disabled") || el.getAttribute("aria-disabled") === "true"),
           actionable: reasons,
-          options: tag === "select" ? Array.from(el.options).map(o => o.value) : [],
+          options: tag === "select" ? Array.from(el.options).filter(o => !o.matches(":disabled")).map(o => o.value) : [],
           checked: (tag === "input" && (el.type === "checkbox" || el.type === "radio")) ? !!el.checked : null,
           denied: denied || deniedBy(el, text, label),
           form: formOf(el, ctx.prefix),

@@ -143,6 +143,53 @@ fn scan_finds_elements_and_clicks_reach_shadow_and_iframe() {
     env.close();
 }
 
+// Redmine's "Add filter" select disables the option of a filter already shown; jQuery's
+// `val()` reads null for a disabled choice, and `addFilter(null)` throws. No user can make
+// that choice, so the explorer must not either.
+const DISABLED_OPTIONS_PAGE: &str = r#"<!doctype html><body>
+<select id="filter" onchange="const o = this.selectedOptions[0];
+  if (o.disabled || o.parentElement.disabled) throw new Error('a disabled option was chosen');
+  document.getElementById('said').textContent = 'filter ' + this.value;">
+  <option value=""></option>
+  <option value="status" disabled>Status</option>
+  <option value="tracker">Tracker</option>
+  <optgroup label="Custom" disabled><option value="cf_1">Severity</option></optgroup>
+</select>
+<p id="said">nothing chosen</p>
+</body>"#;
+
+#[test]
+fn a_disabled_option_is_neither_offered_nor_chosen() {
+    let srv = TestServer::start(vec![("/", html(DISABLED_OPTIONS_PAGE))]);
+    let mut env = launch(options(&srv.url("/")));
+    let out = env.reset().unwrap();
+    assert_eq!(
+        find(&out.observation, "#filter").options,
+        vec!["", "tracker"]
+    );
+
+    for value in ["status", "cf_1"] {
+        match env.step(&Action::on(ActionKind::Select, "#filter").with_value(value)) {
+            Err(EnvError::Step(m)) => assert!(m.contains("disabled"), "{value}: {m}"),
+            other => panic!("{value}: expected a refused step, got {other:?}"),
+        }
+    }
+    let out = env
+        .step(&Action::on(ActionKind::Select, "#filter").with_value("tracker"))
+        .unwrap();
+    assert!(has_text(&out.observation, "filter tracker"));
+    // A select with no value chosen for it picks an enabled option too.
+    let out = env
+        .step(&Action::on(ActionKind::Select, "#filter"))
+        .unwrap();
+    assert!(
+        out.events.iter().all(|e| e.kind != EventKind::Exception),
+        "{:?}",
+        out.events
+    );
+    env.close();
+}
+
 const EVENTS_PAGE: &str = r#"<!doctype html><body>
 <script src="/err.js"></script>
 <script>
