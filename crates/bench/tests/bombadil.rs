@@ -3,10 +3,12 @@
 //! ($BOMBADIL_BIN, /opt/peers/bombadil/target/release/bombadil), the test says so and
 //! passes.
 
+mod common;
+
 use std::time::Duration;
 
+use common::peers::peer_options;
 use wayfarer_bench::peer::{run_peer, Bombadil, Peer, PeerOptions};
-use wayfarer_core::config::OracleConfig;
 use wayfarer_testapps::{App, ServeOptions, Server};
 
 /// Live (not zombie) processes whose process group is `pgid`, read from /proc.
@@ -41,14 +43,8 @@ fn bombadil_explores_the_expense_app() {
     let server = Server::start(App::Expense, ServeOptions::default()).unwrap();
     let logs = tempfile::tempdir().unwrap();
     let opts = PeerOptions {
-        start_url: url::Url::parse(&server.url()).unwrap(),
-        chrome: Some(wayfarer_browser::find_chrome(None).expect("chromium is installed")),
-        seed: 1,
-        duration: Duration::from_secs(10),
-        max_steps: None,
-        sample_every: Duration::from_millis(250),
-        oracles: OracleConfig::default(),
         log_dir: Some(logs.path().to_path_buf()),
+        ..peer_options(&server.url(), Duration::from_secs(10))
     };
     let r = run_peer(&b, &opts).expect("bombadil runs");
     eprintln!(

@@ -30,4 +30,5 @@ pub use coverage::CoveragePool;
 pub use env::BrowserEnv;
 pub use launch::{launch_flags, Flag};
 pub use options::{find_chrome, BrowserOptions};
+pub use stability::DOM_STILL_CHANGING;
 pub use watch::{PageNews, PageWatch};

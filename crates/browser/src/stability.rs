@@ -16,6 +16,10 @@ use wayfarer_core::{Event, EventKind};
 use crate::cdp::{call, call_browser, eval, BrowserError};
 use crate::events::SharedRef;
 
+/// How a hang of a page that never stopped changing its DOM begins: a peer that acts in
+/// the page itself causes it, and tells it apart by this text.
+pub const DOM_STILL_CHANGING: &str = "DOM still changing";
+
 /// Installed on every new document (and lazily by the poll): the time of the last sign of
 /// activity the page itself can see, whether a navigation is about to replace it, and the
 /// work it has scheduled that will change it soon.
@@ -589,7 +593,7 @@ pub(crate) async fn wait_stable(
             } else if dom.is_none() {
                 format!("page did not answer within {waited} ms")
             } else {
-                format!("DOM still changing after {waited} ms")
+                format!("{DOM_STILL_CHANGING} after {waited} ms")
             };
             tracing::debug!(%reason, "hang");
             return Some(Event::new(

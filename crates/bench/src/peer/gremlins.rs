@@ -155,7 +155,7 @@ impl Peer for Gremlins {
     }
 
     fn run(&self, opts: &PeerOptions) -> Result<PeerResult, PeerError> {
-        super::session::run_injected(self, opts)
+        super::run_script(self, opts)
     }
 }
 

@@ -54,8 +54,13 @@ pub fn run_peer(peer: &dyn Peer, opts: &PeerOptions) -> Result<PeerResult, PeerE
     peer.run(opts)
 }
 
+/// Run a script peer in our own browser: what its `Peer::run` calls.
+pub fn run_script(peer: &dyn ScriptPeer, opts: &PeerOptions) -> Result<PeerResult, PeerError> {
+    session::run_injected(peer, opts)
+}
+
 /// A peer that is a script injected into our own browser; its `Peer::run` is
-/// `session::run_injected`.
+/// [`run_script`].
 pub trait ScriptPeer: Peer {
     /// The JavaScript injected into every new document before the page's own scripts:
     /// the peer's code plus a starter that unleashes it with `seed` once the page loaded.

@@ -4,8 +4,8 @@
 
 use std::time::{Duration, Instant};
 
-use wayfarer_browser::{find_chrome, BrowserEnv, BrowserOptions};
-use wayfarer_core::{Action, ActionKind, EnvError, Environment, Oracles, Outcome};
+use wayfarer_browser::{find_chrome, BrowserEnv, BrowserOptions, DOM_STILL_CHANGING};
+use wayfarer_core::{Action, ActionKind, EnvError, Environment, EventKind, Oracles, Outcome};
 
 use super::tally::Tally;
 use super::{PeerError, PeerOptions, PeerResult, ScriptPeer};
@@ -118,7 +118,15 @@ impl Run<'_> {
             value: Some(self.opts.start_url.to_string()),
         };
         match self.env.step(&go) {
-            Ok(out) => self.absorb(out),
+            Ok(mut out) => {
+                // The peer acts from the page's first moment, and what it changes (gremlins
+                // marks every click in the DOM) keeps the load's stability wait from
+                // settling: that is not a hang of the application.
+                out.events.retain(|e| {
+                    e.kind != EventKind::Hang || !e.message.contains(DOM_STILL_CHANGING)
+                });
+                self.absorb(out)
+            }
             Err(e) if e.is_fatal() => Err(e),
             Err(e) => {
                 // The page is loading anyway; the peer starts once it has.
