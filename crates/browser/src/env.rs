@@ -813,6 +813,16 @@ impl Environment for BrowserEnv {
         }
     }
 
+    fn leave(&mut self) {
+        if self.closed || self.health().is_some() || self.inner.session.is_none() {
+            return;
+        }
+        // The reset after it recovers a browser this broke.
+        if let Err(e) = self.rt.block_on(self.inner.leave_app()) {
+            tracing::debug!(%e, "leaving the page before the app's refresh failed");
+        }
+    }
+
     fn screenshot(&mut self) -> Option<Vec<u8>> {
         self.capture(None)
     }

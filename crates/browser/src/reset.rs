@@ -20,33 +20,19 @@ impl Inner {
         let cdp = self.lim.cdp;
         // Whatever ran since the last step counts before the page goes away.
         self.take_coverage().await?;
+        if !self.opts.config.isolate {
+            // Leave first, so the app's unload handlers cannot write after the clear.
+            self.blank().await?;
+        }
         let l = self
             .launched
             .as_ref()
             .ok_or_else(|| BrowserError::Dead("no browser".into()))?;
-        if self.opts.config.isolate {
-            if let Some(s) = self.session.take() {
-                s.close(&l.browser, cdp).await;
-            }
-        } else {
-            let page = self.page()?;
-            // Leave first, so the app's unload handlers cannot write after the clear. A
-            // page-initiated about:blank keeps the renderer (faster than Page.navigate).
-            // Coverage was just taken: the page need not pause for a take on the way out.
-            let leave = "try { sessionStorage.clear() } catch (e) {} \
-                const s = window[Symbol.for('wayfarer.stability')]; if (s) s.quietLeave = true; \
-                location.replace('about:blank'); 1";
-            let _ = eval(&page, leave, cdp).await;
-            let left = eval(&page, "location.href", cdp).await;
-            if !matches!(&left, Ok(serde_json::Value::String(u)) if u == "about:blank") {
-                self.actor(&page).navigate("about:blank").await?;
-            }
-            // A fresh page every episode: a renderer that served a long episode with the
-            // profiler and the debugger attached kept every document's functions alive,
-            // and a 1000-step run slowed to a quarter of its speed.
-            if let Some(s) = self.session.take() {
-                s.close(&l.browser, cdp).await;
-            }
+        // A fresh page every episode (a fresh context when isolating): a renderer that
+        // served a long episode with the profiler and the debugger attached kept every
+        // document's functions alive, and a 1000-step run slowed to a quarter of its speed.
+        if let Some(s) = self.session.take() {
+            s.close(&l.browser, cdp).await;
         }
         self.open_session().await?;
         if !self.opts.config.isolate {
@@ -119,6 +105,30 @@ impl Inner {
         }
         tracing::debug!(timings = ?outcome.timings, url = %outcome.observation.url, "reset");
         Ok(outcome)
+    }
+
+    /// Leave the page for about:blank, clearing its session storage on the way out. A
+    /// page-initiated about:blank keeps the renderer (faster than Page.navigate).
+    /// Coverage must be taken before: the page need not pause for a take on the way out.
+    pub(crate) async fn blank(&mut self) -> Result<(), BrowserError> {
+        let page = self.page()?;
+        let cdp = self.lim.cdp;
+        let leave = "try { sessionStorage.clear() } catch (e) {} \
+            const s = window[Symbol.for('wayfarer.stability')]; if (s) s.quietLeave = true; \
+            location.replace('about:blank'); 1";
+        let _ = eval(&page, leave, cdp).await;
+        let left = eval(&page, "location.href", cdp).await;
+        if !matches!(&left, Ok(serde_json::Value::String(u)) if u == "about:blank") {
+            self.actor(&page).navigate("about:blank").await?;
+        }
+        Ok(())
+    }
+
+    /// Before the application is made fresh (its server restarted): take the page's
+    /// coverage and leave it, so it does not poll a stopped server in the meantime.
+    pub(crate) async fn leave_app(&mut self) -> Result<(), BrowserError> {
+        self.take_coverage().await?;
+        self.blank().await
     }
 
     /// After the login steps and the start page: the first time, whether the login form

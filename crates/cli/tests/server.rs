@@ -298,3 +298,45 @@ fn restart_per_episode_minimises_the_login_throttle_without_a_reset_hook() {
     let starts = log.matches("== wayfarer: start ").count();
     assert!(starts >= 5, "{starts} starts:\n{log}");
 }
+
+#[test]
+fn a_page_polling_its_server_while_it_restarts_is_not_a_failure() {
+    // maildev: its socket.io poll, refused while the server restarted between episodes,
+    // was reported; here a long poll that the restart cuts off.
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = config(
+        dir.path(),
+        &format!(
+            "[server]\ncommand = \"{}\"\nurl = \"http://127.0.0.1:{{port}}/longpoll\"\nrestart = \"episode\"\n\
+             # The page stays, its poll open, until the reset.\n[[deny]]\nselector = \"a\"\n",
+            serve("hazards")
+        ),
+    );
+    let out_dir = dir.path().join("out");
+    let out = wayfarer()
+        .args([
+            "explore",
+            "--budget",
+            "6",
+            "--episode-steps",
+            "2",
+            "--json",
+            "--config",
+        ])
+        .arg(&cfg)
+        .arg("--out")
+        .arg(&out_dir)
+        .output()
+        .unwrap();
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{all}");
+    let log = std::fs::read_to_string(out_dir.join("server.log")).unwrap();
+    assert!(
+        log.matches("== wayfarer: start ").count() >= 3,
+        "a server per episode:\n{log}"
+    );
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("report.json")).unwrap())
+            .unwrap();
+    assert_eq!(report["failures"], serde_json::json!([]), "{report}");
+}

@@ -286,6 +286,11 @@ pub trait Environment {
         None
     }
 
+    /// Leave the application's page (for a blank one) before the application itself is
+    /// made fresh: what an open page does against a stopped server (a refused poll) is
+    /// not the application's. Best effort; the next `reset` finds any trouble.
+    fn leave(&mut self) {}
+
     /// Release what the environment holds (browser processes, temp dirs).
     fn close(&mut self) {}
 
@@ -370,6 +375,9 @@ impl<E: Environment> Environment for WithApp<E> {
         if let Some(a) = self.app.as_mut() {
             a.check()?;
             let refreshes = a.refreshes();
+            if refreshes {
+                self.inner.leave();
+            }
             a.refresh()?;
             if refreshes {
                 self.refreshed += 1;
@@ -415,10 +423,85 @@ impl<E: Environment> Environment for WithApp<E> {
     fn picture(&mut self, region: crate::model::Rect) -> Option<Vec<u8>> {
         self.inner.picture(region)
     }
+    fn leave(&mut self) {
+        self.inner.leave()
+    }
     fn close(&mut self) {
         self.inner.close()
     }
     fn endpoint(&self) -> Option<String> {
         self.inner.endpoint()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::{SimApp, SimEnv};
+    use std::sync::{Arc, Mutex};
+
+    /// The simulated app, writing every call that matters here to `log`.
+    struct Logged {
+        sim: SimEnv,
+        log: Arc<Mutex<Vec<&'static str>>>,
+    }
+
+    impl Environment for Logged {
+        fn reset(&mut self) -> Result<Outcome, EnvError> {
+            self.log.lock().unwrap().push("reset");
+            self.sim.reset()
+        }
+        fn step(&mut self, action: &Action) -> Result<Outcome, EnvError> {
+            self.sim.step(action)
+        }
+        fn leave(&mut self) {
+            self.log.lock().unwrap().push("leave");
+        }
+    }
+
+    struct App {
+        refreshes: bool,
+        log: Arc<Mutex<Vec<&'static str>>>,
+    }
+
+    impl AppUnderTest for App {
+        fn refresh(&mut self) -> Result<(), EnvError> {
+            self.log.lock().unwrap().push("refresh");
+            Ok(())
+        }
+        fn refreshes(&self) -> bool {
+            self.refreshes
+        }
+    }
+
+    fn resets(refreshes: bool) -> Vec<&'static str> {
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let inner = Logged {
+            sim: SimEnv::new(SimApp::form_chain(2, 0)),
+            log: log.clone(),
+        };
+        let app = App {
+            refreshes,
+            log: log.clone(),
+        };
+        let mut env = WithApp::new(inner, Some(Box::new(app)));
+        env.reset().unwrap();
+        env.reset().unwrap();
+        let calls = log.lock().unwrap().clone();
+        calls
+    }
+
+    #[test]
+    fn the_page_is_left_before_the_application_is_made_fresh() {
+        // maildev's socket.io poll, refused while its server restarted, was a finding.
+        assert_eq!(
+            resets(true),
+            ["leave", "refresh", "reset", "leave", "refresh", "reset"]
+        );
+    }
+
+    #[test]
+    fn an_application_that_stays_as_it_is_keeps_its_page_until_the_reset() {
+        assert_eq!(resets(false), ["refresh", "reset", "refresh", "reset"]);
     }
 }
