@@ -277,6 +277,9 @@ fn line(r: &RunRow) -> String {
     if let (Some(n), Some(c)) = (r.suite_tests, r.suite_coverage) {
         s.push_str(&format!(", {n} feature tests cover {:.0}%", c * 100.0));
     }
+    if !r.stopped_early.is_empty() {
+        s.push_str(&format!(" (stopped early: {})", r.stopped_early));
+    }
     s
 }
 
@@ -372,6 +375,7 @@ fn peer_row(plan: &Plan, target: &Target, name: &str, seed: u64, r: &PeerResult)
             0.0
         },
         duration_s: secs,
+        stopped_early: r.ended_early.clone().unwrap_or_default(),
         ..RunRow::default()
     }
 }

@@ -79,3 +79,71 @@ fn sigkill_at_ten_random_moments_leaves_no_chromium() {
         "only {with_browser} of 10 kills found a Chromium running"
     );
 }
+
+#[test]
+fn a_killed_bench_leaves_no_peer_behind() {
+    // A stand-in for Bombadil, in the group the bench gives it: it answers --version,
+    // then waits with a child, as Bombadil does with its Chromium.
+    let dir = tempfile::tempdir().unwrap();
+    let fake = dir.path().join("bombadil");
+    std::fs::write(
+        &fake,
+        "#!/bin/sh\n[ \"$1\" = --version ] && { echo 'bombadil 0.0.0'; exit 0; }\nsleep 300 &\nexec sleep 301\n",
+    )
+    .unwrap();
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let value = format!("{}-peer", std::process::id());
+    let peer = || {
+        common::procs::marked(MARK, &value)
+            .into_iter()
+            .filter(|(_, cmd)| cmd.starts_with("sleep 30"))
+            .collect::<Vec<_>>()
+    };
+    let mut child = Command::new(env!("CARGO_BIN_EXE_wayfarer"))
+        .args([
+            "bench",
+            "--apps",
+            "expense",
+            "--strategies",
+            "random",
+            "--budget",
+            "2",
+            "--seeds",
+            "1",
+            "--peer",
+            "bombadil",
+            "-q",
+            "--out",
+        ])
+        .arg(dir.path().join("out"))
+        .env("BOMBADIL_BIN", &fake)
+        .env(MARK, &value)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let t = Instant::now();
+    while peer().len() < 2 && t.elapsed() < Duration::from_secs(120) {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let running = peer();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert_eq!(running.len(), 2, "the stand-in never ran: {running:?}");
+    let killed = Instant::now();
+    let mut left = peer();
+    while !left.is_empty() && killed.elapsed() < Duration::from_secs(5) {
+        std::thread::sleep(Duration::from_millis(100));
+        left = peer();
+    }
+    for (pid, _) in &left {
+        // Ours (marked): not left for the next test run.
+        let _ = Command::new("kill")
+            .args(["-KILL", &pid.to_string()])
+            .status();
+    }
+    assert!(left.is_empty(), "the peer outlived the bench: {left:?}");
+}

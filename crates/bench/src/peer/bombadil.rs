@@ -39,6 +39,9 @@ const START_TIMEOUT: Duration = Duration::from_secs(60);
 const OVERRUN: Duration = Duration::from_secs(45);
 /// ... and past this much after that, its whole process group is killed.
 const INTERRUPT_GRACE: Duration = Duration::from_secs(15);
+/// Bombadil ending this much before its time limit ended early (its clock starts before
+/// ours, at its own start).
+const EARLY_SLACK: Duration = Duration::from_secs(5);
 /// How long one socket read waits: the loop's resolution.
 const POLL: Duration = Duration::from_millis(20);
 
@@ -120,6 +123,28 @@ impl Peer for Bombadil {
         })?;
         BombadilRun::start(&bin, opts)?.finish()
     }
+}
+
+/// Why Bombadil ended before its time `limit` on its own (an error exit, a crash), if it
+/// did: the bench says so beside its numbers (verdaccio: a download crashed it). `ours`:
+/// we stopped it (its budget spent, an overrun).
+fn ended_early(
+    exit: Option<ExitStatus>,
+    ours: bool,
+    elapsed: Duration,
+    limit: Duration,
+    log: Option<&Path>,
+) -> Option<String> {
+    let status = exit?;
+    if ours || (status.success() && elapsed + EARLY_SLACK >= limit) {
+        return None;
+    }
+    let log = log.map_or(String::new(), |l| format!("; its log: {}", l.display()));
+    Some(format!(
+        "bombadil exited ({status}) after {:.1} s of {} s{log}",
+        elapsed.as_secs_f64(),
+        limit.as_secs()
+    ))
 }
 
 fn is_executable(p: &Path) -> bool {
@@ -343,6 +368,8 @@ struct BombadilRun<'a> {
     opts: &'a PeerOptions,
     child: Child,
     group: Group,
+    /// Ends the group if the bench dies first (SIGTERM, SIGKILL): no destructor runs then.
+    watchdog: Option<wayfarer_process::Watchdog>,
     /// Removed at the end; holds Bombadil's output (screenshots) and, without a log
     /// directory, the logs.
     _scratch: tempfile::TempDir,
@@ -429,12 +456,14 @@ impl<'a> BombadilRun<'a> {
             .spawn()
             .map_err(|e| Self::fail(format!("cannot start {}: {e}", bin.display())))?;
         let group = Group(child.id() as i32);
+        let watchdog = wayfarer_process::Watchdog::for_group(child.id(), Duration::from_secs(2));
         tracing::info!(pid = child.id(), url = %opts.start_url, logs = %logs.display(), "bombadil started");
         let pool = CoveragePool::default();
         let mut run = BombadilRun {
             opts,
             child,
             group,
+            watchdog,
             _scratch: scratch,
             logs,
             out,
@@ -612,9 +641,24 @@ impl<'a> BombadilRun<'a> {
                 self.group.0
             )));
         }
+        let ended_early = ended_early(
+            self.exit.map(|(s, _)| s),
+            self.interrupted.is_some() || self.killed,
+            elapsed,
+            self.opts.duration,
+            self.opts
+                .log_dir
+                .as_ref()
+                .map(|_| self.logs.join("bombadil.log"))
+                .as_deref(),
+        );
+        if let Some(why) = &ended_early {
+            tracing::warn!("{why}");
+        }
         Ok(PeerResult {
             // Bombadil restarts nothing we drive; what was skipped is the watcher's.
             restarts: 0,
+            ended_early,
             skipped_samples: self.monitor.stats.scan_failures,
             ..t.result(Some(self.pool.snapshot()), elapsed)
         })
@@ -696,8 +740,18 @@ impl<'a> BombadilRun<'a> {
 
     /// Make sure nothing of the group is left: Chromium's helpers may take a moment
     /// after Bombadil; stragglers get SIGTERM, then SIGKILL. Returns what outlived
-    /// even that.
+    /// even that (then the watchdog, dropped with the run, tries once more).
     fn stop_all(&mut self) -> Vec<(i32, String)> {
+        let left = self.end_group();
+        if left.is_empty() {
+            if let Some(w) = self.watchdog.take() {
+                w.dismiss();
+            }
+        }
+        left
+    }
+
+    fn end_group(&mut self) -> Vec<(i32, String)> {
         if self.exit.is_none() {
             self.group.signal(libc::SIGKILL);
             self.killed = true;
@@ -810,6 +864,29 @@ fn tail(path: &Path, n: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_exit_of_its_own_before_the_time_limit_is_said_with_its_log() {
+        use std::os::unix::process::ExitStatusExt;
+        let (limit, log) = (Duration::from_secs(120), Path::new("/r/bombadil.log"));
+        let failed = ExitStatus::from_raw(1 << 8);
+        let ok = ExitStatus::from_raw(0);
+        let s = |secs| Duration::from_secs_f64(secs);
+        assert_eq!(
+            ended_early(Some(failed), false, s(4.2), limit, Some(log)).as_deref(),
+            Some("bombadil exited (exit status: 1) after 4.2 s of 120 s; its log: /r/bombadil.log")
+        );
+        // An error exit at the end is still one; a clean one at its time is not.
+        assert!(ended_early(Some(failed), false, s(119.0), limit, None).is_some());
+        assert_eq!(
+            ended_early(Some(ok), false, s(119.0), limit, Some(log)),
+            None
+        );
+        assert!(ended_early(Some(ok), false, s(60.0), limit, None).is_some());
+        // Stopped by us (budget spent, overrun): not early.
+        assert_eq!(ended_early(Some(failed), true, s(4.2), limit, None), None);
+        assert_eq!(ended_early(None, false, s(4.2), limit, None), None);
+    }
 
     #[test]
     fn arguments_round_the_budget_up_and_turn_instrumentation_off() {

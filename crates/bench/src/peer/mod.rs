@@ -115,6 +115,9 @@ pub struct PeerResult {
     pub restarts: u32,
     /// Samples, or parts of one, lost to a page in flux (navigating, hung, crashed).
     pub skipped_samples: u64,
+    /// Why the peer ended before its time, when it did on its own (a crash, an error
+    /// exit): its numbers then cover only that part.
+    pub ended_early: Option<String>,
 }
 
 /// The peers this build offers.

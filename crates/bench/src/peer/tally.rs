@@ -207,6 +207,7 @@ impl Tally {
             elapsed,
             restarts: self.restarts,
             skipped_samples: self.skipped,
+            ended_early: None,
         }
     }
 
