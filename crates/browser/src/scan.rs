@@ -171,19 +171,54 @@ pub(crate) fn read_answer(s: &str) -> Result<Observation, BrowserError> {
 /// A page larger than what the scan keeps is seen in part: said once a run (a warning),
 /// then at debug level.
 fn say_if_capped(o: &Observation, said: &AtomicBool) {
-    let size = o.dom_size.unwrap_or(0) as usize;
-    if o.elements.len() < MAX_ELEMENTS && size <= MAX_VISIT {
+    let Some(what) = capped(o) else {
         return;
-    }
-    let what = format!(
-        "{} holds {size} elements: the scan walks the first {MAX_VISIT} and keeps the first \
-         {MAX_ELEMENTS} actionable or text ones ({} kept); the rest is not explored",
-        o.url,
-        o.elements.len()
-    );
+    };
     if said.swap(true, Ordering::Relaxed) {
         tracing::debug!("{what}");
     } else {
         tracing::warn!("{what}");
+    }
+}
+
+/// What a scan cut to its caps leaves out, when it did.
+fn capped(o: &Observation) -> Option<String> {
+    let size = o.dom_size.unwrap_or(0) as usize;
+    if o.elements.len() < MAX_ELEMENTS && size <= MAX_VISIT {
+        return None;
+    }
+    // A URL can hold kilobytes (TiddlyWiki keeps its story in the fragment).
+    let mut url = o.url.clone();
+    if url.len() > 120 {
+        crate::scan_answer::cut(&mut url, 120);
+        url.push('…');
+    }
+    Some(format!(
+        "{url} holds {size} elements: the scan walks the first {MAX_VISIT} and keeps the first \
+         {MAX_ELEMENTS} actionable or text ones ({} kept); the rest is not explored",
+        o.elements.len()
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_capped_page_is_said_with_its_url_cut_short() {
+        let mut o = Observation {
+            url: format!(
+                "http://127.0.0.1:1/#{}",
+                "%5B%5BA%20tiddler%5D%5D%20".repeat(80)
+            ),
+            dom_size: Some(MAX_VISIT as u32 + 1),
+            ..Observation::default()
+        };
+        let said = capped(&o).unwrap();
+        assert!(said.len() < 400, "{said}");
+        assert!(said.starts_with("http://127.0.0.1:1/#%5B"), "{said}");
+        assert!(said.contains("…"), "{said}");
+        o.dom_size = Some(10);
+        assert_eq!(capped(&o), None);
     }
 }

@@ -64,7 +64,7 @@ fn size(s: Size) -> Size {
 }
 
 /// `s` cut to at most `max` bytes, at a character boundary.
-fn cut(s: &mut String, max: usize) {
+pub(crate) fn cut(s: &mut String, max: usize) {
     if s.len() > max {
         let mut at = max;
         while !s.is_char_boundary(at) {
