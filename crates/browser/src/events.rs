@@ -21,7 +21,9 @@ use chromiumoxide::cdp::browser_protocol::page::{
     EventFrameStartedLoading, EventFrameStoppedLoading, EventJavascriptDialogOpening,
     HandleJavaScriptDialogParams,
 };
-use chromiumoxide::cdp::browser_protocol::target::{EventTargetCreated, TargetId};
+use chromiumoxide::cdp::browser_protocol::target::{
+    EventTargetCreated, GetTargetInfoParams, TargetId,
+};
 use chromiumoxide::cdp::js_protocol::debugger::{EventPaused, EventScriptParsed, ResumeParams};
 use chromiumoxide::cdp::js_protocol::runtime::{
     ConsoleApiCalledType, EventConsoleApiCalled, EventExceptionThrown, RemoteObject, StackTrace,
@@ -328,6 +330,15 @@ fn verdict(url: &str, kind: &ResourceType, scope: &Scope, sub: Subresources) -> 
     }
 }
 
+/// Whether `frame` is the main frame of a page or popup (its id is the target's), not a
+/// frame inside one; a frame when the browser cannot say.
+async fn is_page(browser: &Browser, frame: String, cdp: Duration) -> bool {
+    let params = GetTargetInfoParams::builder()
+        .target_id(TargetId::new(frame))
+        .build();
+    matches!(call_browser(browser, params, cdp).await, Ok(r) if r.target_info.r#type == "page")
+}
+
 /// Requests of every target (popups, frames in other processes, workers) pause at the
 /// browser: documents always, everything under `subresources = "block"`.
 pub(crate) fn fetch_patterns(sub: Subresources) -> RequestPattern {
@@ -365,23 +376,15 @@ pub(crate) async fn subscribe_browser(
         loop {
             tokio::select! {
                 Some(e) = paused.next() => {
-                    let url = &e.request.url;
-                    let v = verdict(url, &e.resource_type, &scope, sub);
-                    match v {
-                        Verdict::BlockDocument => shared.push(
-                            Event::new(
-                                EventKind::ExternalNavigation,
-                                format!("navigation to {url} blocked (outside the allowed origins)"),
-                            )
-                            .at(url.clone(), None, None),
-                        ),
-                        Verdict::BlockSubresource => {
-                            tracing::debug!(%url, kind = ?e.resource_type, "request blocked (outside the allowed origins)");
-                        }
-                        Verdict::Continue => {}
+                    let url = e.request.url.clone();
+                    let v = verdict(&url, &e.resource_type, &scope, sub);
+                    if v == Verdict::BlockSubresource {
+                        tracing::debug!(%url, kind = ?e.resource_type, "request blocked (outside the allowed origins)");
                     }
                     let browser = browser.clone();
+                    let shared = shared.clone();
                     let id = e.request_id.clone();
+                    let frame = e.frame_id.inner().clone();
                     // Answered from a separate task: the event loop must not wait on a
                     // round trip.
                     tokio::spawn(async move {
@@ -390,7 +393,23 @@ pub(crate) async fn subscribe_browser(
                                 call_browser(&browser, ContinueRequestParams::new(id), cdp).await.map(|_| ())
                             }
                             Verdict::BlockDocument => {
-                                call_browser(&browser, FailRequestParams::new(id, ErrorReason::Aborted), cdp).await.map(|_| ())
+                                // A page stays where it was (an aborted navigation); a frame
+                                // gets an error page of its own, or the page's load never
+                                // finishes (TiddlyWiki's YouTube frames: 10 s per reset).
+                                let page = is_page(&browser, frame, cdp).await;
+                                let (what, reason) = if page {
+                                    ("navigation to", ErrorReason::Aborted)
+                                } else {
+                                    ("frame of", ErrorReason::BlockedByClient)
+                                };
+                                shared.push(
+                                    Event::new(
+                                        EventKind::ExternalNavigation,
+                                        format!("{what} {url} blocked (outside the allowed origins)"),
+                                    )
+                                    .at(url.clone(), None, None),
+                                );
+                                call_browser(&browser, FailRequestParams::new(id, reason), cdp).await.map(|_| ())
                             }
                             Verdict::BlockSubresource => {
                                 call_browser(&browser, FailRequestParams::new(id, ErrorReason::BlockedByClient), cdp).await.map(|_| ())

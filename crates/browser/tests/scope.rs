@@ -153,3 +153,47 @@ fn under_subresources_block_the_other_origin_gets_no_request_at_all() {
     let (hits, _) = attempt_all(Subresources::Block);
     assert!(hits.is_empty(), "the second origin was asked: {hits:?}");
 }
+
+#[test]
+fn a_frame_of_another_origin_is_blocked_without_keeping_its_page_loading() {
+    // TiddlyWiki's YouTube frames: an aborted frame kept the load of its page going
+    // until the load timeout, a hang at every reset.
+    let second = TestServer::start(vec![("/", html("<p>second origin</p>"))]);
+    let first = first_server(&second);
+    let mut env = launch(options(&first.url("/framed")));
+    let out = env.reset().expect("the framed page loads");
+    let said = |kind: EventKind| {
+        out.events
+            .iter()
+            .filter(|e| e.kind == kind)
+            .map(|e| e.message.clone())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(said(EventKind::Hang), Vec::<String>::new());
+    let frame = said(EventKind::ExternalNavigation);
+    assert!(
+        frame
+            .iter()
+            .any(|m| m.starts_with("frame of ") && m.contains("/frame")),
+        "{frame:?}"
+    );
+    env.close();
+    // A page's own navigation is still stopped where it was, not shown an error page.
+    let mut env = launch(options(&first.url("/")));
+    env.reset().unwrap();
+    env.step(&Action::on(ActionKind::Click, "#link")).unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    let out = env.observe().unwrap();
+    assert!(
+        out.observation.url.starts_with(&first.url("/")),
+        "{}",
+        out.observation.url
+    );
+    assert!(out.observation.element("#link").is_some());
+    env.close();
+    assert!(
+        documents_in(&second.hits()).is_empty(),
+        "{:?}",
+        second.hits()
+    );
+}
