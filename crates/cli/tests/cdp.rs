@@ -140,7 +140,9 @@ fn a_fleet_of_two_loses_one_browser_and_the_run_finishes_its_budget() {
     .unwrap();
     let child = Command::new(env!("CARGO_BIN_EXE_wayfarer"))
         .args(["explore", &server.url(), "--strategy", "random"])
-        .args(["--budget", "14s", "--episode-steps", "15", "--cdp-file"])
+        // An action budget: on a busy machine the kill below comes late, and the run
+        // must still have steps left to spend without the lost browser.
+        .args(["--budget", "60", "--episode-steps", "15", "--cdp-file"])
         .arg(&endpoints)
         .arg("--out")
         .arg(&run)
@@ -159,8 +161,8 @@ fn a_fleet_of_two_loses_one_browser_and_the_run_finishes_its_budget() {
             break;
         }
         assert!(
-            started.elapsed() < Duration::from_secs(12),
-            "both workers step within the budget: {steps:?}"
+            steps.len() < 50 && started.elapsed() < Duration::from_secs(120),
+            "both workers step before most of the budget is spent: {steps:?}"
         );
     }
     lost.0.kill().unwrap();
@@ -182,7 +184,7 @@ fn a_fleet_of_two_loses_one_browser_and_the_run_finishes_its_budget() {
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(run.join("report.json")).unwrap()).unwrap();
     assert!(json["stopped_early"].is_null(), "{json}");
-    assert!(json["duration_s"].as_f64().unwrap() >= 14.0, "{json}");
+    assert_eq!(json["steps"], 60, "the budget is spent: {json}");
     let workers = json["workers"].as_array().unwrap();
     assert_eq!(workers.len(), 2, "{json}");
     assert_eq!(workers[0]["browser"], format!("http://127.0.0.1:{port_a}"));
