@@ -207,6 +207,7 @@ pub fn run_bench_with(
     result.written = table::write(plan, &result)?;
     result.written.extend(plot::write(plan, &result)?);
     result.written.push(crate::findings::write(plan, &result)?);
+    result.written.push(crate::stops::write(plan, &result)?);
     Ok(result)
 }
 

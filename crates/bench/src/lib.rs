@@ -2,7 +2,9 @@
 //! run after another, plus external peers (gremlins.js) in the same invocation with the
 //! same budget, and writes `bench.md` (medians and ranges), `bench.csv` (one row per
 //! run, columns in [`metrics::COLUMNS`]) and SVG plots of states, JS coverage and
-//! failures over steps. Every run also leaves its own run store under `runs/`.
+//! failures over steps, `findings.md` (every unique failure, who found it) and `stops.md`
+//! (where each strategy's runs stopped finding new code, endpoints and pages). Every run
+//! also leaves its own run store under `runs/`.
 //!
 //! Metrics that need ground truth (screens, action ids, features, seeded bugs) come from
 //! the bundled applications' instrumentation (`wayfarer_testapps`); against any other
@@ -20,6 +22,7 @@ pub mod plan;
 mod plot;
 mod resume;
 pub mod series;
+pub mod stops;
 mod table;
 
 use std::path::PathBuf;

@@ -480,7 +480,8 @@ fn workers_table(s: &mut String, plan: &Plan, name: &str, result: &BenchResult) 
     }
 }
 
-fn median(mut v: Vec<f64>) -> Option<f64> {
+/// The median of `v`; `None` when it is empty.
+pub(crate) fn median(mut v: Vec<f64>) -> Option<f64> {
     if v.is_empty() {
         return None;
     }

@@ -81,6 +81,16 @@ fn a_small_bench_writes_its_outputs_and_reruns_identically() {
         let screen = s.record.app_state.as_deref().unwrap_or("none");
         assert!(truth.states.contains(&screen), "undeclared screen {screen}");
     }
+    // Where the run stopped: read back from the same store, one line per strategy.
+    let stops = wayfarer_bench::stops::stops(&stored).expect("the run has steps");
+    assert_eq!(stops.steps, 30);
+    assert!(stops.urls >= 2 && stops.gain_end > 0, "{stops:?}");
+    assert!(
+        stops.last_url_s > 0.0 && stops.top5_share > 0.0,
+        "{stops:?}"
+    );
+    let where_ = std::fs::read_to_string(a_dir.join("stops.md")).unwrap();
+    assert!(where_.contains("| clinic | random | 2 | 30 |"), "{where_}");
 
     for (_, o) in &a.runs {
         let r = &o.row;

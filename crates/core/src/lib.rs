@@ -26,6 +26,7 @@ pub mod forms;
 pub mod input;
 pub mod llm;
 pub mod minimize;
+pub mod novelty;
 pub mod observer;
 pub mod oracle;
 pub mod record;
@@ -42,6 +43,7 @@ pub mod trace;
 
 pub use agent::{Agent, SnapshotTable, StrategySnapshot, Transition, View};
 pub use budget::Budget;
+pub use novelty::{Novelty, NoveltyTracker};
 pub use observer::{Observer, Progress};
 pub use oracle::{Failure, FailureKind, Oracles};
 pub use record::ResetRecord;

@@ -1,0 +1,270 @@
+//! What an action newly caused, as the page tells it for free after every step: a script
+//! the application had not loaded before (code-split apps load a feature's code when it
+//! opens), an endpoint it had not called (new server functionality), a URL it had not
+//! shown, functions that had never run. The bench's reach table reads when each kind was
+//! last seen (where exploration stops); strategies can reward it.
+
+use std::collections::HashSet;
+
+use serde::{Deserialize, Serialize};
+use url::Url;
+
+use crate::model::{Event, EventKind};
+
+/// What one step (or reset) caused for the first time in the run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Novelty {
+    /// Application scripts requested for the first time.
+    pub scripts: u32,
+    /// Endpoint patterns (a request's path with its ids masked, its query's keys) called
+    /// for the first time, documents and static assets apart.
+    pub endpoints: u32,
+    /// Pages (URL without its fragment) shown for the first time.
+    pub urls: u32,
+    /// Functions run for the first time, when coverage was measured.
+    pub functions: u64,
+}
+
+impl Novelty {
+    pub fn is_empty(&self) -> bool {
+        *self == Novelty::default()
+    }
+
+    /// "2 scripts, 1 endpoint, 14 functions"; empty when nothing was new.
+    pub fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        let mut part = |n: u64, one: &str, many: &str| {
+            if n > 0 {
+                parts.push(format!("{n} {}", if n == 1 { one } else { many }));
+            }
+        };
+        part(self.scripts.into(), "script", "scripts");
+        part(self.endpoints.into(), "endpoint", "endpoints");
+        part(self.urls.into(), "page", "pages");
+        part(self.functions, "function", "functions");
+        parts.join(", ")
+    }
+}
+
+/// The novelty of each step against everything the run saw before it.
+#[derive(Clone, Debug, Default)]
+pub struct NoveltyTracker {
+    /// Origins whose requests count (`scheme://host:port`); empty: every origin.
+    origins: Vec<String>,
+    scripts: HashSet<String>,
+    endpoints: HashSet<String>,
+    urls: HashSet<String>,
+    functions: u64,
+}
+
+/// What a response was, for novelty.
+#[derive(Debug, PartialEq, Eq)]
+enum Request {
+    Script(String),
+    Endpoint(String),
+    /// A document, a stylesheet, an image, a font: not counted.
+    Other,
+}
+
+impl NoveltyTracker {
+    /// A tracker counting requests to `origins` only (the application's); pages are
+    /// counted wherever they are.
+    pub fn new(origins: Vec<String>) -> NoveltyTracker {
+        NoveltyTracker {
+            origins,
+            ..NoveltyTracker::default()
+        }
+    }
+
+    /// Take in what a step raised (`events`), the page it ended on, and the functions
+    /// covered so far (`None` where coverage was not measured this step): what was new.
+    pub fn absorb(&mut self, events: &[Event], url_after: &str, functions: Option<u64>) -> Novelty {
+        let mut n = Novelty::default();
+        for e in events {
+            if e.kind != EventKind::HttpResponse || e.document {
+                continue;
+            }
+            let Some(url) = e.url.as_deref().and_then(|u| Url::parse(u).ok()) else {
+                continue;
+            };
+            if !self.counts(&url) {
+                continue;
+            }
+            match classify(&url) {
+                Request::Script(key) => n.scripts += u32::from(self.scripts.insert(key)),
+                Request::Endpoint(key) => n.endpoints += u32::from(self.endpoints.insert(key)),
+                Request::Other => {}
+            }
+        }
+        if let Ok(mut page) = Url::parse(url_after) {
+            page.set_fragment(None);
+            n.urls += u32::from(self.urls.insert(page.to_string()));
+        }
+        if let Some(f) = functions {
+            n.functions = f.saturating_sub(self.functions);
+            self.functions = self.functions.max(f);
+        }
+        n
+    }
+
+    fn counts(&self, url: &Url) -> bool {
+        self.origins.is_empty() || {
+            let origin = url.origin().ascii_serialization();
+            self.origins.contains(&origin)
+        }
+    }
+
+    /// Distinct scripts, endpoints and pages seen so far.
+    pub fn seen(&self) -> (usize, usize, usize) {
+        (self.scripts.len(), self.endpoints.len(), self.urls.len())
+    }
+}
+
+const STATIC: &[&str] = &[
+    "css", "png", "jpg", "jpeg", "gif", "svg", "ico", "webp", "avif", "woff", "woff2", "ttf",
+    "otf", "eot", "map", "mp4", "webm", "mp3",
+];
+
+fn extension(path: &str) -> Option<String> {
+    let last = path.rsplit('/').next()?;
+    let (_, ext) = last.rsplit_once('.')?;
+    Some(ext.to_ascii_lowercase())
+}
+
+fn classify(url: &Url) -> Request {
+    let path = url.path();
+    match extension(path).as_deref() {
+        Some("js" | "mjs" | "cjs") => Request::Script(path.to_string()),
+        Some(ext) if STATIC.contains(&ext) => Request::Other,
+        _ => Request::Endpoint(endpoint_pattern(url)),
+    }
+}
+
+/// A request's endpoint: its path with the segments that name one record masked
+/// (numbers, UUIDs, long hex or mixed ids), and the sorted names of its query parameters
+/// (`/api/items/<id>?fields&sort`). Two requests to one endpoint with other records or
+/// other values are one.
+pub fn endpoint_pattern(url: &Url) -> String {
+    let mut out = String::new();
+    for seg in url.path().split('/').skip(1) {
+        out.push('/');
+        out.push_str(if is_id(seg) { "<id>" } else { seg });
+    }
+    if out.is_empty() {
+        out.push('/');
+    }
+    let mut keys: Vec<String> = url.query_pairs().map(|(k, _)| k.into_owned()).collect();
+    keys.sort();
+    keys.dedup();
+    if !keys.is_empty() {
+        out.push('?');
+        out.push_str(&keys.join("&"));
+    }
+    out
+}
+
+/// A path segment that names a record rather than a resource.
+fn is_id(seg: &str) -> bool {
+    if seg.is_empty() {
+        return false;
+    }
+    let digits = seg.chars().filter(char::is_ascii_digit).count();
+    let hex = seg.chars().all(|c| c.is_ascii_hexdigit() || c == '-');
+    // 42, 2026-11-28, 3f2a...-uuid, a 24-hex object id; "v1" or "h2o" stay names.
+    digits == seg.len()
+        || (hex && seg.len() >= 8 && digits > 0)
+        || (seg.len() >= 16
+            && digits * 4 >= seg.len()
+            && seg.chars().all(|c| c.is_ascii_alphanumeric()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn response(url: &str) -> Event {
+        Event::http(200, url, false)
+    }
+
+    fn pattern(u: &str) -> String {
+        endpoint_pattern(&Url::parse(u).unwrap())
+    }
+
+    #[test]
+    fn endpoints_mask_records_and_keep_parameter_names() {
+        assert_eq!(
+            pattern("http://a/api/items/42?b=1&a=2&b=3"),
+            "/api/items/<id>?a&b"
+        );
+        assert_eq!(
+            pattern("http://a/items/3f2a9c1e-8b7d-4e6f-9a0b-1c2d3e4f5a6b/fields"),
+            "/items/<id>/fields"
+        );
+        assert_eq!(pattern("http://a/v1/h2o/users"), "/v1/h2o/users");
+        assert_eq!(pattern("http://a/"), "/");
+        assert_eq!(pattern("http://a/issues/2026-11-28"), "/issues/<id>");
+    }
+
+    #[test]
+    fn a_step_counts_only_what_the_run_had_not_seen() {
+        let mut t = NoveltyTracker::new(vec!["http://app:1".into()]);
+        let first = t.absorb(
+            &[
+                response("http://app:1/static/chunk-a.js"),
+                response("http://app:1/api/items/1"),
+                response("http://app:1/style.css"),
+                response("http://cdn:2/lib.js"),
+            ],
+            "http://app:1/items#top",
+            Some(10),
+        );
+        assert_eq!(
+            first,
+            Novelty {
+                scripts: 1,
+                endpoints: 1,
+                urls: 1,
+                functions: 10
+            }
+        );
+        let again = t.absorb(
+            &[
+                response("http://app:1/static/chunk-a.js"),
+                response("http://app:1/api/items/2"),
+            ],
+            "http://app:1/items#bottom",
+            Some(12),
+        );
+        assert_eq!(
+            again,
+            Novelty {
+                functions: 2,
+                ..Novelty::default()
+            }
+        );
+        assert_eq!(again.describe(), "2 functions");
+        // Coverage not measured this step: no functions, and no loss of the count.
+        let none = t.absorb(&[], "http://app:1/items", None);
+        assert!(none.is_empty());
+        assert_eq!(t.seen(), (1, 1, 1));
+    }
+
+    #[test]
+    fn documents_are_pages_not_endpoints() {
+        let mut t = NoveltyTracker::new(Vec::new());
+        let doc = Event::http(200, "http://a/admin/", true);
+        let n = t.absorb(&[doc], "http://a/admin/", None);
+        assert_eq!((n.endpoints, n.urls), (0, 1));
+        assert_eq!(
+            Novelty {
+                scripts: 2,
+                endpoints: 1,
+                urls: 0,
+                functions: 0
+            }
+            .describe(),
+            "2 scripts, 1 endpoint"
+        );
+    }
+}
