@@ -103,6 +103,7 @@ mod tests {
             decision: None,
             form: None,
             inference: None,
+            novelty: Default::default(),
         }
     }
 

@@ -36,6 +36,8 @@ pub struct Transition<'a> {
     pub new_state: bool,
     /// The action could not be performed (its target was gone, the step failed).
     pub failed: bool,
+    /// What the action caused for the first time in the run (curiosity beyond states).
+    pub novelty: crate::novelty::Novelty,
 }
 
 /// What a strategy has learned, for the run store and the report: a few counters and

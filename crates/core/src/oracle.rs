@@ -108,6 +108,11 @@ impl Oracles {
         })
     }
 
+    /// The application's origins (`scheme://host:port`); empty: every origin counts.
+    pub fn app_origins(&self) -> &[String] {
+        &self.app_origins
+    }
+
     fn same_origin(&self, url: &str) -> bool {
         self.app_origins.is_empty() || self.app_origins.iter().any(|o| url.starts_with(o))
     }

@@ -116,6 +116,10 @@ pub struct StepRecord {
     /// How the step used state inference, when it is on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub inference: Option<crate::runner::StepInference>,
+    /// What the step caused for the first time in the run (scripts, endpoints, pages,
+    /// functions): "what this action opened".
+    #[serde(default, skip_serializing_if = "crate::novelty::Novelty::is_empty")]
+    pub novelty: crate::novelty::Novelty,
 }
 
 /// A reset: the start of an episode.

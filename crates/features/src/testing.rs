@@ -34,6 +34,7 @@ pub fn step(n: u64, from: u64, to: u64, action: Action, role: &str, name: &str) 
         decision: None,
         form: None,
         inference: None,
+        novelty: Default::default(),
     }
 }
 

@@ -52,6 +52,7 @@ fn record(step: u64) -> StepRecord {
         decision: None,
         form: None,
         inference: None,
+        novelty: Default::default(),
     }
 }
 

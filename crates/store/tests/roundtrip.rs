@@ -131,6 +131,7 @@ fn secrets_are_stored_as_references_never_as_values() {
         decision: None,
         form: None,
         inference: None,
+        novelty: Default::default(),
     };
     w.on_step(&record, &wayfarer_core::Progress::default());
     drop(w);

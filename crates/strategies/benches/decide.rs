@@ -54,6 +54,7 @@ fn decide(c: &mut Criterion) {
                     events: &[],
                     new_state: false,
                     failed: false,
+                    novelty: Default::default(),
                 });
                 wants
             })

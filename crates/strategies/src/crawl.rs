@@ -542,6 +542,7 @@ mod tests {
             events: &[],
             new_state: false,
             failed: false,
+            novelty: Default::default(),
         });
     }
 

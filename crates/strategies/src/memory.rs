@@ -195,6 +195,7 @@ mod tests {
             events: &[],
             new_state: false,
             failed,
+            novelty: Default::default(),
         }
     }
 

@@ -505,6 +505,7 @@ mod tests {
             events,
             new_state: false,
             failed: false,
+            novelty: Default::default(),
         });
     }
 
@@ -643,6 +644,7 @@ mod tests {
                 events: &[],
                 new_state: false,
                 failed,
+                novelty: Default::default(),
             })
         };
         // The second worker maps s0 -x-> s1 -y-> s1.
@@ -706,6 +708,7 @@ mod tests {
             events: &blocked,
             new_state: false,
             failed: false,
+            novelty: Default::default(),
         });
         for _ in 0..100 {
             assert_eq!(step(&mut a, 0, &[out.clone(), x.clone()], &mut rng), x);
@@ -779,6 +782,7 @@ mod tests {
             events: &[],
             new_state: false,
             failed: false,
+            novelty: Default::default(),
         });
         assert_eq!(counter(trial.as_ref(), "Q entries"), 2);
         assert_eq!(counter(&a, "Q entries"), 1);

@@ -86,6 +86,7 @@ fn drive(agent: &mut dyn Agent, abs: &Mutex<StructureAbstraction>, seed: u64) ->
             events: &next.events,
             new_state,
             failed,
+            novelty: Default::default(),
         });
         taken += 1;
         episode_step += 1;

@@ -25,6 +25,10 @@ pub(super) fn begin_episode(
     let (opts, started, workers) = hub;
     s.episodes += 1;
     let episode = s.episodes;
+    // What the start page loads is where exploration begins, not what it found.
+    let functions = env.coverage().map(|c| c.functions_covered);
+    s.novelty
+        .absorb(&out.events, &out.observation.url, functions);
     let mut analysis = s.abstraction.analyse(&out.observation);
     agent.annotate(&out.observation, analysis.data_mut());
     s.tally.urls.insert(analysis.url.clone());

@@ -7,6 +7,7 @@ use std::sync::{Mutex, MutexGuard};
 use std::time::Instant;
 
 use super::RunOptions;
+use crate::novelty::NoveltyTracker;
 use crate::observer::Observer;
 use crate::oracle::FailureBook;
 use crate::state::Abstraction;
@@ -23,6 +24,8 @@ pub(super) struct Shared<'a, 'o> {
     pub steps: u64,
     /// Episodes begun so far: the number of the latest.
     pub episodes: u64,
+    /// What the run has seen (scripts, endpoints, pages, functions): each step's novelty.
+    pub novelty: NoveltyTracker,
 }
 
 pub(super) struct Hub<'a, 'o> {
@@ -55,6 +58,7 @@ impl<'a, 'o> Hub<'a, 'o> {
                 observers,
                 steps: 0,
                 episodes: 0,
+                novelty: NoveltyTracker::new(opts.oracles.app_origins().to_vec()),
             }),
             claimed: AtomicU64::new(0),
             halt: Mutex::new(None),

@@ -239,6 +239,7 @@ impl Predictor {
                 events,
                 new_state: false,
                 failed: false,
+                novelty: Default::default(),
             });
             let offered = offered_actions(&obs, ctx.deny, true, trial.as_mut());
             let (planned, locator) = if ctx.last || offered.is_empty() {

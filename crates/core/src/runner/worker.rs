@@ -341,6 +341,14 @@ fn steps(w: &mut Worker, hub: &Hub) {
                 (analysis, new_state)
             }
         };
+        // What the action newly caused (a script, an endpoint, a page, functions): cheap
+        // set lookups over the step's events. Functions come from the coverage taken so
+        // far, which lazy coverage takes at page leaves: they may be credited late.
+        let functions = w.env.coverage().map(|c| c.functions_covered);
+        let novelty =
+            hub.lock()
+                .novelty
+                .absorb(&outcome.events, &outcome.observation.url, functions);
         let analysis_time = t_analysis.elapsed();
         let t_learn = Instant::now();
         if let (Some(p), Some(k), Some(info)) = (w.predictor.as_mut(), keys, inference.as_mut()) {
@@ -385,6 +393,7 @@ fn steps(w: &mut Worker, hub: &Hub) {
                     events: &outcome.events,
                     new_state: false,
                     failed: false,
+                    novelty,
                 });
                 cur.planned = None;
             }
@@ -403,6 +412,7 @@ fn steps(w: &mut Worker, hub: &Hub) {
                 events: &outcome.events,
                 new_state,
                 failed: error.is_some(),
+                novelty,
             }),
         }
         let learn_time = t_learn.elapsed();
@@ -488,6 +498,7 @@ fn steps(w: &mut Worker, hub: &Hub) {
                 decision,
                 form,
                 inference,
+                novelty,
             };
             let progress = progress(s, opts, hub.started, hub.active(), w.env);
             let t_observers = Instant::now();

@@ -213,6 +213,7 @@ pub fn walk(pages: &[Page], steps: u64) -> Walk {
             decision: None,
             form: None,
             inference: None,
+            novelty: Default::default(),
         };
         w.steps.push(StoredStep { record, sample });
         (prev, cur) = (cur, next);

@@ -25,6 +25,8 @@ pub struct StepRow {
     pub findings: usize,
     /// Why the strategy chose the action, when it said.
     pub decision: Option<String>,
+    /// What the action opened for the first time ("2 scripts, 1 endpoint"), if anything.
+    pub opened: Option<String>,
 }
 
 pub fn rows(data: &RunData) -> Vec<StepRow> {
@@ -50,6 +52,7 @@ pub fn rows(data: &RunData) -> Vec<StepRow> {
                 error: r.error.as_deref().map(|e| truncate(e, 200)),
                 findings: r.findings.len(),
                 decision: r.decision.as_deref().map(|d| truncate(d, 160)),
+                opened: (!r.novelty.is_empty()).then(|| r.novelty.describe()),
             }
         })
         .collect()

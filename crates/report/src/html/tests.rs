@@ -60,6 +60,12 @@ fn step(n: u64, from: u64, to: u64) -> StoredStep {
             decision: Some(format!("replay to {H} (1/2)")),
             form: None,
             inference: None,
+            // Every other step opened something.
+            novelty: wayfarer_core::Novelty {
+                scripts: (n % 2) as u32,
+                endpoints: (n % 2) as u32,
+                ..Default::default()
+            },
         },
         sample: Sample {
             states: to as usize + 1,
@@ -292,6 +298,7 @@ fn sections_and_svgs_are_present() {
         "escapes from stagnation",
         "the first 1 of 9",
         "class=\"why\">replay to &lt;script&gt;",
+        "class=\"why\">opened 1 script, 1 endpoint</div>",
         "id=\"inference\"",
         "30 of 40 (75%)",
         "Interactions by number of candidate pages",

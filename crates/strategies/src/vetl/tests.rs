@@ -170,6 +170,7 @@ fn q_is_the_running_mean_of_new_elements_after_the_target() {
             events: &[],
             new_state: true,
             failed: false,
+            novelty: Default::default(),
         });
         VetlAgent::arm_key(&filled, &act)
     };
@@ -253,6 +254,7 @@ fn a_button_refused_twice_is_no_longer_interesting_in_the_episode() {
             events: &[],
             new_state: false,
             failed: false,
+            novelty: Default::default(),
         });
     };
     refuse(&mut a);
@@ -418,6 +420,7 @@ fn workers_share_the_bandit_and_keep_their_own_plans() {
             events: &[],
             new_state: true,
             failed: false,
+            novelty: Default::default(),
         });
         VetlAgent::arm_key(&filled, &act)
     };
@@ -451,6 +454,7 @@ fn workers_share_the_bandit_and_keep_their_own_plans() {
         events: &[],
         new_state: true,
         failed: false,
+        novelty: Default::default(),
     });
     assert_eq!(trial.snapshot().unwrap().counters[7].1, 8);
     assert_eq!(lock(&a.bandit).seen.len(), 4);

@@ -65,6 +65,7 @@ fn learn_step(agent: &mut WebRledAgent, obs: &Observation, action: &Action, next
         events: &[],
         new_state: false,
         failed: false,
+        novelty: Default::default(),
     });
 }
 
