@@ -97,9 +97,8 @@ impl NoveltyTracker {
                 Request::Other => {}
             }
         }
-        if let Ok(mut page) = Url::parse(url_after) {
-            page.set_fragment(None);
-            n.urls += u32::from(self.urls.insert(page.to_string()));
+        if let Some(page) = page_of(url_after) {
+            n.urls += u32::from(self.urls.insert(page));
         }
         if let Some(f) = functions {
             n.functions = f.saturating_sub(self.functions);
@@ -119,6 +118,31 @@ impl NoveltyTracker {
     pub fn seen(&self) -> (usize, usize, usize) {
         (self.scripts.len(), self.endpoints.len(), self.urls.len())
     }
+}
+
+/// The page a URL shows: without its fragment, unless the fragment is a client-side
+/// route (`#/experiments/1`, `#!/inbox`), which a hash-routed SPA changes instead of the
+/// path (MLflow counted one page in a whole run). Record ids in the route are masked.
+fn page_of(url: &str) -> Option<String> {
+    let mut page = Url::parse(url).ok()?;
+    let route = page
+        .fragment()
+        .and_then(|f| f.strip_prefix('/').or_else(|| f.strip_prefix("!/")))
+        .map(|r| {
+            let path = r.split(['?', '#']).next().unwrap_or("");
+            let masked: Vec<&str> = path
+                .split('/')
+                .map(|seg| if is_id(seg) { "<id>" } else { seg })
+                .collect();
+            masked.join("/")
+        });
+    page.set_fragment(None);
+    let mut out = page.to_string();
+    if let Some(r) = route {
+        out.push_str("#/");
+        out.push_str(&r);
+    }
+    Some(out)
 }
 
 const STATIC: &[&str] = &[
@@ -248,6 +272,20 @@ mod tests {
         let none = t.absorb(&[], "http://app:1/items", None);
         assert!(none.is_empty());
         assert_eq!(t.seen(), (1, 1, 1));
+    }
+
+    #[test]
+    fn a_hash_route_is_a_page_an_anchor_is_not() {
+        let mut t = NoveltyTracker::new(Vec::new());
+        let mut pages = |u: &str| t.absorb(&[], u, None).urls;
+        assert_eq!(pages("http://a/#/experiments"), 1);
+        assert_eq!(pages("http://a/#/experiments/12/runs"), 1);
+        // Another record on a route seen: the same page.
+        assert_eq!(pages("http://a/#/experiments/13/runs"), 0);
+        assert_eq!(pages("http://a/#!/inbox"), 1);
+        assert_eq!(pages("http://a/docs#intro"), 1);
+        assert_eq!(pages("http://a/docs#usage"), 0);
+        assert_eq!(pages("http://a/#/experiments?tab=2"), 0);
     }
 
     #[test]
