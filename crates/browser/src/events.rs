@@ -776,7 +776,10 @@ pub(crate) fn dialog_event(e: &EventJavascriptDialogOpening) -> Event {
 
 /// The content hash and length of a script of the application (coverage counts no other).
 pub(crate) fn app_script(e: &EventScriptParsed, scope: &Scope) -> Option<(String, usize)> {
-    if e.url.is_empty() || !scope.allows(&e.url) {
+    // Code the page compiles itself and names with `//# sourceURL=` (TiddlyWiki's modules,
+    // webpack's eval builds) is the application's too; wayfarer names none of its own.
+    let named = e.has_source_url == Some(true) && !e.url.is_empty() && !is_http(&e.url);
+    if !named && (e.url.is_empty() || !scope.allows(&e.url)) {
         return None;
     }
     let len = e.length.unwrap_or(0).max(0) as usize;

@@ -379,6 +379,14 @@ mod tests {
         );
         w.event("Debugger.scriptParsed", &script("3", "", "h3", 50));
         assert_eq!(pool.snapshot().total_bytes, 100);
+        // A module the page compiled and named (TiddlyWiki: `Function(code +
+        // "//# sourceURL=$:/core/modules/startup.js")`) is the application's; a name
+        // given without `sourceURL` (a plain eval) is not.
+        let mut named = script("4", "$:/core/modules/startup.js", "h4", 70);
+        named["hasSourceURL"] = json!(true);
+        w.event("Debugger.scriptParsed", &named);
+        w.event("Debugger.scriptParsed", &script("5", "VM12", "h5", 30));
+        assert_eq!(pool.snapshot().total_bytes, 170);
         let take = |id: &str| {
             json!({"timestamp": 1.0, "result": [{"scriptId": id, "url": "", "functions": [
                 {"functionName": "", "isBlockCoverage": true, "ranges": [
@@ -388,7 +396,7 @@ mod tests {
         w.merge_coverage(&take("1")).unwrap();
         w.merge_coverage(&take("2")).unwrap();
         let c = pool.snapshot();
-        assert_eq!((c.covered_bytes, c.total_bytes), (50, 100));
+        assert_eq!((c.covered_bytes, c.total_bytes), (50, 170));
         assert!(w.merge_coverage(&json!({"result": 3})).is_err());
     }
 
