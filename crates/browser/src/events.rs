@@ -777,8 +777,16 @@ pub(crate) fn dialog_event(e: &EventJavascriptDialogOpening) -> Event {
 /// The content hash and length of a script of the application (coverage counts no other).
 pub(crate) fn app_script(e: &EventScriptParsed, scope: &Scope) -> Option<(String, usize)> {
     // Code the page compiles itself and names with `//# sourceURL=` (TiddlyWiki's modules,
-    // webpack's eval builds) is the application's too; wayfarer names none of its own.
-    let named = e.has_source_url == Some(true) && !e.url.is_empty() && !is_http(&e.url);
+    // webpack's eval builds) is the application's too, in the page's own world only: a
+    // driver names its scripts in isolated worlds (chromiumoxide's utility world).
+    let main_world = e
+        .execution_context_aux_data
+        .as_ref()
+        .and_then(|d| d.get("isDefault"))
+        .and_then(serde_json::Value::as_bool)
+        == Some(true);
+    let named =
+        main_world && e.has_source_url == Some(true) && !e.url.is_empty() && !is_http(&e.url);
     if !named && (e.url.is_empty() || !scope.allows(&e.url)) {
         return None;
     }

@@ -384,8 +384,19 @@ mod tests {
         // given without `sourceURL` (a plain eval) is not.
         let mut named = script("4", "$:/core/modules/startup.js", "h4", 70);
         named["hasSourceURL"] = json!(true);
+        named["executionContextAuxData"] = json!({"isDefault": true, "type": "default"});
         w.event("Debugger.scriptParsed", &named);
         w.event("Debugger.scriptParsed", &script("5", "VM12", "h5", 30));
+        // A driver's named script in an isolated world is not.
+        let mut driver = script(
+            "6",
+            "____chromiumoxide_utility_world___evaluation_script__",
+            "h6",
+            67,
+        );
+        driver["hasSourceURL"] = json!(true);
+        driver["executionContextAuxData"] = json!({"isDefault": false, "type": "isolated"});
+        w.event("Debugger.scriptParsed", &driver);
         assert_eq!(pool.snapshot().total_bytes, 170);
         let take = |id: &str| {
             json!({"timestamp": 1.0, "result": [{"scriptId": id, "url": "", "functions": [
