@@ -178,13 +178,7 @@ pub fn endpoint_pattern(url: &Url) -> String {
     if out.is_empty() {
         out.push('/');
     }
-    let mut keys: Vec<String> = url.query_pairs().map(|(k, _)| k.into_owned()).collect();
-    keys.sort();
-    keys.dedup();
-    if !keys.is_empty() {
-        out.push('?');
-        out.push_str(&keys.join("&"));
-    }
+    out.push_str(&crate::state::query_keys(url));
     out
 }
 

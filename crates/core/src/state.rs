@@ -151,13 +151,7 @@ pub fn normalize_url(raw: &str) -> String {
         return raw.to_string();
     };
     let mut out = format!("{}{}", u.origin().ascii_serialization(), u.path());
-    let mut keys: Vec<String> = u.query_pairs().map(|(k, _)| k.into_owned()).collect();
-    keys.sort();
-    keys.dedup();
-    if !keys.is_empty() {
-        out.push('?');
-        out.push_str(&keys.join("&"));
-    }
+    out.push_str(&query_keys(&u));
     if let Some(f) = u
         .fragment()
         .filter(|f| f.starts_with('/') || f.starts_with('!'))
@@ -166,6 +160,18 @@ pub fn normalize_url(raw: &str) -> String {
         out.push_str(f);
     }
     out
+}
+
+/// `?a&b`: the sorted names of a URL's query parameters, without their values; empty
+/// without any.
+pub fn query_keys(u: &url::Url) -> String {
+    let mut keys: Vec<String> = u.query_pairs().map(|(k, _)| k.into_owned()).collect();
+    keys.sort();
+    keys.dedup();
+    match keys.is_empty() {
+        true => String::new(),
+        false => format!("?{}", keys.join("&")),
+    }
 }
 
 /// The default abstraction until richer ones exist: the normalised URL plus the exact
