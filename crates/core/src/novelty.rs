@@ -31,6 +31,17 @@ impl Novelty {
         *self == Novelty::default()
     }
 
+    /// How much was new, in [0, 1): 1 - exp(-(scripts + endpoints + pages / 2 +
+    /// functions / 100)). A step that loaded one new script scores 0.63, one that only ran
+    /// 20 new functions 0.18; bounded, so a reward built on it stays on its scale.
+    pub fn score(&self) -> f64 {
+        let weight = f64::from(self.scripts)
+            + f64::from(self.endpoints)
+            + f64::from(self.urls) / 2.0
+            + self.functions as f64 / 100.0;
+        1.0 - (-weight).exp()
+    }
+
     /// "2 scripts, 1 endpoint, 14 functions"; empty when nothing was new.
     pub fn describe(&self) -> String {
         let mut parts = Vec::new();
@@ -145,6 +156,22 @@ fn page_of(url: &str) -> Option<String> {
     Some(out)
 }
 
+/// The kind of page a URL shows, for breadth: its path with record ids masked, its
+/// query's keys, its client-side route masked the same way (`http://h/issues/<id>`,
+/// `http://h/admin/#/items/<id>`). Two issues are one kind of page; `None` for a URL that does not
+/// parse.
+pub fn page_pattern(url: &str) -> Option<String> {
+    let parsed = Url::parse(url).ok()?;
+    let mut out = parsed.origin().ascii_serialization();
+    out.push_str(&endpoint_pattern(&parsed));
+    let page = page_of(url)?;
+    if let Some((_, route)) = page.split_once("#/") {
+        out.push_str("#/");
+        out.push_str(route);
+    }
+    Some(out)
+}
+
 const STATIC: &[&str] = &[
     "css", "png", "jpg", "jpeg", "gif", "svg", "ico", "webp", "avif", "woff", "woff2", "ttf",
     "otf", "eot", "map", "mp4", "webm", "mp3",
@@ -189,9 +216,14 @@ fn is_id(seg: &str) -> bool {
     }
     let digits = seg.chars().filter(char::is_ascii_digit).count();
     let hex = seg.chars().all(|c| c.is_ascii_hexdigit() || c == '-');
-    // 42, 2026-11-28, 3f2a...-uuid, a 24-hex object id; "v1" or "h2o" stay names.
+    // 42, 2026-11-28, 3f2a...-uuid, a 24-hex object id, MailDev's "LU9nlwWB"; "v1",
+    // "h2o" or "oauth2" stay names.
+    let alnum = seg.chars().all(|c| c.is_ascii_alphanumeric());
+    let mixed =
+        seg.chars().any(|c| c.is_ascii_uppercase()) && seg.chars().any(|c| c.is_ascii_lowercase());
     digits == seg.len()
         || (hex && seg.len() >= 8 && digits > 0)
+        || (alnum && seg.len() >= 8 && digits > 0 && mixed)
         || (seg.len() >= 16
             && digits * 4 >= seg.len()
             && seg.chars().all(|c| c.is_ascii_alphanumeric()))
@@ -210,6 +242,47 @@ mod tests {
     }
 
     #[test]
+    fn a_page_pattern_is_one_for_every_record_and_route_instance() {
+        let p = |u: &str| page_pattern(u).unwrap();
+        assert_eq!(
+            p("http://h:1/issues/42?sort=a"),
+            "http://h:1/issues/<id>?sort"
+        );
+        assert_eq!(
+            p("http://h:1/issues/7?sort=b"),
+            p("http://h:1/issues/42?sort=a")
+        );
+        assert_eq!(
+            p("http://h:1/#/experiments/3/runs"),
+            "http://h:1/#/experiments/<id>/runs"
+        );
+        assert_ne!(p("http://h:1/#/experiments"), p("http://h:1/#/models"));
+        // A fragment that is no route is the same page.
+        assert_eq!(p("http://h:1/docs#intro"), p("http://h:1/docs"));
+        assert_ne!(p("http://h:1/a"), p("http://other:1/a"));
+        assert_eq!(page_pattern("not a url"), None);
+    }
+
+    #[test]
+    fn the_score_grows_with_what_was_new_and_stays_below_one() {
+        let none = Novelty::default();
+        let script = Novelty { scripts: 1, ..none };
+        let some = Novelty {
+            functions: 20,
+            ..none
+        };
+        let lots = Novelty {
+            scripts: 3,
+            endpoints: 2,
+            urls: 2,
+            functions: 300,
+        };
+        assert_eq!(none.score(), 0.0);
+        assert!(some.score() > 0.0 && some.score() < script.score());
+        assert!(lots.score() < 1.0 && lots.score() > script.score());
+    }
+
+    #[test]
     fn endpoints_mask_records_and_keep_parameter_names() {
         assert_eq!(
             pattern("http://a/api/items/42?b=1&a=2&b=3"),
@@ -222,6 +295,11 @@ mod tests {
         assert_eq!(pattern("http://a/v1/h2o/users"), "/v1/h2o/users");
         assert_eq!(pattern("http://a/"), "/");
         assert_eq!(pattern("http://a/issues/2026-11-28"), "/issues/<id>");
+        // Random mixed-case ids with a digit (MailDev's e-mails); words stay.
+        assert_eq!(pattern("http://a/email/LU9nlwWB/html"), "/email/<id>/html");
+        assert_eq!(pattern("http://a/email/mwGJ4715"), "/email/<id>");
+        assert_eq!(pattern("http://a/oauth2/authorize"), "/oauth2/authorize");
+        assert_eq!(pattern("http://a/api/getUserById"), "/api/getUserById");
     }
 
     #[test]
