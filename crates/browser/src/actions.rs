@@ -525,8 +525,19 @@ impl Actor<'_> {
             );
             return Ok(());
         }
-        // A failed load shows up as RequestFailed from the network events.
-        self.navigate(url.as_str()).await.map(|_| ())
+        // The page's own navigation, as a link's click makes it: Page.navigate through
+        // chromiumoxide waits for a load that a route change within the document or a
+        // download never brings (10 s each on MailDev's `#/email/<id>` and attachment
+        // links). The settle after the step waits for a new document as after a click; a
+        // failed load shows up as RequestFailed from the network events.
+        let assign = format!("location.assign({})", serde_json::Value::from(url.as_str()));
+        match eval(self.page, assign, self.cdp).await {
+            Ok(_) => Ok(()),
+            Err(e) => {
+                tracing::debug!("location.assign failed ({e}); Page.navigate instead");
+                self.navigate(url.as_str()).await.map(|_| ())
+            }
+        }
     }
 
     /// Page.navigate bounded by the load timeout (the command returns once the response

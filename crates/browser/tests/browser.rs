@@ -1174,3 +1174,52 @@ fn a_form_whose_control_is_named_id_still_gets_locators_that_find_its_fields() {
     }
     env.close();
 }
+
+const HASH_ROUTED: &str = r#"<!doctype html><html><head><title>Routes</title></head><body>
+<p id="route">none</p>
+<a href="#/inbox">Inbox</a> <a href="/file.bin">Download</a>
+<script>
+  const show = () => { document.getElementById('route').textContent = 'route ' + location.hash; };
+  window.addEventListener('hashchange', show);
+  show();
+</script>
+</body></html>"#;
+
+/// A navigate action to a client-side route or to a download is over as soon as the page
+/// handled it: Page.navigate waited for a load that never comes until the load timeout
+/// (10 s a step on MailDev's `#/email/<id>` and attachment links).
+#[test]
+fn navigating_to_a_route_or_a_download_does_not_wait_for_a_load() {
+    let srv = TestServer::start(vec![
+        ("/", html(HASH_ROUTED)),
+        (
+            "/file.bin",
+            Reply::Page(200, "application/octet-stream", "\u{0}\u{1}bytes".into()),
+        ),
+        ("/other", html("<p>other page</p>")),
+    ]);
+    let o = options(&srv.url("/"));
+    let load = Duration::from_millis(o.config.load_timeout_ms);
+    let mut env = launch(o);
+    env.reset().unwrap();
+    let go = |to: &str| Action {
+        kind: ActionKind::Navigate,
+        target: None,
+        value: Some(to.into()),
+    };
+
+    let t = Instant::now();
+    let out = env.step(&go("#/inbox")).unwrap();
+    assert!(t.elapsed() < load, "a route change waited {:?}", t.elapsed());
+    assert!(out.observation.url.ends_with("/#/inbox"), "{}", out.observation.url);
+    assert!(has_text(&out.observation, "route #/inbox"), "the app's router ran");
+
+    let t = Instant::now();
+    let out = env.step(&go("/file.bin")).unwrap();
+    assert!(t.elapsed() < load, "a download waited {:?}", t.elapsed());
+    assert!(has_text(&out.observation, "route #/inbox"), "the page stayed");
+
+    let out = env.step(&go("/other")).unwrap();
+    assert!(out.observation.url.ends_with("/other"), "{}", out.observation.url);
+    assert!(has_text(&out.observation, "other page"));
+}
