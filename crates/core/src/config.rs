@@ -291,6 +291,7 @@ pub struct StrategyConfig {
     /// Strategy parameters by name, read by the strategy that knows them.
     pub params: BTreeMap<String, serde_json::Value>,
     pub webexplor: WebExplorConfig,
+    pub guided: GuidedConfig,
     pub crawl: CrawlConfig,
     pub webrled: WebRledConfig,
     pub vetl: VetlConfig,
@@ -388,6 +389,10 @@ pub struct WebExplorConfig {
     /// Fill the empty fields of a form (with the input generator) before clicking its
     /// buttons; typing stays an action the policy learns either way.
     pub fill_forms: bool,
+    /// Weight of what an action newly caused in the page (new scripts, endpoints, pages,
+    /// functions: `Novelty::score`, in [0, 1)) added to the curiosity reward 1/sqrt(N).
+    /// 0 is the paper's reward.
+    pub novelty_weight: f64,
 }
 
 impl Default for WebExplorConfig {
@@ -400,6 +405,41 @@ impl Default for WebExplorConfig {
             episode_steps: 100,
             stagnation_steps: 30,
             stagnation_secs: 60.0,
+            fill_forms: true,
+            novelty_weight: 0.0,
+        }
+    }
+}
+
+/// `guided` (ours, issue 40): actions valued by what they newly caused in the page, the
+/// untried first, breadth through the links seen and never followed.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct GuidedConfig {
+    /// Steps per episode before a reset, unless `budget.episode_steps` says otherwise:
+    /// long, because going to a link or back to a page with work left replaces most
+    /// resets, and a reset costs seconds on apps that log in.
+    pub episode_steps: u32,
+    /// Probability of following a link seen and never visited (a kind of page the run has
+    /// not shown) while the current state still has untried actions; with none left, a
+    /// link is always preferred.
+    pub frontier_share: f64,
+    /// Exploration weight of the UCB choice among tried actions, once nothing is untried.
+    pub ucb: f64,
+    /// Steps without anything new (state, script, endpoint, page, functions) and no work
+    /// left anywhere known before asking for a reset.
+    pub stuck_steps: u32,
+    /// Fill the empty fields of a form before clicking its buttons.
+    pub fill_forms: bool,
+}
+
+impl Default for GuidedConfig {
+    fn default() -> Self {
+        GuidedConfig {
+            episode_steps: 400,
+            frontier_share: 0.3,
+            ucb: 0.5,
+            stuck_steps: 40,
             fill_forms: true,
         }
     }
@@ -585,6 +625,7 @@ impl Config {
             ));
         }
         let w = &self.strategy.webexplor;
+        let g = &self.strategy.guided;
         let r = &self.strategy.webrled;
         let checks = [
             (
@@ -614,6 +655,26 @@ impl Config {
             (
                 w.stagnation_secs > 0.0 && seconds(w.stagnation_secs),
                 "strategy.webexplor.stagnation_secs must be above 0",
+            ),
+            (
+                w.novelty_weight >= 0.0 && w.novelty_weight.is_finite(),
+                "strategy.webexplor.novelty_weight must be 0 or more",
+            ),
+            (
+                g.episode_steps > 0,
+                "strategy.guided.episode_steps must be at least 1",
+            ),
+            (
+                (0.0..=1.0).contains(&g.frontier_share),
+                "strategy.guided.frontier_share must be in [0, 1]",
+            ),
+            (
+                g.ucb >= 0.0 && g.ucb.is_finite(),
+                "strategy.guided.ucb must be 0 or more",
+            ),
+            (
+                g.stuck_steps > 0,
+                "strategy.guided.stuck_steps must be at least 1",
             ),
             (
                 self.strategy.crawl.episode_steps > 0,

@@ -7,6 +7,9 @@
 //! - `random` (DESIGN 7.1): uniform over the candidates.
 //! - `bfs`, `dfs` (DESIGN 7.2): model-based crawling of every (state, action) pair.
 //! - `webexplor` (DESIGN 7.3): curiosity-driven Q-learning guided by an automaton.
+//! - `guided` (ours, issue 40): actions valued by what they newly caused in the page
+//!   (scripts, endpoints, pages, functions), untried ones first, links to kinds of page
+//!   never shown followed directly, long episodes.
 //! - `webrled` (DESIGN 7.4) and its ablations `webrled+`, `webrled-`, `webrled*`: deep
 //!   Q-learning over grid cells of the page, an action discriminator for controls no rule
 //!   sees, an episodic x global novelty reward (networks from `wayfarer-ml`).
@@ -26,6 +29,7 @@ mod crawl;
 pub mod dfa;
 mod fill;
 mod form;
+mod guided;
 mod memory;
 mod random;
 mod route;
@@ -65,6 +69,7 @@ use wayfarer_core::Config;
 
 pub use crawl::{CrawlAgent, Order};
 pub use fill::fill_value;
+pub use guided::GuidedAgent;
 pub use random::RandomAgent;
 pub use setup::{input_names, setup, Setup, SetupError};
 pub use vetl::{VetlAgent, VetlVariant};
@@ -77,6 +82,7 @@ pub const NAMES: &[&str] = &[
     "bfs",
     "dfs",
     "webexplor",
+    "guided",
     "webrled",
     "webrled+",
     "webrled-",
@@ -170,6 +176,7 @@ pub fn by_name_with(
             config.webexplor.clone(),
             inputs,
         ))),
+        "guided" => Ok(Box::new(GuidedAgent::new(config.guided.clone(), inputs))),
         other => Err(StrategyError::Unknown(other.to_string())),
     }
 }
@@ -190,6 +197,7 @@ pub fn default_inputs(name: &str) -> &'static str {
 pub fn default_episode_steps(name: &str, config: &StrategyConfig) -> u32 {
     match name {
         "webexplor" => config.webexplor.episode_steps,
+        "guided" => config.guided.episode_steps,
         "bfs" | "dfs" => config.crawl.episode_steps,
         // Saturating: the file's counts are any u32, and a longer episode than u32 is none.
         "webrled" | "webrled+" | "webrled*" => config

@@ -407,7 +407,8 @@ impl Agent for WebExplorAgent {
         };
         // Asynchronous Q-learning: the update lands on the shared table now, from the
         // values every worker left there.
-        let reward = 1.0 / f64::from(n).sqrt();
+        // The paper's curiosity, plus (when weighted) what the page newly showed.
+        let reward = 1.0 / f64::from(n).sqrt() + self.cfg.novelty_weight * t.novelty.score();
         let target = reward + self.cfg.gamma * mind.best(t.next_state);
         let q0 = mind.q0;
         let q = mind.q.entry((t.state, k)).or_insert(q0);

@@ -1,0 +1,740 @@
+//! `guided` (ours, issue 40): exploration steered by what the page newly shows, as a
+//! fuzzer keeps the inputs that found new edges. The loop hands every step's novelty (a
+//! script loaded for the first time, an endpoint never called, a page never shown,
+//! functions never run: `Novelty`) to `learn`; an action's value is the novelty it
+//! caused per try.
+//!
+//! In each state, in this order:
+//! 1. an action never tried anywhere in the run (a control no other page had), then one
+//!    never tried in this state, chosen at random; but with probability `frontier_share`,
+//!    and always once the state has nothing untried,
+//! 2. a link seen on some page and never followed, to a kind of page the run has not
+//!    shown (`page_pattern`: `/issues/7` is `/issues/<id>`, visited once `/issues/3` was),
+//!    oldest first, loaded directly (a `navigate`, scope enforced by the browser); links
+//!    are taken only from the targets the loop offered, so deny rules hold;
+//! 3. the newest state seen elsewhere that still has untried actions, by loading the
+//!    URL it was seen at (given up after two loads that showed another state);
+//! 4. the best tried action here by UCB: novelty per try plus `ucb` * sqrt(ln N / n).
+//!
+//! Resets are rare: episodes are long (`episode_steps`), and one is asked for only when
+//! `stuck_steps` steps brought nothing new and no work is left anywhere known (steps 1-3
+//! are empty): on apps that log in, a reset costs seconds (issue 40's reach table).
+//!
+//! With several workers: one mind behind a lock (the values, what was tried, the states'
+//! actions and URLs, the link frontier, the counters); a link taken by one worker leaves
+//! the frontier for all. Each worker keeps its form plan, the return it is on, its input
+//! generator (a fork), its stuck count and its rationale.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use rand::seq::SliceRandom;
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+use url::Url;
+use wayfarer_core::config::GuidedConfig;
+use wayfarer_core::input::InputGenerator;
+use wayfarer_core::novelty::page_pattern;
+use wayfarer_core::{
+    Action, ActionKind, Agent, EventKind, Observation, StateId, StrategySnapshot, Transition, View,
+};
+
+use crate::fill::{fill_noted, with_note};
+use crate::form::fill_then;
+use crate::route::{Route, RouteNext};
+use crate::snapshot::capped;
+
+/// Loads of a state's URL that may show another state before returns to it stop.
+const MISSES: u32 = 2;
+
+/// File types a link may point at that are downloads, not pages to explore.
+const DOWNLOADS: &[&str] = &[
+    "csv", "json", "xml", "txt", "tsv", "pdf", "zip", "gz", "tar", "tgz", "ics", "atom", "rss",
+    "png", "jpg", "jpeg", "gif", "svg", "webp", "ico", "css", "js", "mjs", "map", "woff", "woff2",
+    "mp4", "webm", "mp3",
+];
+
+/// The identity of an action: what it does and to what; a navigation also where to.
+fn key(a: &Action) -> Action {
+    match a.kind {
+        ActionKind::Navigate => a.clone(),
+        _ => Action {
+            value: None,
+            ..a.clone()
+        },
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct Stat {
+    tries: u32,
+    /// The novelty the action caused, summed over its tries.
+    gain: f64,
+}
+
+impl Stat {
+    fn mean(&self) -> f64 {
+        self.gain / f64::from(self.tries.max(1))
+    }
+}
+
+/// What the workers of a run learn together.
+#[derive(Clone, Default)]
+struct Mind {
+    stats: HashMap<(StateId, Action), Stat>,
+    tried_anywhere: HashSet<Action>,
+    /// The candidate actions of each state, as last offered.
+    offered: HashMap<StateId, Vec<Action>>,
+    /// The URL each state was last seen at.
+    at: HashMap<StateId, String>,
+    /// States in the order first seen.
+    found: Vec<StateId>,
+    /// Loads of a state's URL that showed another state.
+    misses: HashMap<StateId, u32>,
+    /// Actions that tried to leave the allowed origins: never taken again.
+    external: HashSet<(StateId, Action)>,
+    /// Kinds of page shown.
+    visited: HashSet<String>,
+    /// Links seen and not followed, to kinds of page not shown: (pattern, URL), oldest
+    /// first; `queued` holds their patterns.
+    frontier: VecDeque<(String, String)>,
+    queued: HashSet<String>,
+    steps: u64,
+    followed: u64,
+    returns: u64,
+    productive: u64,
+}
+
+fn lock(m: &Mutex<Mind>) -> MutexGuard<'_, Mind> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Mind {
+    fn untried<'a>(&self, s: StateId, acts: &'a [Action]) -> Vec<&'a Action> {
+        acts.iter()
+            .filter(|a| a.kind != ActionKind::Back)
+            .filter(|a| {
+                let k = key(a);
+                !self.external.contains(&(s, k.clone())) && !self.stats.contains_key(&(s, k))
+            })
+            .collect()
+    }
+
+    /// Note the page's kind as shown, and queue the links it offers to kinds not shown.
+    fn harvest(&mut self, page: &Observation, actions: &[Action]) {
+        if let Some(p) = page_pattern(&page.url) {
+            self.visited.insert(p);
+        }
+        let Ok(base) = Url::parse(&page.url) else {
+            return;
+        };
+        let offered: HashSet<&str> = actions
+            .iter()
+            .filter(|a| a.kind == ActionKind::Click)
+            .filter_map(|a| a.target.as_deref())
+            .collect();
+        for e in &page.elements {
+            if e.tag != "a"
+                || e.attrs.contains_key("download")
+                || !offered.contains(e.locator.as_str())
+            {
+                continue;
+            }
+            let Some(url) = e.attr("href").and_then(|h| base.join(h.trim()).ok()) else {
+                continue;
+            };
+            if !matches!(url.scheme(), "http" | "https") || url.origin() != base.origin() {
+                continue;
+            }
+            let ext = url
+                .path()
+                .rsplit('/')
+                .next()
+                .and_then(|last| last.rsplit_once('.'))
+                .map(|(_, ext)| ext.to_ascii_lowercase());
+            if ext.is_some_and(|x| DOWNLOADS.contains(&x.as_str())) {
+                continue;
+            }
+            let url = url.to_string();
+            let Some(p) = page_pattern(&url) else {
+                continue;
+            };
+            if !self.visited.contains(&p) && self.queued.insert(p.clone()) {
+                self.frontier.push_back((p, url));
+            }
+        }
+    }
+
+    /// The oldest link still to a kind of page not shown.
+    fn next_link(&mut self) -> Option<String> {
+        while let Some((p, url)) = self.frontier.pop_front() {
+            self.queued.remove(&p);
+            if self.visited.insert(p) {
+                return Some(url);
+            }
+        }
+        None
+    }
+
+    /// The newest state other than `here` with untried actions, its URL and their count.
+    fn work_elsewhere(&self, here: StateId) -> Option<(StateId, String, usize)> {
+        self.found.iter().rev().find_map(|&s| {
+            if s == here || self.misses.get(&s).copied().unwrap_or(0) >= MISSES {
+                return None;
+            }
+            let url = self.at.get(&s)?;
+            if !url.starts_with("http") {
+                return None;
+            }
+            let n = self.untried(s, self.offered.get(&s)?).len();
+            (n > 0).then(|| (s, url.clone(), n))
+        })
+    }
+}
+
+/// Cloning shares the mind (as workers do); `fork` copies it.
+#[derive(Clone)]
+pub struct GuidedAgent {
+    cfg: GuidedConfig,
+    inputs: Box<dyn InputGenerator + Send>,
+    mind: Arc<Mutex<Mind>>,
+    /// A form being filled before its button.
+    plan: Option<Route>,
+    /// The state a load of its URL is meant to show.
+    returning: Option<StateId>,
+    /// This worker's steps, and the last one that brought something new.
+    steps: u64,
+    last_progress: u64,
+    rationale: Option<String>,
+}
+
+impl GuidedAgent {
+    pub fn new(cfg: GuidedConfig, inputs: Box<dyn InputGenerator + Send>) -> GuidedAgent {
+        GuidedAgent {
+            cfg,
+            inputs,
+            mind: Arc::new(Mutex::new(Mind::default())),
+            plan: None,
+            returning: None,
+            steps: 0,
+            last_progress: 0,
+            rationale: None,
+        }
+    }
+
+    fn navigate(&mut self, url: String, why: String) -> Action {
+        self.rationale = Some(why);
+        Action {
+            kind: ActionKind::Navigate,
+            target: None,
+            value: Some(url),
+        }
+    }
+
+    /// Take `choice`, filling its form first when it has empty fields.
+    fn take(
+        &mut self,
+        choice: &Action,
+        why: String,
+        view: &View<'_>,
+        rng: &mut ChaCha8Rng,
+    ) -> Action {
+        if self.cfg.fill_forms {
+            if let Some(mut plan) = fill_then(view.observation, choice, self.inputs.as_mut(), rng) {
+                if let RouteNext::Act(a, how) = plan.next(view) {
+                    self.plan = Some(plan);
+                    self.rationale = Some(format!("{why}: {how}"));
+                    return a;
+                }
+            }
+        }
+        let (a, note) = fill_noted(choice.clone(), view.observation, self.inputs.as_mut(), rng);
+        self.rationale = Some(with_note(why, note));
+        a
+    }
+}
+
+impl Agent for GuidedAgent {
+    fn name(&self) -> &str {
+        "guided"
+    }
+
+    fn fork(&self) -> Option<Box<dyn Agent + Send>> {
+        let mut copy = self.clone();
+        copy.mind = Arc::new(Mutex::new(lock(&self.mind).clone()));
+        Some(Box::new(copy))
+    }
+
+    fn worker(&self) -> Option<Box<dyn Agent + Send>> {
+        let agent = GuidedAgent::new(self.cfg.clone(), self.inputs.fork());
+        Some(Box::new(agent.sharing(self.mind.clone())))
+    }
+
+    fn wants_reset(&mut self, view: &View<'_>) -> bool {
+        if self.plan.is_some() || self.steps - self.last_progress < u64::from(self.cfg.stuck_steps)
+        {
+            return false;
+        }
+        let s = view.state();
+        let mind = lock(&self.mind);
+        let stuck = mind.untried(s, view.actions).is_empty()
+            && mind.frontier.iter().all(|(p, _)| mind.visited.contains(p))
+            && mind.work_elsewhere(s).is_none();
+        drop(mind);
+        if stuck {
+            self.last_progress = self.steps;
+            self.rationale = Some(format!(
+                "reset: {} steps without anything new and no work left",
+                self.cfg.stuck_steps
+            ));
+        }
+        stuck
+    }
+
+    fn choose(&mut self, view: &View<'_>, rng: &mut ChaCha8Rng) -> Action {
+        let s = view.state();
+        {
+            let mut mind = lock(&self.mind);
+            if mind.offered.insert(s, view.actions.to_vec()).is_none() {
+                mind.found.push(s);
+            }
+            mind.at.insert(s, view.observation.url.clone());
+            mind.harvest(view.observation, view.actions);
+        }
+        if let Some(plan) = self.plan.as_mut() {
+            match plan.next(view) {
+                RouteNext::Act(a, why) => {
+                    if plan.remaining() == 0 {
+                        self.plan = None;
+                    }
+                    let (a, note) = fill_noted(a, view.observation, self.inputs.as_mut(), rng);
+                    self.rationale = Some(with_note(why, note));
+                    return a;
+                }
+                RouteNext::Broken(..) | RouteNext::Done => self.plan = None,
+            }
+        }
+        let mut mind = lock(&self.mind);
+        let untried = mind.untried(s, view.actions);
+        let follow = untried.is_empty() || rng.gen_bool(self.cfg.frontier_share.clamp(0.0, 1.0));
+        if follow {
+            if let Some(url) = mind.next_link() {
+                mind.followed += 1;
+                drop(mind);
+                return self.navigate(url.clone(), format!("link never followed: {url}"));
+            }
+        }
+        if !untried.is_empty() {
+            let fresh: Vec<&Action> = untried
+                .iter()
+                .copied()
+                .filter(|a| !mind.tried_anywhere.contains(&key(a)))
+                .collect();
+            let (pool, why) = if fresh.is_empty() {
+                (&untried, "untried here")
+            } else {
+                (&fresh, "untried anywhere")
+            };
+            let choice = (*pool.choose(rng).expect("a non-empty pool")).clone();
+            drop(mind);
+            return self.take(&choice, why.to_string(), view, rng);
+        }
+        if let Some((target, url, n)) = mind.work_elsewhere(s) {
+            mind.returns += 1;
+            drop(mind);
+            self.returning = Some(target);
+            return self.navigate(url, format!("back to {target}: {n} untried action(s)"));
+        }
+        let acts: Vec<&Action> = view
+            .actions
+            .iter()
+            .filter(|a| a.kind != ActionKind::Back && !mind.external.contains(&(s, key(a))))
+            .collect();
+        let total: u32 = acts
+            .iter()
+            .filter_map(|a| mind.stats.get(&(s, key(a))))
+            .map(|st| st.tries)
+            .sum();
+        let ln = f64::from(total.max(1)).ln();
+        let best = acts
+            .iter()
+            .map(|a| {
+                let st = mind.stats.get(&(s, key(a))).copied().unwrap_or_default();
+                let n = f64::from(st.tries.max(1));
+                // A vanishing jitter breaks ties at random, seeded.
+                let score = st.mean() + self.cfg.ucb * (ln / n).sqrt() + rng.gen_range(0.0..1e-9);
+                (score, st, *a)
+            })
+            .max_by(|x, y| x.0.total_cmp(&y.0));
+        drop(mind);
+        let Some((_, st, choice)) = best else {
+            self.rationale = Some("nothing to do here: back".into());
+            return Action::back();
+        };
+        let why = format!(
+            "best known (novelty {:.2} per try, {} tries)",
+            st.mean(),
+            st.tries
+        );
+        self.take(&choice.clone(), why, view, rng)
+    }
+
+    fn learn(&mut self, t: &Transition<'_>) {
+        self.steps += 1;
+        if !t.failed {
+            self.inputs
+                .learn(t.observation, t.action, t.next_observation, t.events);
+        }
+        let gain = t.novelty.score() + if t.new_state { 0.5 } else { 0.0 };
+        if gain > 0.0 {
+            self.last_progress = self.steps;
+        }
+        let k = key(t.action);
+        let mut mind = lock(&self.mind);
+        mind.steps += 1;
+        if let Some(target) = self.returning.take() {
+            if t.next_state != target {
+                *mind.misses.entry(target).or_insert(0) += 1;
+            }
+        }
+        if t.events
+            .iter()
+            .any(|e| e.kind == EventKind::ExternalNavigation)
+        {
+            mind.external.insert((t.state, k.clone()));
+        }
+        if gain > 0.0 {
+            mind.productive += 1;
+        }
+        let st = mind.stats.entry((t.state, k.clone())).or_default();
+        st.tries += 1;
+        st.gain += gain;
+        mind.tried_anywhere.insert(k);
+    }
+
+    fn on_episode_end(&mut self) {
+        self.plan = None;
+        self.returning = None;
+    }
+
+    fn rationale(&self) -> Option<String> {
+        self.rationale.clone()
+    }
+
+    fn snapshot(&self) -> Option<StrategySnapshot> {
+        let mind = lock(&self.mind);
+        let mut rows: Vec<(&(StateId, Action), &Stat)> =
+            mind.stats.iter().filter(|(_, st)| st.gain > 0.0).collect();
+        rows.sort_by(|a, b| b.1.gain.total_cmp(&a.1.gain).then_with(|| a.0.cmp(b.0)));
+        let rows = rows
+            .into_iter()
+            .map(|((s, a), st)| {
+                vec![
+                    s.to_string(),
+                    a.describe(),
+                    st.tries.to_string(),
+                    format!("{:.2}", st.gain),
+                ]
+            })
+            .collect();
+        let left: Vec<Vec<String>> = mind
+            .frontier
+            .iter()
+            .filter(|(p, _)| !mind.visited.contains(p))
+            .map(|(_, url)| vec![url.clone()])
+            .collect();
+        Some(StrategySnapshot {
+            strategy: "guided".into(),
+            counters: vec![
+                ("steps learned".into(), mind.steps),
+                ("steps that brought something new".into(), mind.productive),
+                ("actions tried".into(), mind.stats.len() as u64),
+                ("kinds of page shown".into(), mind.visited.len() as u64),
+                ("links followed".into(), mind.followed),
+                ("links left".into(), left.len() as u64),
+                ("returns to work left".into(), mind.returns),
+                ("external actions".into(), mind.external.len() as u64),
+            ],
+            tables: vec![
+                capped(
+                    "actions that opened something (most first)",
+                    &["state", "action", "tries", "novelty"],
+                    rows,
+                ),
+                capped("links not followed yet", &["URL"], left),
+            ],
+        })
+    }
+}
+
+impl GuidedAgent {
+    /// This agent, learning into `mind` (another worker's).
+    fn sharing(mut self, mind: Arc<Mutex<Mind>>) -> GuidedAgent {
+        self.mind = mind;
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+    use wayfarer_core::{Analysis, Element, Event, Novelty};
+
+    use crate::testing::Fixed;
+
+    fn agent() -> GuidedAgent {
+        GuidedAgent::new(
+            GuidedConfig {
+                frontier_share: 0.0,
+                ..GuidedConfig::default()
+            },
+            Box::new(Fixed),
+        )
+    }
+
+    fn click(t: &str) -> Action {
+        Action::on(ActionKind::Click, t)
+    }
+
+    fn link(loc: &str, href: &str) -> Element {
+        let mut e = Element {
+            locator: loc.into(),
+            tag: "a".into(),
+            actionable: vec!["tag:a".into()],
+            visible: true,
+            enabled: true,
+            ..Element::default()
+        };
+        e.attrs.insert("href".into(), href.into());
+        e
+    }
+
+    fn page(url: &str, elements: Vec<Element>) -> Observation {
+        Observation {
+            url: url.into(),
+            elements,
+            ..Observation::default()
+        }
+    }
+
+    fn choose(
+        ag: &mut GuidedAgent,
+        s: u64,
+        obs: &Observation,
+        acts: &[Action],
+        rng: &mut ChaCha8Rng,
+    ) -> Action {
+        let an = Analysis::new(StateId(s), obs.url.clone());
+        let view = View {
+            observation: obs,
+            analysis: &an,
+            actions: acts,
+            episode_step: 1,
+        };
+        ag.choose(&view, rng)
+    }
+
+    fn learn(ag: &mut GuidedAgent, s: u64, a: &Action, n: u64, novelty: Novelty, events: &[Event]) {
+        let obs = Observation::default();
+        ag.learn(&Transition {
+            state: StateId(s),
+            observation: &obs,
+            action: a,
+            next_state: StateId(n),
+            next_observation: &obs,
+            events,
+            new_state: false,
+            failed: false,
+            novelty,
+        });
+    }
+
+    #[test]
+    fn every_action_is_tried_once_before_any_twice() {
+        let mut ag = agent();
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        let obs = page("http://h/", vec![]);
+        let acts: Vec<Action> = (0..6).map(|i| click(&format!("#b{i}"))).collect();
+        let mut seen = HashSet::new();
+        for _ in 0..6 {
+            let a = choose(&mut ag, 1, &obs, &acts, &mut rng);
+            assert!(seen.insert(a.clone()), "{a:?} twice");
+            learn(&mut ag, 1, &a, 1, Novelty::default(), &[]);
+        }
+        assert_eq!(seen.len(), 6);
+    }
+
+    #[test]
+    fn once_all_are_tried_the_one_that_opened_something_is_preferred() {
+        let mut ag = agent();
+        ag.cfg.ucb = 0.1;
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let obs = page("http://h/", vec![]);
+        let acts = vec![click("#a"), click("#b"), click("#c")];
+        for a in &acts {
+            let n = if a == &acts[1] {
+                Novelty {
+                    scripts: 2,
+                    ..Novelty::default()
+                }
+            } else {
+                Novelty::default()
+            };
+            learn(&mut ag, 1, a, 1, n, &[]);
+        }
+        let picks: Vec<Action> = (0..5)
+            .map(|_| {
+                let a = choose(&mut ag, 1, &obs, &acts, &mut rng);
+                learn(&mut ag, 1, &a, 1, Novelty::default(), &[]);
+                a
+            })
+            .collect();
+        assert_eq!(
+            picks.iter().filter(|a| **a == acts[1]).count(),
+            5,
+            "{picks:?}"
+        );
+        assert!(ag.rationale().unwrap().starts_with("best known"));
+    }
+
+    #[test]
+    fn links_to_pages_never_shown_are_followed_once_per_kind_of_page() {
+        let mut ag = agent();
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        let obs = page(
+            "http://h/home",
+            vec![
+                link("#i1", "/issues/1"),
+                link("#i2", "/issues/2"),
+                link("#ext", "http://elsewhere/x"),
+                link("#csv", "/export.csv"),
+                link("#home", "#top"),
+                link("#denied", "/admin/logout"),
+            ],
+        );
+        // The loop did not offer #denied (a deny rule): its link is not followed.
+        let acts = vec![
+            click("#i1"),
+            click("#i2"),
+            click("#ext"),
+            click("#csv"),
+            click("#home"),
+        ];
+        for a in &acts {
+            learn(&mut ag, 1, a, 1, Novelty::default(), &[]);
+        }
+        let first = choose(&mut ag, 1, &obs, &acts, &mut rng);
+        assert_eq!(first.kind, ActionKind::Navigate);
+        assert_eq!(first.value.as_deref(), Some("http://h/issues/1"));
+        learn(&mut ag, 1, &first, 2, Novelty::default(), &[]);
+        // /issues/2 is the same kind of page: nothing else is left to follow or to try.
+        let next = choose(&mut ag, 1, &obs, &acts, &mut rng);
+        assert_ne!(next.kind, ActionKind::Navigate, "{next:?}");
+        assert!(ag.rationale().unwrap().starts_with("best known"));
+    }
+
+    #[test]
+    fn with_nothing_left_here_it_loads_a_state_that_has_work() {
+        let mut ag = agent();
+        let mut rng = ChaCha8Rng::seed_from_u64(2);
+        let list = page("http://h/list", vec![]);
+        let list_acts = vec![click("#x"), click("#y")];
+        let first = choose(&mut ag, 1, &list, &list_acts, &mut rng);
+        learn(&mut ag, 1, &first, 2, Novelty::default(), &[]);
+        let detail = page("http://h/detail", vec![]);
+        let detail_acts = vec![click("#z")];
+        let a = choose(&mut ag, 2, &detail, &detail_acts, &mut rng);
+        learn(&mut ag, 2, &a, 2, Novelty::default(), &[]);
+        let back = choose(&mut ag, 2, &detail, &detail_acts, &mut rng);
+        assert_eq!(back.kind, ActionKind::Navigate);
+        assert_eq!(back.value.as_deref(), Some("http://h/list"));
+        // The load showed another state twice: returns to state 1 stop.
+        learn(&mut ag, 2, &back, 3, Novelty::default(), &[]);
+        let again = choose(&mut ag, 2, &detail, &detail_acts, &mut rng);
+        assert_eq!(again.kind, ActionKind::Navigate);
+        learn(&mut ag, 2, &again, 3, Novelty::default(), &[]);
+        let last = choose(&mut ag, 2, &detail, &detail_acts, &mut rng);
+        assert_eq!(last, click("#z"), "{:?}", ag.rationale());
+    }
+
+    #[test]
+    fn an_action_that_left_the_allowed_origins_is_not_taken_again() {
+        let mut ag = agent();
+        let mut rng = ChaCha8Rng::seed_from_u64(4);
+        let obs = page("http://h/", vec![]);
+        let acts = vec![click("#out"), click("#in")];
+        let ext = [Event::new(EventKind::ExternalNavigation, "blocked")];
+        learn(&mut ag, 1, &acts[0], 1, Novelty::default(), &ext);
+        learn(&mut ag, 1, &acts[1], 1, Novelty::default(), &[]);
+        for _ in 0..10 {
+            assert_eq!(choose(&mut ag, 1, &obs, &acts, &mut rng), acts[1]);
+        }
+    }
+
+    #[test]
+    fn a_reset_is_asked_only_when_stuck_with_no_work_left() {
+        let mut ag = agent();
+        ag.cfg.stuck_steps = 3;
+        let mut rng = ChaCha8Rng::seed_from_u64(6);
+        let obs = page("http://h/", vec![]);
+        let acts = vec![click("#a"), click("#b")];
+        let an = Analysis::new(StateId(1), obs.url.clone());
+        let view = View {
+            observation: &obs,
+            analysis: &an,
+            actions: &acts,
+            episode_step: 1,
+        };
+        for _ in 0..3 {
+            let a = ag.choose(&view, &mut rng);
+            learn(&mut ag, 1, &a, 1, Novelty::default(), &[]);
+        }
+        assert!(ag.wants_reset(&view));
+        // Counting starts again after the reset.
+        assert!(!ag.wants_reset(&view));
+        // Something new keeps the episode going.
+        let mut fresh = agent();
+        fresh.cfg.stuck_steps = 3;
+        for _ in 0..3 {
+            let a = fresh.choose(&view, &mut rng);
+            learn(
+                &mut fresh,
+                1,
+                &a,
+                1,
+                Novelty {
+                    functions: 5,
+                    ..Novelty::default()
+                },
+                &[],
+            );
+        }
+        assert!(!fresh.wants_reset(&view));
+    }
+
+    #[test]
+    fn workers_share_the_frontier() {
+        let mut one = agent();
+        let mut two = one.worker().unwrap();
+        let mut rng = ChaCha8Rng::seed_from_u64(7);
+        let obs = page("http://h/", vec![link("#a", "/a"), link("#b", "/b")]);
+        let acts = vec![click("#a"), click("#b")];
+        for a in &acts {
+            learn(&mut one, 1, a, 1, Novelty::default(), &[]);
+        }
+        let x = choose(&mut one, 1, &obs, &acts, &mut rng);
+        let an = Analysis::new(StateId(1), obs.url.clone());
+        let view = View {
+            observation: &obs,
+            analysis: &an,
+            actions: &acts,
+            episode_step: 1,
+        };
+        let y = two.choose(&view, &mut rng);
+        assert_eq!(x.kind, ActionKind::Navigate);
+        assert_eq!(y.kind, ActionKind::Navigate);
+        assert_ne!(x.value, y.value);
+        assert_eq!(two.name(), "guided");
+    }
+}
