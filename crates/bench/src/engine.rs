@@ -110,8 +110,8 @@ pub fn run_bench_with(
                         n += 1;
                         let who = label(strategy, inference, workers);
                         let mut suffix = inference.map(|i| format!("-{i}")).unwrap_or_default();
-                        if workers > 1 {
-                            suffix.push_str(&format!("-w{workers}"));
+                        if workers != 1 {
+                            suffix.push_str(&format!("-w{}", crate::plan::workers_name(workers)));
                         }
                         let dir = plan.out.join("runs").join(format!(
                             "{}-{}{suffix}-s{seed}",

@@ -11,7 +11,7 @@ use wayfarer_core::infer::InferenceConfig;
 use wayfarer_core::summary::FailureLine;
 use wayfarer_core::trace::Secrets;
 use wayfarer_core::{Observer, RunSummary};
-use wayfarer_run::{Application, Notice, Settings};
+use wayfarer_run::{Application, Notice, Settings, Workers};
 use wayfarer_testapps::{ServeOptions, Server};
 
 use crate::collect::Collector;
@@ -147,7 +147,10 @@ pub fn run_strategy(
         episode_steps: plan.episode_steps,
         inference,
         out: dir.to_path_buf(),
-        workers: Some(workers.max(1)),
+        workers: Some(match workers {
+            crate::plan::AUTO => Workers::Auto,
+            n => Workers::Count(n),
+        }),
         chrome: plan
             .chrome
             .as_ref()

@@ -177,7 +177,7 @@ impl RunRow {
             self.kind.clone(),
             self.seed.to_string(),
             self.inference.clone(),
-            self.workers.to_string(),
+            crate::plan::workers_name(self.workers),
             self.budget.clone(),
             self.steps.to_string(),
             self.states.to_string(),

@@ -78,7 +78,8 @@ pub struct Plan {
     pub strategies: Vec<String>,
     /// State-inference configurations each strategy runs with (`None`: off).
     pub inferences: Vec<Option<InferenceConfig>>,
-    /// How many browsers each strategy run explores at once (`--workers 1,3`).
+    /// How many browsers each strategy run explores at once (`--workers 1,3,auto`);
+    /// [`AUTO`] stands for `auto`.
     pub workers: Vec<u32>,
     pub peers: Vec<String>,
     pub seeds: Vec<u64>,
@@ -144,6 +145,17 @@ impl Plan {
     }
 }
 
+/// `--workers auto` in a plan's worker counts.
+pub const AUTO: u32 = 0;
+
+/// A worker count as the tables and directories write it: `3`, or `auto`.
+pub fn workers_name(workers: u32) -> String {
+    match workers {
+        AUTO => "auto".into(),
+        n => n.to_string(),
+    }
+}
+
 /// A strategy's name in the tables, with its inference configuration when one is on and
 /// its workers when there are several: `random`, `random · actions-5`, `random · 3 workers`.
 pub fn label(strategy: &str, inference: Option<InferenceConfig>, workers: u32) -> String {
@@ -160,8 +172,8 @@ pub fn label_of(strategy: &str, inference: Option<&str>, workers: u32) -> String
     if let Some(i) = inference {
         out.push_str(&format!(" · {i}"));
     }
-    if workers > 1 {
-        out.push_str(&format!(" · {workers} workers"));
+    if workers != 1 {
+        out.push_str(&format!(" · {} workers", workers_name(workers)));
     }
     out
 }

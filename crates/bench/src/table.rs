@@ -268,7 +268,7 @@ fn section(s: &mut String, plan: &Plan, target: &Target, result: &BenchResult) {
     if plan.inferences.iter().any(Option::is_some) {
         inference_table(s, plan, &name, result);
     }
-    if plan.workers.iter().any(|&w| w > 1) {
+    if plan.workers.iter().any(|&w| w != 1) {
         workers_table(s, plan, &name, result);
     }
     llm_table(s, plan, &name, result);
@@ -463,7 +463,7 @@ fn workers_table(s: &mut String, plan: &Plan, name: &str, result: &BenchResult) 
             if rows.is_empty() {
                 continue;
             }
-            let mut cells = vec![md_escape(strategy), w.to_string()];
+            let mut cells = vec![md_escape(strategy), crate::plan::workers_name(w)];
             for (i, f) in metrics.iter().enumerate() {
                 let fmt = if i == 3 { pct } else { one };
                 cells.push(spread(per_minute(&rows, *f), fmt));

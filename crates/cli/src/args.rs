@@ -219,9 +219,11 @@ pub struct RunArgs {
     pub cdp_file: Option<PathBuf>,
     /// Browsers explored at once by this one run (default 1): every worker has its own
     /// Chromium (or --cdp endpoint) and generator, and all share one store, one failure
-    /// table and what the strategy learns. With --cdp, one worker per endpoint.
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=64))]
-    pub workers: Option<u32>,
+    /// table and what the strategy learns. With --cdp, one worker per endpoint. `auto`:
+    /// up to 3 browsers start; the first explores alone for 20 steps, then as many
+    /// explore as the CPU it left idle (waiting on the application) has room for.
+    #[arg(long, value_name = "N|auto")]
+    pub workers: Option<wayfarer_run::Workers>,
     /// Chromium binary (default: $CHROME, then /usr/bin/chromium).
     #[arg(long)]
     pub chrome: Option<String>,
@@ -264,7 +266,7 @@ pub struct BenchArgs {
     pub inference: String,
     /// Browsers each strategy run explores at once, comma-separated (1,3 runs every
     /// strategy with one worker and with three, and the table compares them per
-    /// wall-minute).
+    /// wall-minute); `auto` lets each run choose (see explore's --workers).
     #[arg(long, default_value = "1")]
     pub workers: String,
     /// External peers measured in the same run, comma-separated (gremlins, bombadil), or

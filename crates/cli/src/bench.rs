@@ -170,11 +170,11 @@ pub fn command(args: &BenchArgs) -> Result<i32> {
     }
     let mut workers = Vec::new();
     for w in list(&args.workers) {
-        let n: u32 = w
-            .parse()
-            .ok()
-            .filter(|n| (1..=64).contains(n))
-            .ok_or_else(|| anyhow::anyhow!("in --workers: {w:?} is not a number from 1 to 64"))?;
+        let n: u32 = match w.parse::<wayfarer_run::Workers>() {
+            Ok(wayfarer_run::Workers::Auto) => wayfarer_bench::plan::AUTO,
+            Ok(wayfarer_run::Workers::Count(n)) => n,
+            Err(e) => bail!("in --workers: {e}"),
+        };
         if !workers.contains(&n) {
             workers.push(n);
         }

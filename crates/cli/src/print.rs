@@ -16,6 +16,9 @@ pub fn summary_text(s: &RunSummary) -> String {
         "  {} steps in {:.1}s ({:.1} steps/s), {} episodes, {} states, {} URLs, {} actions discovered",
         s.steps, s.duration_s, s.steps_per_second, s.episodes, s.states, s.urls, s.actions_discovered
     );
+    if let Some(a) = &s.auto_workers {
+        let _ = writeln!(o, "  --workers auto: {a}");
+    }
     if let Some(c) = &s.js_coverage {
         let _ = writeln!(
             o,

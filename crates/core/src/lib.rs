@@ -48,7 +48,7 @@ pub use observer::{Observer, Progress};
 pub use oracle::{Failure, FailureKind, Oracles};
 pub use record::ResetRecord;
 pub use record::{StepRecord, StepTimings};
-pub use runner::{run, run_workers, RunOptions, WorkerEnv};
+pub use runner::{run, run_workers, AutoWorkers, RunOptions, WorkerEnv};
 pub use state::{Abstraction, Analysis, StateId};
 pub use summary::{RunSummary, WorkerLine};
 pub use trace::{Trace, TraceStep};

@@ -20,6 +20,7 @@ use crate::oracle::Oracles;
 use crate::state::Abstraction;
 use crate::summary::RunSummary;
 
+mod auto;
 mod carry;
 mod episode;
 mod hub;
@@ -30,6 +31,7 @@ mod worker;
 #[cfg(test)]
 mod tests;
 
+pub use auto::{cpu_ticks, workers_for, AutoWorkers};
 use hub::Hub;
 use predict::Predictor;
 pub use predict::{KnowledgeRow, StepInference};
@@ -55,6 +57,9 @@ pub struct RunOptions {
     /// The usage counters of the language model the agent asks, when it asks one: the
     /// summary reports them, and the steps report the model's time apart from deciding.
     pub llm: Option<SharedUsage>,
+    /// `--workers auto`: the first worker probes alone, then as many of the others
+    /// explore as the machine has room for (`runner::auto`); `None`: all of them at once.
+    pub auto_workers: Option<AutoWorkers>,
 }
 
 impl RunOptions {
@@ -74,6 +79,7 @@ impl RunOptions {
             target: "sim".into(),
             inference: None,
             llm: None,
+            auto_workers: None,
         }
     }
 }
@@ -169,6 +175,7 @@ pub fn run_workers(
             episodes: 0,
             restarts: 0,
             retired: None,
+            idle: false,
         });
     }
     let hub = Hub::new(abstraction, observers, opts, started, workers.len());
@@ -188,6 +195,15 @@ pub fn run_workers(
         w.agent.get().on_run_end();
     }
     let halt = hub.halted();
+    let auto_workers = hub
+        .auto_note
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .take()
+        .or_else(|| {
+            (opts.auto_workers.is_some() && asked > 1)
+                .then(|| "1 browser: the run ended before the probe could measure".to_string())
+        });
     let s = hub.into_shared();
     if let Some(w) = workers.first_mut() {
         share_snapshot(w.agent.get(), s.observers);
@@ -217,7 +233,7 @@ pub fn run_workers(
     let elapsed = started.elapsed();
     // Stopped early: by the user or the application for all, or when every worker retired.
     let last_retired = workers.iter().rev().find_map(|w| w.retired.clone());
-    let all_retired = workers.iter().all(|w| w.retired.is_some());
+    let all_retired = workers.iter().all(|w| w.retired.is_some() || w.idle);
     let (stopped_early, ended_by_environment) = match (halt, last_retired) {
         (Some((why, by_env)), _) => (Some(why), by_env),
         (None, Some(why)) if all_retired => (Some(why), true),
@@ -240,7 +256,10 @@ pub fn run_workers(
                 steps: w.steps,
                 episodes: w.episodes,
                 restarts: w.restarts,
-                retired: w.retired.clone(),
+                retired: w
+                    .retired
+                    .clone()
+                    .or_else(|| w.idle.then(|| "left idle by --workers auto".to_string())),
             })
             .collect()
     } else {
@@ -282,6 +301,7 @@ pub fn run_workers(
             .map(|u| u.lock().unwrap_or_else(|p| p.into_inner()).clone()),
         form_acceptance: forms,
         workers: worker_lines,
+        auto_workers,
     };
     for o in s.observers.iter_mut() {
         o.on_end(&summary);

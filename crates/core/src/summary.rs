@@ -206,6 +206,10 @@ pub struct RunSummary {
     /// What each worker did, in a run with several (empty with one).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub workers: Vec<WorkerLine>,
+    /// How `--workers auto` chose ("2 of 3 browsers: one kept 41% of the machine's CPU
+    /// busy over its first 20 steps"), when it was asked for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub auto_workers: Option<String>,
 }
 
 /// One worker of a run with several.

@@ -12,7 +12,8 @@ use wayfarer_core::config::Restart;
 use wayfarer_core::infer::InferenceConfig;
 use wayfarer_core::trace::Secrets;
 use wayfarer_core::{
-    run_workers, Budget, Config, Environment, Observer, Oracles, RunOptions, RunSummary, WithApp,
+    run_workers, AutoWorkers, Budget, Config, Environment, Observer, Oracles, RunOptions,
+    RunSummary, WithApp,
 };
 use wayfarer_store::{RunMeta, RunStart, StoreWriter};
 
@@ -42,7 +43,7 @@ pub struct Settings {
     pub out: PathBuf,
     /// CDP endpoints to drive instead of launching Chromium (one worker each).
     pub cdp: Vec<String>,
-    pub workers: Option<u32>,
+    pub workers: Option<Workers>,
     pub chrome: Option<String>,
     pub isolate: bool,
     /// A bundled application served for the run: its name and whether its bugs are on.
@@ -123,16 +124,34 @@ pub fn explore(
         Some(dir) => Some(baseline_actions(dir, &strategy, seed, say)?),
         None => None,
     };
-    let workers = worker_count(s.workers, s.cdp.len())?;
+    let (mut workers, auto) = worker_count(s.workers, s.cdp.len())?;
+    let restart_each = config
+        .server
+        .as_ref()
+        .is_some_and(|sv| sv.restart == Restart::Episode);
+    if auto && workers > 1 {
+        // What auto cannot use, it does not ask for.
+        let alone = if agent.worker().is_none() {
+            Some(format!(
+                "the strategy {strategy} cannot share what it learns between workers"
+            ))
+        } else if restart_each && app.is_none() {
+            Some("server.restart = \"episode\" restarts the one server every worker uses".into())
+        } else {
+            None
+        };
+        if let Some(why) = alone {
+            say(Notice::Info(format!(
+                "wayfarer: --workers auto: one browser ({why})"
+            )));
+            workers = 1;
+        }
+    }
     if workers > 1 && agent.worker().is_none() {
         return Err(usage!(
             "the strategy {strategy} cannot share what it learns between workers yet; run it with --workers 1"
         ));
     }
-    let restart_each = config
-        .server
-        .as_ref()
-        .is_some_and(|sv| sv.restart == Restart::Episode);
     if workers > 1 && restart_each && app.is_none() {
         return Err(usage!(
             "server.restart = \"episode\" restarts the one server every worker uses, under the \
@@ -178,6 +197,7 @@ pub fn explore(
         target: url.to_string(),
         inference,
         llm: usage,
+        auto_workers: (auto && workers > 1).then(AutoWorkers::default),
     };
 
     let meta = RunMeta::new(RunStart {
@@ -196,9 +216,10 @@ pub fn explore(
     let guessing = inference
         .map(|i| format!(", state inference {i}"))
         .unwrap_or_default();
-    let fleet = match workers {
-        1 => String::new(),
-        n => format!(", {n} workers"),
+    let fleet = match (workers, auto) {
+        (1, _) => String::new(),
+        (n, true) => format!(", up to {n} workers: --workers auto decides after the first steps"),
+        (n, false) => format!(", {n} workers"),
     };
     say(Notice::Info(format!(
         "wayfarer: exploring {url} with {strategy} (seed {seed}, budget {budget}{guessing}{fleet}); Ctrl-C stops with a report"
@@ -284,14 +305,54 @@ pub fn explore(
     })
 }
 
-/// How many workers a run has: `--workers`, or one per CDP endpoint, or one.
-pub fn worker_count(asked: Option<u32>, endpoints: usize) -> Result<usize, RunError> {
-    Ok(match (asked.map(|n| n as usize), endpoints) {
-        (Some(n), 0) => n,
-        (None, 0) => 1,
-        (None, k) => k,
-        (Some(n), k) if n == k => k,
-        (Some(n), k) => {
+/// `--workers`: how many browsers explore at once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Workers {
+    Count(u32),
+    /// Up to [`AUTO_MAX`]: the first probes alone, then as many explore as the machine
+    /// has room for (`wayfarer_core::runner::auto`).
+    Auto,
+}
+
+/// The most browsers `--workers auto` runs.
+pub const AUTO_MAX: usize = 3;
+
+impl std::str::FromStr for Workers {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Workers, String> {
+        match s.trim() {
+            "auto" => Ok(Workers::Auto),
+            n => n
+                .parse::<u32>()
+                .ok()
+                .filter(|n| (1..=64).contains(n))
+                .map(Workers::Count)
+                .ok_or_else(|| format!("{s:?} is not `auto` or a number from 1 to 64")),
+        }
+    }
+}
+
+impl std::fmt::Display for Workers {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Workers::Count(n) => write!(f, "{n}"),
+            Workers::Auto => f.write_str("auto"),
+        }
+    }
+}
+
+/// How many workers a run has (`--workers`, or one per CDP endpoint, or one) and
+/// whether `auto` chooses how many of them explore.
+pub fn worker_count(asked: Option<Workers>, endpoints: usize) -> Result<(usize, bool), RunError> {
+    Ok(match (asked, endpoints) {
+        (Some(Workers::Auto), 0) => (AUTO_MAX, true),
+        (Some(Workers::Auto), k) => (k, true),
+        (Some(Workers::Count(n)), 0) => (n as usize, false),
+        (None, 0) => (1, false),
+        (None, k) => (k, false),
+        (Some(Workers::Count(n)), k) if n as usize == k => (k, false),
+        (Some(Workers::Count(n)), k) => {
             return Err(usage!(
                 "--workers {n} with {k} CDP endpoint(s): each worker drives one endpoint; drop --workers or give {n} endpoints"
             ))
@@ -392,11 +453,26 @@ mod tests {
 
     #[test]
     fn workers_are_asked_for_or_one_per_endpoint() {
-        assert_eq!(worker_count(None, 0).unwrap(), 1);
-        assert_eq!(worker_count(Some(3), 0).unwrap(), 3);
-        assert_eq!(worker_count(None, 2).unwrap(), 2);
-        assert_eq!(worker_count(Some(2), 2).unwrap(), 2);
-        let e = worker_count(Some(3), 2).unwrap_err().to_string();
+        let n = |w: u32| Some(Workers::Count(w));
+        assert_eq!(worker_count(None, 0).unwrap(), (1, false));
+        assert_eq!(worker_count(n(3), 0).unwrap(), (3, false));
+        assert_eq!(worker_count(None, 2).unwrap(), (2, false));
+        assert_eq!(worker_count(n(2), 2).unwrap(), (2, false));
+        assert_eq!(
+            worker_count(Some(Workers::Auto), 0).unwrap(),
+            (AUTO_MAX, true)
+        );
+        assert_eq!(worker_count(Some(Workers::Auto), 2).unwrap(), (2, true));
+        let e = worker_count(n(3), 2).unwrap_err().to_string();
         assert!(e.contains("--workers 3 with 2 CDP endpoint(s)"), "{e}");
+    }
+
+    #[test]
+    fn workers_parse_as_auto_or_a_count() {
+        assert_eq!("auto".parse::<Workers>(), Ok(Workers::Auto));
+        assert_eq!("3".parse::<Workers>(), Ok(Workers::Count(3)));
+        assert!("0".parse::<Workers>().unwrap_err().contains("from 1 to 64"));
+        assert!("many".parse::<Workers>().is_err());
+        assert_eq!(Workers::Auto.to_string(), "auto");
     }
 }

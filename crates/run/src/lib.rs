@@ -18,7 +18,7 @@ pub mod mask;
 pub mod trace;
 
 pub use app::Application;
-pub use explore::{explore, Explored, Settings};
+pub use explore::{explore, Explored, Settings, Workers};
 
 /// Why a run could not be put together or go on; the CLI exits with 2.
 #[derive(Debug, thiserror::Error)]

@@ -262,6 +262,7 @@ pub(crate) fn rebuild_summary(d: &RunData) -> RunSummary {
         llm: None,
         form_acceptance: Default::default(),
         workers: workers_of(d),
+        auto_workers: None,
     }
 }
 

@@ -59,6 +59,7 @@ pub fn options(url: &str, seed: u64, budget: Budget, episode_steps: u32) -> RunO
         target: url.to_string(),
         inference: None,
         llm: None,
+        auto_workers: None,
     }
 }
 

@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard};
 use std::time::Instant;
 
+use super::auto::Gate;
 use super::RunOptions;
 use crate::novelty::NoveltyTracker;
 use crate::observer::Observer;
@@ -40,6 +41,10 @@ pub(super) struct Hub<'a, 'o> {
     active: AtomicUsize,
     pub opts: &'a RunOptions,
     pub started: Instant,
+    /// Where workers wait while `--workers auto` probes (open otherwise).
+    pub gate: Gate,
+    /// How `--workers auto` chose, once it did.
+    pub auto_note: Mutex<Option<String>>,
 }
 
 impl<'a, 'o> Hub<'a, 'o> {
@@ -65,6 +70,11 @@ impl<'a, 'o> Hub<'a, 'o> {
             active: AtomicUsize::new(workers),
             opts,
             started,
+            gate: match opts.auto_workers {
+                Some(_) if workers > 1 => Gate::probing(workers),
+                _ => Gate::open(workers),
+            },
+            auto_note: Mutex::new(None),
         }
     }
 
@@ -117,6 +127,28 @@ impl<'a, 'o> Hub<'a, 'o> {
     pub fn halt(&self, why: String, by_environment: bool) {
         let mut h = self.halt.lock().unwrap_or_else(|p| p.into_inner());
         h.get_or_insert((why, by_environment));
+    }
+
+    /// `--workers auto`: once the first worker took its probe steps, decide how many
+    /// explore from what the probe's steps in `s` waited.
+    pub fn probe(&self, s: &Shared<'_, '_>, steps: u64) {
+        let Some(auto) = self.opts.auto_workers else {
+            return;
+        };
+        if steps < auto.probe_steps || !self.gate.is_probing() {
+            return;
+        }
+        let (waited, total) = s.tally.timings.iter().fold((0.0, 0.0), |(w, t), x| {
+            (
+                w + (x.act + x.wait).as_secs_f64(),
+                t + x.total.as_secs_f64(),
+            )
+        });
+        let waiting = if total > 0.0 { waited / total } else { 0.0 };
+        if let Some((_, why)) = self.gate.decide(waiting, steps) {
+            tracing::info!("--workers auto: {why}");
+            *self.auto_note.lock().unwrap_or_else(|p| p.into_inner()) = Some(why);
+        }
     }
 
     pub fn halted(&self) -> Option<(String, bool)> {

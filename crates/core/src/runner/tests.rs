@@ -323,3 +323,52 @@ fn with_state_inference_the_workers_guess_from_one_knowledge_base_and_their_own_
     assert_eq!(log.knowledge.len(), 1, "one knowledge base for the run");
     assert!(log.knowledge[0] > 0);
 }
+
+#[test]
+fn with_auto_workers_the_first_probes_alone_then_the_chosen_ones_explore() {
+    let mut e = envs(3, &[]);
+    let mut opts = options(Budget::actions(120));
+    opts.auto_workers = Some(AutoWorkers { probe_steps: 20 });
+    let (summary, log, _) = explore_with(&mut e, opts);
+    assert_eq!(summary.steps, 120);
+    check_records(&log, 120);
+    assert!(
+        log.steps[..20].iter().all(|s| s.1 == 0),
+        "the probe is the first worker's alone"
+    );
+    let note = summary
+        .auto_workers
+        .clone()
+        .expect("auto says what it chose");
+    let chosen: usize = note.split(' ').next().unwrap().parse().unwrap();
+    assert!(
+        note.contains("of 3 browsers") && note.contains("over its first 20 steps"),
+        "{note}"
+    );
+    let explored = summary.workers.iter().filter(|w| w.steps > 0).count();
+    assert_eq!(explored, chosen, "{summary:?}");
+    for w in &summary.workers[chosen..] {
+        assert_eq!(w.retired.as_deref(), Some("left idle by --workers auto"));
+    }
+    assert_eq!(summary.stopped_early, None);
+}
+
+#[test]
+fn a_run_shorter_than_the_probe_keeps_one_browser_and_says_so() {
+    let mut e = envs(3, &[]);
+    let mut opts = options(Budget::actions(10));
+    opts.auto_workers = Some(AutoWorkers { probe_steps: 20 });
+    let (summary, log, _) = explore_with(&mut e, opts);
+    assert_eq!(summary.steps, 10);
+    assert!(log.steps.iter().all(|s| s.1 == 0));
+    assert!(summary
+        .auto_workers
+        .as_deref()
+        .unwrap()
+        .contains("ended before the probe"));
+    assert_eq!(summary.workers[1].steps, 0);
+    assert_eq!(
+        summary.stopped_early, None,
+        "idle workers are no reason to stop"
+    );
+}

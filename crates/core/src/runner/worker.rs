@@ -65,6 +65,8 @@ pub(super) struct Worker<'a> {
     pub restarts: u64,
     /// Why the worker stopped before the run did: its browser could not be brought back.
     pub retired: Option<String>,
+    /// `--workers auto` left it waiting: it never explored.
+    pub idle: bool,
 }
 
 impl Worker<'_> {
@@ -118,7 +120,19 @@ impl Worker<'_> {
 
 /// Step worker `w` until the run ends for it.
 pub(super) fn explore(w: &mut Worker, hub: &Hub) {
-    steps(w, hub);
+    let admitted = w.id == 0
+        || hub
+            .gate
+            .admits(w.id, || hub.exhausted() || hub.halted().is_some());
+    if admitted {
+        steps(w, hub);
+    } else {
+        w.idle = true;
+    }
+    if w.id == 0 {
+        // A probe the run ended before lets the others stop waiting.
+        hub.gate.close();
+    }
     hub.finished();
 }
 
@@ -472,6 +486,9 @@ fn steps(w: &mut Worker, hub: &Hub) {
                 total: step_start.elapsed(),
             };
             s.tally.timings.push(timings);
+            if w.id == 0 {
+                hub.probe(s, w.steps);
+            }
             let record = StepRecord {
                 step,
                 episode: cur.episode,

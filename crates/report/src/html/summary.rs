@@ -152,10 +152,15 @@ pub fn rows(data: &RunData) -> Vec<Row> {
                 line
             })
             .collect();
+        let auto = s
+            .auto_workers
+            .as_ref()
+            .map(|a| format!(" · --workers auto chose {a}"))
+            .unwrap_or_default();
         out.push(row(
             "Workers",
             format!(
-                "{} browsers at once, one store and one strategy's learning between them · {}",
+                "{} browsers at once, one store and one strategy's learning between them{auto} · {}",
                 s.workers.len(),
                 each.join(" · ")
             ),
