@@ -1175,7 +1175,7 @@ fn a_form_whose_control_is_named_id_still_gets_locators_that_find_its_fields() {
     env.close();
 }
 
-const HASH_ROUTED: &str = r#"<!doctype html><html><head><title>Routes</title></head><body>
+const HASH_ROUTED: &str = r##"<!doctype html><html><head><title>Routes</title></head><body>
 <p id="route">none</p>
 <a href="#/inbox">Inbox</a> <a href="/file.bin">Download</a>
 <script>
@@ -1183,7 +1183,7 @@ const HASH_ROUTED: &str = r#"<!doctype html><html><head><title>Routes</title></h
   window.addEventListener('hashchange', show);
   show();
 </script>
-</body></html>"#;
+</body></html>"##;
 
 /// A navigate action to a client-side route or to a download is over as soon as the page
 /// handled it: Page.navigate waited for a load that never comes until the load timeout
@@ -1210,16 +1210,34 @@ fn navigating_to_a_route_or_a_download_does_not_wait_for_a_load() {
 
     let t = Instant::now();
     let out = env.step(&go("#/inbox")).unwrap();
-    assert!(t.elapsed() < load, "a route change waited {:?}", t.elapsed());
-    assert!(out.observation.url.ends_with("/#/inbox"), "{}", out.observation.url);
-    assert!(has_text(&out.observation, "route #/inbox"), "the app's router ran");
+    assert!(
+        t.elapsed() < load,
+        "a route change waited {:?}",
+        t.elapsed()
+    );
+    assert!(
+        out.observation.url.ends_with("/#/inbox"),
+        "{}",
+        out.observation.url
+    );
+    assert!(
+        has_text(&out.observation, "route #/inbox"),
+        "the app's router ran"
+    );
 
     let t = Instant::now();
     let out = env.step(&go("/file.bin")).unwrap();
     assert!(t.elapsed() < load, "a download waited {:?}", t.elapsed());
-    assert!(has_text(&out.observation, "route #/inbox"), "the page stayed");
+    assert!(
+        has_text(&out.observation, "route #/inbox"),
+        "the page stayed"
+    );
 
     let out = env.step(&go("/other")).unwrap();
-    assert!(out.observation.url.ends_with("/other"), "{}", out.observation.url);
+    assert!(
+        out.observation.url.ends_with("/other"),
+        "{}",
+        out.observation.url
+    );
     assert!(has_text(&out.observation, "other page"));
 }

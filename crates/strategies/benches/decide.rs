@@ -29,7 +29,7 @@ fn trained(
 }
 
 fn decide(c: &mut Criterion) {
-    for name in ["webexplor", "bfs", "dfs"] {
+    for name in ["webexplor", "guided", "bfs", "dfs"] {
         let (mut agent, mut env, mut abs) = trained(name);
         let obs = env.observe().unwrap().observation;
         let analysis = abs.analyse(&obs);

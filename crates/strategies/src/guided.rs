@@ -5,20 +5,23 @@
 //! caused per try.
 //!
 //! In each state, in this order:
-//! 1. an action never tried anywhere in the run (a control no other page had), then one
-//!    never tried in this state, chosen at random; but with probability `frontier_share`,
-//!    and always once the state has nothing untried,
-//! 2. a link seen on some page and never followed, to a kind of page the run has not
-//!    shown (`page_pattern`: `/issues/7` is `/issues/<id>`, visited once `/issues/3` was),
-//!    oldest first, loaded directly (a `navigate`, scope enforced by the browser); links
-//!    are taken only from the targets the loop offered, so deny rules hold;
-//! 3. the newest state seen elsewhere that still has untried actions, by loading the
-//!    URL it was seen at (given up after two loads that showed another state);
+//! 1. with probability `frontier_share` (always once the state has nothing untried), a
+//!    link on this page, not yet clicked here, to a kind of page the run has not shown
+//!    (`page_pattern`: `/issues/7` is `/issues/<id>`, shown once `/issues/3` was): clicked,
+//!    since in a single-page app a click is a route change where loading the URL boots the
+//!    whole app again (3-5 s a time on Directus); links are taken only from the targets
+//!    the loop offered, so deny rules hold;
+//! 2. an action never tried anywhere in the run (a control no other page had), then one
+//!    never tried in this state, chosen at random;
+//! 3. with nothing untried here: a link seen on another page and never followed, oldest
+//!    first, loaded directly (a `navigate`, scope enforced by the browser); else the newest
+//!    state seen elsewhere that still has untried actions, by loading the URL it was seen
+//!    at (given up after two loads that showed another state);
 //! 4. the best tried action here by UCB: novelty per try plus `ucb` * sqrt(ln N / n).
 //!
 //! Resets are rare: episodes are long (`episode_steps`), and one is asked for only when
 //! `stuck_steps` steps brought nothing new and no work is left anywhere known (steps 1-3
-//! are empty): on apps that log in, a reset costs seconds (issue 40's reach table).
+//! have nothing): on apps that log in, a reset costs seconds (issue 40's reach table).
 //!
 //! With several workers: one mind behind a lock (the values, what was tried, the states'
 //! actions and URLs, the link frontier, the counters); a link taken by one worker leaves
@@ -120,13 +123,15 @@ impl Mind {
             .collect()
     }
 
-    /// Note the page's kind as shown, and queue the links it offers to kinds not shown.
-    fn harvest(&mut self, page: &Observation, actions: &[Action]) {
+    /// Note the page's kind as shown, and queue the links it offers to kinds not shown;
+    /// returns the locators of those links.
+    fn harvest(&mut self, page: &Observation, actions: &[Action]) -> Vec<String> {
+        let mut here = Vec::new();
         if let Some(p) = page_pattern(&page.url) {
             self.visited.insert(p);
         }
         let Ok(base) = Url::parse(&page.url) else {
-            return;
+            return here;
         };
         let offered: HashSet<&str> = actions
             .iter()
@@ -159,10 +164,15 @@ impl Mind {
             let Some(p) = page_pattern(&url) else {
                 continue;
             };
-            if !self.visited.contains(&p) && self.queued.insert(p.clone()) {
+            if self.visited.contains(&p) {
+                continue;
+            }
+            here.push(e.locator.clone());
+            if self.queued.insert(p.clone()) {
                 self.frontier.push_back((p, url));
             }
         }
+        here
     }
 
     /// The oldest link still to a kind of page not shown.
@@ -293,14 +303,14 @@ impl Agent for GuidedAgent {
 
     fn choose(&mut self, view: &View<'_>, rng: &mut ChaCha8Rng) -> Action {
         let s = view.state();
-        {
+        let links_here = {
             let mut mind = lock(&self.mind);
             if mind.offered.insert(s, view.actions.to_vec()).is_none() {
                 mind.found.push(s);
             }
             mind.at.insert(s, view.observation.url.clone());
-            mind.harvest(view.observation, view.actions);
-        }
+            mind.harvest(view.observation, view.actions)
+        };
         if let Some(plan) = self.plan.as_mut() {
             match plan.next(view) {
                 RouteNext::Act(a, why) => {
@@ -317,7 +327,27 @@ impl Agent for GuidedAgent {
         let mut mind = lock(&self.mind);
         let untried = mind.untried(s, view.actions);
         let follow = untried.is_empty() || rng.gen_bool(self.cfg.frontier_share.clamp(0.0, 1.0));
-        if follow {
+        // A link on this page is clicked: in a single-page app that is a route change,
+        // where loading its URL boots the whole app again (3-5 s a time on Directus).
+        let clickable: Vec<&Action> = view
+            .actions
+            .iter()
+            .filter(|a| a.kind == ActionKind::Click)
+            .filter(|a| a.target.as_ref().is_some_and(|t| links_here.contains(t)))
+            .filter(|a| !mind.stats.contains_key(&(s, key(a))))
+            .collect();
+        if follow && !clickable.is_empty() {
+            let choice = (*clickable.choose(rng).expect("a non-empty list")).clone();
+            mind.followed += 1;
+            drop(mind);
+            return self.take(
+                &choice,
+                "link to a kind of page never shown".into(),
+                view,
+                rng,
+            );
+        }
+        if untried.is_empty() {
             if let Some(url) = mind.next_link() {
                 mind.followed += 1;
                 drop(mind);
@@ -632,6 +662,33 @@ mod tests {
         let next = choose(&mut ag, 1, &obs, &acts, &mut rng);
         assert_ne!(next.kind, ActionKind::Navigate, "{next:?}");
         assert!(ag.rationale().unwrap().starts_with("best known"));
+    }
+
+    #[test]
+    fn a_link_on_the_page_is_clicked_rather_than_loaded() {
+        let mut ag = agent();
+        ag.cfg.frontier_share = 1.0;
+        let mut rng = ChaCha8Rng::seed_from_u64(8);
+        let obs = page(
+            "http://h/admin/content",
+            vec![
+                link("#users", "/admin/users"),
+                link("#self", "/admin/content"),
+            ],
+        );
+        let acts = vec![click("#users"), click("#self"), click("#button")];
+        let a = choose(&mut ag, 1, &obs, &acts, &mut rng);
+        assert_eq!(a, click("#users"), "{:?}", ag.rationale());
+        assert!(ag.rationale().unwrap().contains("never shown"));
+        learn(&mut ag, 1, &a, 1, Novelty::default(), &[]);
+        // Clicked once here (a route that did not change the page): not again.
+        let b = choose(&mut ag, 1, &obs, &acts, &mut rng);
+        assert_ne!(b, click("#users"));
+        assert_ne!(
+            b.kind,
+            ActionKind::Navigate,
+            "untried actions are left here"
+        );
     }
 
     #[test]
