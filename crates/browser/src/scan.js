@@ -35,6 +35,29 @@
   }
   // Elements of the main document: a cheap fingerprint a guessed page is checked against.
   function domSize() { return document.getElementsByTagName("*").length; }
+  // The parts of the page that open and close in place, shown now, as "role:name" (at
+  // most 20; digits in names as "#", so "Edit item 42" is one region for every item).
+  const REGIONS = 'dialog[open], [role="dialog"], [role="alertdialog"], [aria-modal="true"], ' +
+    '[role="menu"], [role="listbox"], [role="tabpanel"], aside, [role="complementary"]';
+  function regionsOf() {
+    const out = [];
+    let found = [];
+    try { found = document.querySelectorAll(REGIONS); } catch (e) { return out; }
+    for (const el of found) {
+      if (out.length >= 20) break;
+      const b = el.getBoundingClientRect();
+      if (!(b.width > 0 && b.height > 0)) continue;
+      const cs = getComputedStyle(el);
+      if (cs.visibility === "hidden" || cs.visibility === "collapse") continue;
+      const role = el.getAttribute("role") || (el.localName === "dialog" ? "dialog" : el.localName === "aside" ? "complementary" : el.localName);
+      let name = el.getAttribute("aria-label") || "";
+      const by = el.getAttribute("aria-labelledby");
+      if (!name && by) { const l = document.getElementById(by.trim().split(/\s+/)[0]); if (l) name = textHead(l, 200); }
+      if (!name) { const h = el.querySelector("h1, h2, h3, h4, legend, [role=heading]"); if (h) name = textHead(h, 200); }
+      out.push(role + ":" + squash(name, 60).replace(/[0-9]+/g, "#"));
+    }
+    return out;
+  }
   // The first `max` characters of the text under `node` (textContent's text), without
   // building the whole of it: a 50 MB page's textContent cost seconds a scan.
   function textHead(node, max) {
@@ -388,6 +411,7 @@
     page: { width: de ? de.scrollWidth : 0, height: de ? de.scrollHeight : 0 },
     status: null,
     error_text: errorText,
+    regions: regionsOf(),
     app: appProbe(),
     dom_size: domSize(),
   });

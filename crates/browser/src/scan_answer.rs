@@ -21,6 +21,9 @@ const HTML_SLACK: usize = 8;
 const MAX_APP_ACTIONS: usize = 5000;
 /// scan.js cuts the error text to 200 characters.
 const MAX_ERROR_TEXT: usize = 1000;
+/// scan.js names at most 20 open regions, each in a role and 60 characters.
+const MAX_REGIONS: usize = 20;
+const MAX_REGION: usize = 200;
 /// Chromium lays nothing out beyond 2^25 CSS pixels (its LayoutUnit range): within it,
 /// sums such as a rect's centre stay finite.
 const MAX_PX: f64 = 33_554_432.0;
@@ -38,6 +41,10 @@ pub(crate) fn observation(json: &str, caps: &Caps) -> Result<Observation, Browse
     cut(&mut o.html, caps.html * HTML_SLACK);
     if let Some(t) = &mut o.error_text {
         cut(t, MAX_ERROR_TEXT);
+    }
+    o.regions.truncate(MAX_REGIONS);
+    for r in &mut o.regions {
+        cut(r, MAX_REGION);
     }
     if let Some(app) = &mut o.app {
         let extra = app.actions.len().saturating_sub(MAX_APP_ACTIONS);
@@ -103,6 +110,8 @@ mod tests {
             .app
             .as_ref()
             .is_none_or(|a| a.actions.len() <= MAX_APP_ACTIONS));
+        prop_assert!(o.regions.len() <= MAX_REGIONS);
+        prop_assert!(o.regions.iter().all(|r| r.len() <= MAX_REGION));
         for s in [o.viewport, o.page] {
             prop_assert!((0.0..=MAX_PX).contains(&s.width) && (0.0..=MAX_PX).contains(&s.height));
         }
@@ -166,6 +175,7 @@ mod tests {
             },
             status: Some(200),
             error_text: Some("TypeError: x".into()),
+            regions: vec!["dialog:Edit item #".into()],
             app: Some(AppProbe {
                 state: Some("home".into()),
                 actions: vec!["a1".into()],
@@ -194,6 +204,7 @@ mod tests {
             "tags": vec!["div"; 50_000],
             "html": "é".repeat(1_000_000),
             "error_text": "🦀".repeat(10_000),
+            "regions": vec!["dialog:".to_string() + &"é".repeat(1000); 500],
             "app": {"actions": (0..20_000).map(|i| i.to_string()).collect::<Vec<_>>()},
         });
         let o = observation(&answer.to_string(), &CAPS).unwrap();
@@ -205,6 +216,7 @@ mod tests {
             "é is two bytes: an even cap"
         );
         assert!(o.error_text.unwrap().chars().all(|c| c == '🦀'));
+        assert_eq!(o.regions.len(), MAX_REGIONS);
         let actions = o.app.unwrap().actions;
         assert_eq!(
             actions.first().map(String::as_str),

@@ -1241,3 +1241,29 @@ fn navigating_to_a_route_or_a_download_does_not_wait_for_a_load() {
     );
     assert!(has_text(&out.observation, "other page"));
 }
+
+const PANELS: &str = r#"<!doctype html><html><head><title>Panels</title></head><body>
+<button id="open" onclick="document.getElementById('d').showModal()">Settings</button>
+<div role="tablist"><button role="tab" id="t1" aria-controls="p1">General</button></div>
+<div role="tabpanel" id="p1" aria-labelledby="t1">General settings</div>
+<div role="tabpanel" id="p2" hidden>Hidden panel</div>
+<dialog id="d"><h2>Edit item 42</h2><button onclick="this.closest('dialog').close()">Close</button></dialog>
+</body></html>"#;
+
+/// The scan names what is open in place: a modal dialog opened by a click is a region
+/// (its heading, digits masked) beside the visible tab panel; hidden panels and a closed
+/// dialog are not.
+#[test]
+fn the_scan_names_the_regions_open_on_the_page() {
+    let srv = TestServer::start(vec![("/", html(PANELS))]);
+    let mut env = launch(options(&srv.url("/")));
+    let out = env.reset().unwrap();
+    assert_eq!(
+        out.observation.regions,
+        vec!["tabpanel:General".to_string()]
+    );
+    let out = env.step(&Action::on(ActionKind::Click, "#open")).unwrap();
+    let mut open = out.observation.regions.clone();
+    open.sort();
+    assert_eq!(open, vec!["dialog:Edit item #", "tabpanel:General"]);
+}

@@ -351,6 +351,10 @@ pub struct AbstractionConfig {
     /// and "/owners/12" are "/owners/{id}"). Off by default (the papers' URLs keep them);
     /// `wayfarer features` turns it on, so a crawl does not visit every record.
     pub mask_ids: bool,
+    /// `tagseq`: pages with other open regions (a dialog, a menu, the selected tab panel,
+    /// a side panel: `Observation::regions`) are other states, even at the same URL with
+    /// a similar document. Off by default until measured (issue 40).
+    pub regions: bool,
 }
 
 impl Default for AbstractionConfig {
@@ -362,6 +366,7 @@ impl Default for AbstractionConfig {
             cosine: crate::embed::DEFAULT_COSINE,
             dims: crate::embed::DEFAULT_DIMS,
             mask_ids: false,
+            regions: false,
         }
     }
 }

@@ -217,6 +217,12 @@ pub struct Observation {
     /// Text shown on the page that looks like an error page or a stack trace.
     #[serde(default)]
     pub error_text: Option<String>,
+    /// The parts of the page that open and close in place, as shown now: open dialogs,
+    /// menus, listboxes, the selected tab panel, side panels, each as "role:name"
+    /// ("dialog:Edit item", "tabpanel:Settings"); digits in names are `#`. A single-page
+    /// app that opens one changes neither its URL nor much of its document.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub regions: Vec<String>,
     /// What an instrumented application says about itself (see [`AppProbe`]).
     #[serde(default)]
     pub app: Option<AppProbe>,

@@ -24,6 +24,10 @@ pub struct Novelty {
     pub urls: u32,
     /// Functions run for the first time, when coverage was measured.
     pub functions: u64,
+    /// Regions of the page (a dialog, a menu, a tab panel, a side panel:
+    /// `Observation::regions`) shown open for the first time on their kind of page. Not in
+    /// `score` yet (issue 40 measures it first).
+    pub regions: u32,
 }
 
 impl Novelty {
@@ -54,6 +58,7 @@ impl Novelty {
         part(self.endpoints.into(), "endpoint", "endpoints");
         part(self.urls.into(), "page", "pages");
         part(self.functions, "function", "functions");
+        part(self.regions.into(), "region", "regions");
         parts.join(", ")
     }
 }
@@ -67,6 +72,8 @@ pub struct NoveltyTracker {
     endpoints: HashSet<String>,
     urls: HashSet<String>,
     functions: u64,
+    /// (kind of page, region) pairs shown open.
+    regions: HashSet<String>,
 }
 
 /// What a response was, for novelty.
@@ -116,6 +123,18 @@ impl NoveltyTracker {
             self.functions = self.functions.max(f);
         }
         n
+    }
+
+    /// The open regions of the page the step ended on never seen open on its kind of
+    /// page (`page_pattern`) before.
+    pub fn regions(&mut self, url_after: &str, regions: &[String]) -> u32 {
+        let Some(page) = page_pattern(url_after) else {
+            return 0;
+        };
+        regions
+            .iter()
+            .filter(|r| self.regions.insert(format!("{page} {r}")))
+            .count() as u32
     }
 
     fn counts(&self, url: &Url) -> bool {
@@ -264,6 +283,34 @@ mod tests {
     }
 
     #[test]
+    fn a_region_is_new_once_per_kind_of_page() {
+        let mut t = NoveltyTracker::default();
+        let open = |r: &[&str]| r.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            t.regions("http://a/items/1", &open(&["dialog:Edit item #"])),
+            1
+        );
+        assert_eq!(
+            t.regions("http://a/items/2", &open(&["dialog:Edit item #"])),
+            0
+        );
+        assert_eq!(
+            t.regions("http://a/items/2", &open(&["dialog:Edit item #", "menu:"])),
+            1
+        );
+        assert_eq!(
+            t.regions("http://a/users", &open(&["dialog:Edit item #"])),
+            1
+        );
+        let n = Novelty {
+            regions: 2,
+            ..Novelty::default()
+        };
+        assert_eq!(n.describe(), "2 regions");
+        assert_eq!(n.score(), 0.0, "not in the score until measured");
+    }
+
+    #[test]
     fn the_score_grows_with_what_was_new_and_stays_below_one() {
         let none = Novelty::default();
         let script = Novelty { scripts: 1, ..none };
@@ -276,6 +323,7 @@ mod tests {
             endpoints: 2,
             urls: 2,
             functions: 300,
+            regions: 0,
         };
         assert_eq!(none.score(), 0.0);
         assert!(some.score() > 0.0 && some.score() < script.score());
@@ -321,7 +369,8 @@ mod tests {
                 scripts: 1,
                 endpoints: 1,
                 urls: 1,
-                functions: 10
+                functions: 10,
+                regions: 0,
             }
         );
         let again = t.absorb(
@@ -371,7 +420,8 @@ mod tests {
                 scripts: 2,
                 endpoints: 1,
                 urls: 0,
-                functions: 0
+                functions: 0,
+                regions: 0,
             }
             .describe(),
             "2 scripts, 1 endpoint"

@@ -105,7 +105,8 @@ pub fn abstraction_for(config: &crate::config::AbstractionConfig) -> Box<dyn Abs
         )),
         _ => Box::new(
             crate::tagseq::TagSeqAbstraction::new(config.threshold, config.max_tags)
-                .masking_ids(config.mask_ids),
+                .masking_ids(config.mask_ids)
+                .splitting_regions(config.regions),
         ),
     }
 }

@@ -37,6 +37,8 @@ pub struct TagSeqAbstraction {
     pub comparisons: u64,
     /// Record ids in URL paths are one page (`[abstraction] mask_ids`).
     mask_ids: bool,
+    /// Pages with other open regions are other states (`[abstraction] regions`).
+    regions: bool,
 }
 
 impl Default for TagSeqAbstraction {
@@ -57,7 +59,14 @@ impl TagSeqAbstraction {
             states: 0,
             comparisons: 0,
             mask_ids: false,
+            regions: false,
         }
+    }
+
+    /// Pages whose open regions differ (a dialog, a tab panel) are other states.
+    pub fn splitting_regions(mut self, on: bool) -> TagSeqAbstraction {
+        self.regions = on;
+        self
     }
 
     /// Record ids in URL paths count as one page.
@@ -103,20 +112,30 @@ impl Abstraction for TagSeqAbstraction {
 
     fn analyse(&mut self, obs: &Observation) -> Analysis {
         let url = page_url(&obs.url, self.mask_ids);
+        // Pages are compared within their URL, and, when regions split states, within
+        // the set of regions they show open.
+        let group = if self.regions && !obs.regions.is_empty() {
+            let mut open = obs.regions.clone();
+            open.sort();
+            open.dedup();
+            format!("{url}\u{1f}{}", open.join("\u{1f}"))
+        } else {
+            url.clone()
+        };
         let tags = self.intern(&obs.tags);
         let mut h = std::collections::hash_map::DefaultHasher::new();
         tags.hash(&mut h);
-        let key = (url.clone(), h.finish());
+        let key = (group.clone(), h.finish());
         if let Some(&id) = self.seen.get(&key) {
             return Analysis::new(id, url);
         }
-        let id = match self.closest(&url, &tags) {
+        let id = match self.closest(&group, &tags) {
             Some(id) => id,
             None => {
                 let id = StateId(self.states as u64);
                 self.states += 1;
                 self.by_url
-                    .entry(url.clone())
+                    .entry(group)
                     .or_default()
                     .push(Representative { id, tags });
                 id
@@ -163,6 +182,38 @@ mod tests {
         let other = a.analyse(&page("http://h/other", &list(10))).state;
         assert_ne!(other, s10);
         assert_eq!(a.states(), 3);
+    }
+
+    #[test]
+    fn an_open_dialog_is_another_state_only_when_regions_split_states() {
+        let with = |regions: &[&str]| Observation {
+            regions: regions.iter().map(|s| s.to_string()).collect(),
+            ..page("http://h/app", &list(200))
+        };
+        let mut plain = TagSeqAbstraction::default();
+        let s = plain.analyse(&with(&[])).state;
+        assert_eq!(plain.analyse(&with(&["dialog:Edit item"])).state, s);
+        let mut split = TagSeqAbstraction::default().splitting_regions(true);
+        let closed = split.analyse(&with(&[])).state;
+        let dialog = split.analyse(&with(&["dialog:Edit item"])).state;
+        let tab = split.analyse(&with(&["tabpanel:Settings"])).state;
+        assert_ne!(closed, dialog);
+        assert_ne!(dialog, tab);
+        // The same regions in another order are the same state.
+        let both = split
+            .analyse(&with(&["dialog:Edit item", "tabpanel:Settings"]))
+            .state;
+        assert_eq!(
+            split
+                .analyse(&with(&["tabpanel:Settings", "dialog:Edit item"]))
+                .state,
+            both
+        );
+        // The URL the analysis reports stays the page's.
+        assert_eq!(
+            split.analyse(&with(&["dialog:Edit item"])).url,
+            plain.analyse(&with(&[])).url
+        );
     }
 
     #[test]

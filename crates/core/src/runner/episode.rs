@@ -29,6 +29,8 @@ pub(super) fn begin_episode(
     let functions = env.coverage().map(|c| c.functions_covered);
     s.novelty
         .absorb(&out.events, &out.observation.url, functions);
+    s.novelty
+        .regions(&out.observation.url, &out.observation.regions);
     let mut analysis = s.abstraction.analyse(&out.observation);
     agent.annotate(&out.observation, analysis.data_mut());
     s.tally.urls.insert(analysis.url.clone());

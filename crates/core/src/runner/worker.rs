@@ -359,10 +359,16 @@ fn steps(w: &mut Worker, hub: &Hub) {
         // set lookups over the step's events. Functions come from the coverage taken so
         // far, which lazy coverage takes at page leaves: they may be credited late.
         let functions = w.env.coverage().map(|c| c.functions_covered);
-        let novelty =
-            hub.lock()
+        let novelty = {
+            let mut s = hub.lock();
+            let mut n = s
                 .novelty
                 .absorb(&outcome.events, &outcome.observation.url, functions);
+            n.regions = s
+                .novelty
+                .regions(&outcome.observation.url, &outcome.observation.regions);
+            n
+        };
         let analysis_time = t_analysis.elapsed();
         let t_learn = Instant::now();
         if let (Some(p), Some(k), Some(info)) = (w.predictor.as_mut(), keys, inference.as_mut()) {
