@@ -129,9 +129,11 @@ pub fn explore(
         .server
         .as_ref()
         .is_some_and(|sv| sv.restart == Restart::Episode);
+    // Asked once: making a worker's agent is not free (webrled copies its networks).
+    let shares = workers == 1 || agent.worker().is_some();
     if auto && workers > 1 {
         // What auto cannot use, it does not ask for.
-        let alone = if agent.worker().is_none() {
+        let alone = if !shares {
             Some(format!(
                 "the strategy {strategy} cannot share what it learns between workers"
             ))
@@ -147,7 +149,7 @@ pub fn explore(
             workers = 1;
         }
     }
-    if workers > 1 && agent.worker().is_none() {
+    if workers > 1 && !shares {
         return Err(usage!(
             "the strategy {strategy} cannot share what it learns between workers yet; run it with --workers 1"
         ));

@@ -4,9 +4,10 @@
 
 use rand_chacha::ChaCha8Rng;
 use wayfarer_core::input::InputGenerator;
-use wayfarer_core::{Action, ActionKind, Element, Observation};
+use wayfarer_core::{Action, ActionKind, Element, Observation, View};
 
-use crate::route::{Route, RouteStep};
+use crate::fill::{fill_noted, with_note};
+use crate::route::{Route, RouteNext, RouteStep};
 
 /// A field that holds no value yet.
 fn empty(e: &Element) -> bool {
@@ -81,6 +82,29 @@ pub fn fill_then(
         .map(RouteStep::anywhere)
         .collect();
     Some(Route::plan(steps, label))
+}
+
+/// How a strategy takes the action it chose for `why`: with `fill_forms`, the first step
+/// of the plan that fills the empty fields of its form (the plan comes back, to be
+/// followed), else the action itself with its value; and the rationale, which says why
+/// and how.
+pub fn take(
+    choice: &Action,
+    why: String,
+    fill_forms: bool,
+    view: &View<'_>,
+    inputs: &mut dyn InputGenerator,
+    rng: &mut ChaCha8Rng,
+) -> (Action, Option<Route>, String) {
+    if fill_forms {
+        if let Some(mut plan) = fill_then(view.observation, choice, inputs, rng) {
+            if let RouteNext::Act(a, how) = plan.next(view) {
+                return (a, Some(plan), format!("{why}: {how}"));
+            }
+        }
+    }
+    let (a, note) = fill_noted(choice.clone(), view.observation, inputs, rng);
+    (a, None, with_note(why, note))
 }
 
 #[cfg(test)]

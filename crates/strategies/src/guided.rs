@@ -37,13 +37,13 @@ use rand_chacha::ChaCha8Rng;
 use url::Url;
 use wayfarer_core::config::GuidedConfig;
 use wayfarer_core::input::InputGenerator;
-use wayfarer_core::novelty::page_pattern;
+use wayfarer_core::novelty::{extension, page_pattern};
 use wayfarer_core::{
     Action, ActionKind, Agent, EventKind, Observation, StateId, StrategySnapshot, Transition, View,
 };
 
 use crate::fill::{fill_noted, with_note};
-use crate::form::fill_then;
+use crate::form::take;
 use crate::route::{Route, RouteNext};
 use crate::snapshot::capped;
 
@@ -127,12 +127,10 @@ impl Mind {
     /// returns the locators of those links.
     fn harvest(&mut self, page: &Observation, actions: &[Action]) -> Vec<String> {
         let mut here = Vec::new();
-        if let Some(p) = page_pattern(&page.url) {
-            self.visited.insert(p);
-        }
         let Ok(base) = Url::parse(&page.url) else {
             return here;
         };
+        self.visited.insert(page_pattern(&base));
         let offered: HashSet<&str> = actions
             .iter()
             .filter(|a| a.kind == ActionKind::Click)
@@ -151,25 +149,16 @@ impl Mind {
             if !matches!(url.scheme(), "http" | "https") || url.origin() != base.origin() {
                 continue;
             }
-            let ext = url
-                .path()
-                .rsplit('/')
-                .next()
-                .and_then(|last| last.rsplit_once('.'))
-                .map(|(_, ext)| ext.to_ascii_lowercase());
-            if ext.is_some_and(|x| DOWNLOADS.contains(&x.as_str())) {
+            if extension(url.path()).is_some_and(|x| DOWNLOADS.contains(&x.as_str())) {
                 continue;
             }
-            let url = url.to_string();
-            let Some(p) = page_pattern(&url) else {
-                continue;
-            };
+            let p = page_pattern(&url);
             if self.visited.contains(&p) {
                 continue;
             }
             here.push(e.locator.clone());
             if self.queued.insert(p.clone()) {
-                self.frontier.push_back((p, url));
+                self.frontier.push_back((p, url.to_string()));
             }
         }
         here
@@ -249,17 +238,10 @@ impl GuidedAgent {
         view: &View<'_>,
         rng: &mut ChaCha8Rng,
     ) -> Action {
-        if self.cfg.fill_forms {
-            if let Some(mut plan) = fill_then(view.observation, choice, self.inputs.as_mut(), rng) {
-                if let RouteNext::Act(a, how) = plan.next(view) {
-                    self.plan = Some(plan);
-                    self.rationale = Some(format!("{why}: {how}"));
-                    return a;
-                }
-            }
-        }
-        let (a, note) = fill_noted(choice.clone(), view.observation, self.inputs.as_mut(), rng);
-        self.rationale = Some(with_note(why, note));
+        let fill = self.cfg.fill_forms;
+        let (a, plan, why) = take(choice, why, fill, view, self.inputs.as_mut(), rng);
+        self.plan = plan;
+        self.rationale = Some(why);
         a
     }
 }

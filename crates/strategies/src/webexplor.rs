@@ -35,7 +35,7 @@ use wayfarer_core::{
 
 use crate::dfa::Edge;
 use crate::fill::{fill_noted, with_note};
-use crate::form::fill_then;
+use crate::form::take;
 use crate::memory::{key, Memory, Typed};
 use crate::route::{Route, RouteNext};
 use crate::snapshot::{automaton_table, capped};
@@ -369,17 +369,19 @@ impl Agent for WebExplorAgent {
         let q = mind.q(s, choice);
         // Typing may ask a model: the other workers need not wait for it.
         drop(mind);
-        if self.cfg.fill_forms {
-            if let Some(mut plan) = fill_then(view.observation, choice, self.inputs.as_mut(), rng) {
-                if let RouteNext::Act(a, why) = plan.next(view) {
-                    self.route = Some(plan);
-                    self.rationale = Some(format!("explore (Q {q:.2}): {why}"));
-                    return a;
-                }
-            }
+        let why = format!("explore (Q {q:.2})");
+        let (a, plan, why) = take(
+            choice,
+            why,
+            self.cfg.fill_forms,
+            view,
+            self.inputs.as_mut(),
+            rng,
+        );
+        if plan.is_some() {
+            self.route = plan;
         }
-        let (a, note) = fill_noted(choice.clone(), view.observation, self.inputs.as_mut(), rng);
-        self.rationale = Some(with_note(format!("explore (Q {q:.2})"), note));
+        self.rationale = Some(why);
         a
     }
 

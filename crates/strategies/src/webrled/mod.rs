@@ -55,7 +55,7 @@ use wayfarer_core::{
 use wayfarer_ml::{Autoencoder, Classifier, MlError, QNetwork, QSample};
 
 use crate::fill::{fill_noted, with_note};
-use crate::form::fill_then;
+use crate::form::take;
 use crate::route::{Route, RouteNext};
 
 pub use grid::{Cover, Grid};
@@ -994,20 +994,17 @@ impl Agent for WebRledAgent {
         } else {
             why
         };
-        if self.cfg.fill_forms && source == Source::Rule {
-            if let Some(mut plan) = fill_then(obs, &choice, self.inputs.as_mut(), rng) {
-                if let RouteNext::Act(a, step) = plan.next(view) {
-                    self.route = Some(plan);
-                    self.chosen = Some(chosen(self.cover(obs, &a, 0), Source::Rule, &a, None));
-                    self.rationale = Some(format!("{why}: {step}"));
-                    return a;
-                }
+        let fill = self.cfg.fill_forms && source == Source::Rule;
+        let (a, plan, why) = take(&choice, why, fill, view, self.inputs.as_mut(), rng);
+        self.chosen = Some(match plan {
+            // The first field of the form is what is taken now.
+            Some(plan) => {
+                self.route = Some(plan);
+                chosen(self.cover(obs, &a, 0), Source::Rule, &a, None)
             }
-        }
-        let cover = covers[index].clone();
-        let (a, note) = fill_noted(choice, obs, self.inputs.as_mut(), rng);
-        self.chosen = Some(chosen(cover, source, &a, features));
-        self.rationale = Some(with_note(why, note));
+            None => chosen(covers[index].clone(), source, &a, features),
+        });
+        self.rationale = Some(why);
         a
     }
 
