@@ -103,6 +103,7 @@ fn main() {
         llm: None,
         form_acceptance: Default::default(),
         workers: Vec::new(),
+        ..RunSummary::default()
     };
     let data = RunData {
         dir,
