@@ -57,6 +57,7 @@ mod tests {
                 count: 1,
                 page_url: String::new(),
                 trace_len: 3,
+                ..FailureLine::default()
             }],
             ..RunSummary::default()
         };

@@ -302,6 +302,8 @@ pub fn run_workers(
         form_acceptance: forms,
         workers: worker_lines,
         auto_workers,
+        shrink: None,
+        baseline: None,
     };
     for o in s.observers.iter_mut() {
         o.on_end(&summary);

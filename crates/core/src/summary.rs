@@ -122,7 +122,7 @@ impl TimeSplit {
 }
 
 /// A unique failure as reported in the summary.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct FailureLine {
     pub kind: String,
     pub signature: String,
@@ -131,6 +131,12 @@ pub struct FailureLine {
     pub count: u64,
     pub page_url: String,
     pub trace_len: usize,
+    /// Its minimal trace and confirming replays, when the run shrank its failures.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shrunk: Option<crate::findings::Shrunk>,
+    /// New or known, when the run was compared with a baseline.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<crate::findings::NewOrKnown>,
 }
 
 impl From<&Failure> for FailureLine {
@@ -143,6 +149,8 @@ impl From<&Failure> for FailureLine {
             count: f.count,
             page_url: f.page_url.clone(),
             trace_len: f.trace.len(),
+            shrunk: None,
+            baseline: None,
         }
     }
 }
@@ -210,6 +218,12 @@ pub struct RunSummary {
     /// busy over its first 20 steps"), when it was asked for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub auto_workers: Option<String>,
+    /// The shrinking phase after exploring (each failure's own result is in its line).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shrink: Option<crate::findings::ShrinkSummary>,
+    /// The failures against a baseline run, when one was given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<crate::findings::BaselineSummary>,
 }
 
 /// One worker of a run with several.

@@ -263,6 +263,8 @@ pub(crate) fn rebuild_summary(d: &RunData) -> RunSummary {
         form_acceptance: Default::default(),
         workers: workers_of(d),
         auto_workers: None,
+        shrink: None,
+        baseline: None,
     }
 }
 

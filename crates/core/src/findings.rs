@@ -1,0 +1,147 @@
+//! A unique failure after the run: the minimal trace shrinking left of it, whether the
+//! replays that confirm it raised it every time, and whether a baseline run knew it.
+//! The summary carries these, so the terminal, report.json, JUnit, the HTML report and
+//! the CI outputs all say the same thing.
+
+use serde::{Deserialize, Serialize};
+
+/// What the confirming replays of a failure's (minimal) trace said.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Reproduced {
+    /// Raised on every replay.
+    Confirmed,
+    /// Raised on some replays, not all.
+    Flaky,
+    /// Raised on none: the run saw it, its replays never did.
+    NotReproduced,
+}
+
+impl Reproduced {
+    pub fn of(hits: u32, runs: u32) -> Option<Reproduced> {
+        match (hits, runs) {
+            (_, 0) => None,
+            (h, r) if h >= r => Some(Reproduced::Confirmed),
+            (0, _) => Some(Reproduced::NotReproduced),
+            _ => Some(Reproduced::Flaky),
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Reproduced::Confirmed => "confirmed",
+            Reproduced::Flaky => "flaky",
+            Reproduced::NotReproduced => "not reproduced",
+        }
+    }
+}
+
+/// What shrinking and confirming did to one unique failure.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Shrunk {
+    /// The steps of the failure's trace the minimal trace keeps (0-based, in order).
+    pub kept: Vec<usize>,
+    /// The length of the failure's trace.
+    pub of: usize,
+    /// Replays spent shrinking (the confirming ones not counted).
+    pub replays: u32,
+    /// False when its share of the shrink budget ran out first: `kept` is then the
+    /// shortest trace seen to fail so far, not a 1-minimal one.
+    pub finished: bool,
+    /// Set when a replay showed the failure needs state a reset does not undo; the trace
+    /// is then not shrunk (see `minimize::outside_state_warning`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outside_state: Option<String>,
+    /// Confirming replays of the kept steps that raised the failure, of `runs`.
+    pub hits: u32,
+    pub runs: u32,
+    /// Wall seconds spent on this failure (shrinking and confirming).
+    pub seconds: f64,
+    /// Why the failure was not shrunk or not confirmed, when it was not (no time left,
+    /// its replay could not run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+impl Shrunk {
+    pub fn verdict(&self) -> Option<Reproduced> {
+        Reproduced::of(self.hits, self.runs)
+    }
+
+    /// "reproduced 3/3", "flaky 1/3", "not reproduced 0/3"; empty when never replayed.
+    pub fn verdict_text(&self) -> String {
+        match self.verdict() {
+            None => String::new(),
+            Some(Reproduced::Confirmed) => format!("reproduced {}/{}", self.hits, self.runs),
+            Some(v) => format!("{} {}/{}", v.as_str(), self.hits, self.runs),
+        }
+    }
+
+    /// Whether the kept steps are fewer than the trace's.
+    pub fn shortened(&self) -> bool {
+        self.kept.len() < self.of
+    }
+}
+
+/// A failure seen against a baseline run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NewOrKnown {
+    /// Not among the baseline's failures.
+    New,
+    /// The baseline had it too.
+    Known,
+}
+
+/// The shrinking phase of a run, as a whole.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ShrinkSummary {
+    /// The time it was given, in seconds.
+    pub budget_s: f64,
+    /// The time it took (apart from the exploration's `duration_s`).
+    pub seconds: f64,
+    /// Confirming replays per failure.
+    pub confirm_runs: u32,
+    /// Failures it did not reach before its budget ran out.
+    pub skipped: usize,
+    /// Why it could not run at all (no browser), when it could not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// The run's failures against a baseline run's.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct BaselineSummary {
+    /// The baseline as given (a report.json or a run directory).
+    pub from: String,
+    pub new: usize,
+    pub known: usize,
+    /// The baseline's failures this run did not raise.
+    pub gone: Vec<crate::summary::FailureLine>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn verdicts_from_hits() {
+        assert_eq!(Reproduced::of(3, 3), Some(Reproduced::Confirmed));
+        assert_eq!(Reproduced::of(1, 3), Some(Reproduced::Flaky));
+        assert_eq!(Reproduced::of(0, 3), Some(Reproduced::NotReproduced));
+        assert_eq!(Reproduced::of(0, 0), None);
+        let s = Shrunk {
+            hits: 1,
+            runs: 3,
+            ..Shrunk::default()
+        };
+        assert_eq!(s.verdict_text(), "flaky 1/3");
+        let s = Shrunk {
+            hits: 3,
+            runs: 3,
+            ..Shrunk::default()
+        };
+        assert_eq!(s.verdict_text(), "reproduced 3/3");
+        assert_eq!(Shrunk::default().verdict_text(), "");
+    }
+}
