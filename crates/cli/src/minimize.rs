@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use wayfarer_core::ddmin::Verdict;
-use wayfarer_core::minimize::minimize;
+use wayfarer_core::minimize::{minimize, Limits};
 use wayfarer_core::trace::Trace;
 
 use crate::args::TraceArgs;
@@ -48,6 +48,7 @@ pub fn command(path: &Path, args: &TraceArgs, out: Option<&Path>) -> Result<i32>
         &t.actions,
         &t.oracles,
         &t.expected,
+        Limits::default(),
         &mut progress,
     );
     let hooked = t.env.refreshes();
@@ -90,7 +91,7 @@ pub fn command(path: &Path, args: &TraceArgs, out: Option<&Path>) -> Result<i32>
         .unwrap_or_else(|| default_out(path));
     std::fs::write(&out, minimal.to_json())
         .with_context(|| format!("cannot write {}", out.display()))?;
-    if !m.confirmed {
+    if !m.confirmed() {
         eprintln!(
             "warning: the minimal trace did not reproduce on its confirming replay; the \
              failure may be flaky (check with `wayfarer replay --repeat 5 {}`)",

@@ -120,9 +120,95 @@ pub struct BaselineSummary {
     pub gone: Vec<crate::summary::FailureLine>,
 }
 
+/// `--fail-on`: which failures make the run's exit code 1. Conditions joined by commas
+/// must all hold (`new,confirmed`: new and confirmed).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FailOn {
+    /// Only failures a baseline did not have.
+    pub new: bool,
+    /// Only failures at least this sure (`flaky`: raised on a replay at least once;
+    /// `confirmed`: on every one).
+    pub at_least: Option<Reproduced>,
+}
+
+impl FailOn {
+    /// Whether `line` makes the run fail.
+    pub fn fails(&self, line: &crate::summary::FailureLine) -> bool {
+        if self.new && line.baseline == Some(NewOrKnown::Known) {
+            return false;
+        }
+        let verdict = line.shrunk.as_ref().and_then(Shrunk::verdict);
+        match (self.at_least, verdict) {
+            (None, _) => true,
+            // Never replayed (shrinking off or out of time): nothing says it is not real.
+            (Some(_), None) => true,
+            (Some(Reproduced::Confirmed), Some(v)) => v == Reproduced::Confirmed,
+            (Some(_), Some(v)) => v != Reproduced::NotReproduced,
+        }
+    }
+}
+
+impl std::str::FromStr for FailOn {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<FailOn, String> {
+        let mut out = FailOn::default();
+        for part in s.split(',').map(str::trim) {
+            match part {
+                "any" => {}
+                "new" => out.new = true,
+                "confirmed" => out.at_least = Some(Reproduced::Confirmed),
+                "flaky" => {
+                    out.at_least.get_or_insert(Reproduced::Flaky);
+                }
+                other => {
+                    return Err(format!(
+                        "--fail-on: {other:?} is not one of any, new, confirmed, flaky (join with commas: new,confirmed)"
+                    ))
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::summary::FailureLine;
+
+    #[test]
+    fn fail_on_filters_by_baseline_and_verdict() {
+        let line = |hits, baseline| FailureLine {
+            shrunk: Some(Shrunk {
+                hits,
+                runs: 3,
+                ..Shrunk::default()
+            }),
+            baseline,
+            ..FailureLine::default()
+        };
+        let any: FailOn = "any".parse().unwrap();
+        let new: FailOn = "new".parse().unwrap();
+        let confirmed: FailOn = "confirmed".parse().unwrap();
+        let flaky: FailOn = "flaky".parse().unwrap();
+        let both: FailOn = "new,confirmed".parse().unwrap();
+        assert!(any.fails(&line(0, Some(NewOrKnown::Known))));
+        assert!(!new.fails(&line(3, Some(NewOrKnown::Known))));
+        assert!(new.fails(&line(3, Some(NewOrKnown::New))));
+        assert!(confirmed.fails(&line(3, None)));
+        assert!(!confirmed.fails(&line(2, None)));
+        assert!(flaky.fails(&line(1, None)));
+        assert!(!flaky.fails(&line(0, None)));
+        assert!(!both.fails(&line(2, Some(NewOrKnown::New))));
+        assert!(both.fails(&line(3, Some(NewOrKnown::New))));
+        // Not replayed at all: counted, a verdict cannot clear it.
+        assert!(confirmed.fails(&FailureLine::default()));
+        assert!("sometimes"
+            .parse::<FailOn>()
+            .unwrap_err()
+            .contains("any, new"));
+    }
 
     #[test]
     fn verdicts_from_hits() {

@@ -10,18 +10,49 @@ use crate::model::Action;
 use crate::oracle::Oracles;
 use crate::replay::replay;
 
+use std::time::Instant;
+
 /// What `minimize` found.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Minimized {
     /// Indices into the trace's actions, in order.
     pub kept: Vec<usize>,
-    /// Replays done.
+    /// Replays done to shrink (the confirming ones not counted).
     pub tests: u32,
     /// Why the failure depends on state outside the browser, when a replay showed it:
     /// then `kept` is the first replay's actions, not shrunk.
     pub outside_state: Option<String>,
-    /// The kept actions raised the failure again on a last replay.
-    pub confirmed: bool,
+    /// False when the deadline came first: `kept` is the shortest failing trace seen.
+    pub finished: bool,
+    /// Confirming replays of `kept` that raised the failure again, of `runs`.
+    pub hits: u32,
+    pub runs: u32,
+}
+
+impl Minimized {
+    /// Every confirming replay raised the failure.
+    pub fn confirmed(&self) -> bool {
+        self.runs > 0 && self.hits == self.runs
+    }
+}
+
+/// How far `minimize` may go.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// No shrinking replay starts once the one it would take could end past it; the
+    /// confirming replays are counted in (estimated from the shortest failing replay).
+    pub deadline: Option<Instant>,
+    /// Replays of the result that confirm it (at least one is done).
+    pub confirm: u32,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            deadline: None,
+            confirm: 1,
+        }
+    }
 }
 
 /// One replay done: its number, how many actions it performed and its verdict.
@@ -39,8 +70,8 @@ pub fn outside_state_warning(seen: &str) -> String {
 }
 
 /// Shrink `actions` (a trace that recorded `expected` after its last action) to the
-/// fewest that still raise it, replaying each candidate from a reset. `Ok(None)` when
-/// the whole trace does not reproduce.
+/// fewest that still raise it, replaying each candidate from a reset, then replay the
+/// result `limits.confirm` times. `Ok(None)` when the whole trace does not reproduce.
 ///
 /// Two replays guard against state outside the browser: the first replay of the whole
 /// trace must not fail earlier than the trace recorded, and when the result is shorter,
@@ -51,76 +82,100 @@ pub fn minimize(
     actions: &[Action],
     oracles: &Oracles,
     expected: &str,
+    limits: Limits,
     progress: Progress,
 ) -> Result<Option<Minimized>, EnvError> {
     let n = actions.len();
+    let began = Instant::now();
     let whole = replay(env, actions, oracles, expected, true)?;
     let mut tests = 1u32;
     progress(tests, n, whole.verdict());
+    // The cost of a confirming replay: the shortest failing replay seen so far.
+    let mut failing_replay = began.elapsed();
     let first = match whole.verdict() {
         Verdict::Pass => return Ok(None),
         Verdict::FailAt(k) => k,
     };
-    if n > 0 && (whole.at_reset || first + 1 < n) {
+    let mut outside_state = None;
+    let mut finished = true;
+    let kept = if n > 0 && (whole.at_reset || first + 1 < n) {
         let at = if whole.at_reset {
             "on the start page".to_string()
         } else {
             format!("after action {}", first + 1)
         };
-        return Ok(Some(Minimized {
-            kept: (0..n).collect(),
-            tests,
-            outside_state: Some(outside_state_warning(&format!(
-                "the first replay raised it {at} of {n}, the trace recorded it after action {n}"
-            ))),
-            confirmed: true,
-        }));
-    }
-    let indices: Vec<usize> = (0..n).collect();
-    let kept = ddmin_with_loops(&indices, Some(whole.verdict()), &whole.loops(), |cand| {
-        tests += 1;
-        let seq: Vec<Action> = cand.iter().map(|&i| actions[i].clone()).collect();
-        let v = replay(env, &seq, oracles, expected, true)?.verdict();
-        progress(tests, cand.len(), v);
-        Ok::<_, EnvError>(v)
-    })?
-    .unwrap_or_else(|| (0..=first.min(n.saturating_sub(1))).collect());
-    let prefix: Vec<usize> = (0..n.min(first + 1)).collect();
-    if kept.len() < prefix.len() {
-        // The first replay's actions again: with state only the browser holds, they fail
-        // where they first did.
-        tests += 1;
-        let seq: Vec<Action> = prefix.iter().map(|&i| actions[i].clone()).collect();
-        let again = replay(env, &seq, oracles, expected, true)?;
-        progress(tests, seq.len(), again.verdict());
-        let earlier = match again.verdict() {
-            Verdict::FailAt(_) if again.at_reset => Some("on the start page".to_string()),
-            Verdict::FailAt(j) if j < first => Some(format!("after action {}", j + 1)),
-            _ => None,
-        };
-        if let Some(at) = earlier {
-            return Ok(Some(Minimized {
-                kept: prefix,
-                tests,
-                outside_state: Some(outside_state_warning(&format!(
-                    "after shorter traces had run, the whole trace raised it {at} where its \
-                     first replay raised it after action {}",
-                    first + 1
-                ))),
-                confirmed: true,
-            }));
+        outside_state = Some(outside_state_warning(&format!(
+            "the first replay raised it {at} of {n}, the trace recorded it after action {n}"
+        )));
+        (0..n).collect()
+    } else {
+        let indices: Vec<usize> = (0..n).collect();
+        let confirm = limits.confirm.max(1);
+        let kept = ddmin_with_loops(&indices, Some(whole.verdict()), &whole.loops(), |cand| {
+            // Past the deadline every candidate counts as passing untried: the search
+            // runs out at once and keeps the shortest failing trace it has.
+            let left = limits
+                .deadline
+                .map(|d| d.saturating_duration_since(Instant::now()));
+            if left.is_some_and(|left| left < failing_replay * (confirm + 1)) {
+                finished = false;
+                return Ok(Verdict::Pass);
+            }
+            tests += 1;
+            let seq: Vec<Action> = cand.iter().map(|&i| actions[i].clone()).collect();
+            let t = Instant::now();
+            let v = replay(env, &seq, oracles, expected, true)?.verdict();
+            if v != Verdict::Pass {
+                failing_replay = failing_replay.min(t.elapsed());
+            }
+            progress(tests, cand.len(), v);
+            Ok::<_, EnvError>(v)
+        })?
+        .unwrap_or_else(|| (0..=first.min(n.saturating_sub(1))).collect());
+        let prefix: Vec<usize> = (0..n.min(first + 1)).collect();
+        if kept.len() < prefix.len() {
+            // The first replay's actions again: with state only the browser holds, they
+            // fail where they first did.
+            tests += 1;
+            let seq: Vec<Action> = prefix.iter().map(|&i| actions[i].clone()).collect();
+            let again = replay(env, &seq, oracles, expected, true)?;
+            progress(tests, seq.len(), again.verdict());
+            let earlier = match again.verdict() {
+                Verdict::FailAt(_) if again.at_reset => Some("on the start page".to_string()),
+                Verdict::FailAt(j) if j < first => Some(format!("after action {}", j + 1)),
+                _ => None,
+            };
+            match earlier {
+                Some(at) => {
+                    outside_state = Some(outside_state_warning(&format!(
+                        "after shorter traces had run, the whole trace raised it {at} where its \
+                         first replay raised it after action {}",
+                        first + 1
+                    )));
+                    prefix
+                }
+                None => kept,
+            }
+        } else {
+            kept
         }
-    }
-    // One more replay of the result, so a flaky failure cannot pass off a wrong answer.
-    tests += 1;
+    };
+    // Replays of the result, so a flaky failure cannot pass off a wrong answer.
     let seq: Vec<Action> = kept.iter().map(|&i| actions[i].clone()).collect();
-    let last = replay(env, &seq, oracles, expected, true)?;
-    progress(tests, seq.len(), last.verdict());
+    let runs = limits.confirm.max(1);
+    let mut hits = 0;
+    for k in 0..runs {
+        let r = replay(env, &seq, oracles, expected, true)?;
+        progress(tests + k + 1, seq.len(), r.verdict());
+        hits += u32::from(r.reproduced());
+    }
     Ok(Some(Minimized {
         kept,
         tests,
-        outside_state: None,
-        confirmed: last.reproduced(),
+        outside_state,
+        finished,
+        hits,
+        runs,
     }))
 }
 
@@ -223,11 +278,18 @@ mod tests {
             })),
         );
         let sig = expected(&mut env, &actions);
-        let m = minimize(&mut env, &actions, &oracles(), &sig, &mut |_, _, _| {})
-            .unwrap()
-            .expect("reproduces");
+        let m = minimize(
+            &mut env,
+            &actions,
+            &oracles(),
+            &sig,
+            Limits::default(),
+            &mut |_, _, _| {},
+        )
+        .unwrap()
+        .expect("reproduces");
         assert_eq!(m.outside_state, None);
-        assert!(m.confirmed);
+        assert!(m.confirmed());
         assert_eq!(logins(&actions, &m.kept), 6, "{:?}", m.kept);
         assert_eq!(
             m.kept.len(),
@@ -247,9 +309,16 @@ mod tests {
         };
         // Recording the trace left the user locked out, as exploration would.
         let sig = expected(&mut env, &actions);
-        let m = minimize(&mut env, &actions, &oracles(), &sig, &mut |_, _, _| {})
-            .unwrap()
-            .expect("reproduces");
+        let m = minimize(
+            &mut env,
+            &actions,
+            &oracles(),
+            &sig,
+            Limits::default(),
+            &mut |_, _, _| {},
+        )
+        .unwrap()
+        .expect("reproduces");
         let why = m.outside_state.expect("state outside the browser is seen");
         assert!(
             why.contains("first replay raised it after action 3 of 18"),
@@ -270,9 +339,16 @@ mod tests {
         let sig = expected(&mut env, &actions);
         // The lock expired before minimising: the first replay is right, the rest are not.
         failed.store(0, Ordering::SeqCst);
-        let m = minimize(&mut env, &actions, &oracles(), &sig, &mut |_, _, _| {})
-            .unwrap()
-            .expect("reproduces");
+        let m = minimize(
+            &mut env,
+            &actions,
+            &oracles(),
+            &sig,
+            Limits::default(),
+            &mut |_, _, _| {},
+        )
+        .unwrap()
+        .expect("reproduces");
         let why = m.outside_state.expect("state outside the browser is seen");
         assert!(why.contains("after shorter traces had run"), "{why}");
         assert!(logins(&actions, &m.kept) >= 6, "{:?}", m.kept);
@@ -310,14 +386,119 @@ mod tests {
         let mut env = InBrowser(0);
         let sig = expected(&mut env, &actions);
         let mut seen = 0;
-        let m = minimize(&mut env, &actions, &oracles(), &sig, &mut |_, _, _| {
-            seen += 1
-        })
+        let m = minimize(
+            &mut env,
+            &actions,
+            &oracles(),
+            &sig,
+            Limits::default(),
+            &mut |_, _, _| seen += 1,
+        )
         .unwrap()
         .expect("reproduces");
         assert_eq!(m.outside_state, None);
         assert_eq!(m.kept.len(), 6);
-        assert!(m.confirmed);
-        assert_eq!(seen, m.tests);
+        assert!(m.confirmed());
+        assert_eq!(seen, m.tests + m.runs);
+    }
+
+    #[test]
+    fn past_its_deadline_minimising_keeps_what_it_has_and_says_so() {
+        let actions = trace();
+        // Needs six logins of one replay: an in-browser count, as in the test above.
+        struct Count(u32);
+        impl Environment for Count {
+            fn reset(&mut self) -> Result<Outcome, EnvError> {
+                self.0 = 0;
+                Ok(Outcome {
+                    observation: obs(),
+                    ..Outcome::default()
+                })
+            }
+            fn step(&mut self, action: &Action) -> Result<Outcome, EnvError> {
+                let mut events = Vec::new();
+                if action.target.as_deref() == Some("#login") {
+                    self.0 += 1;
+                    if self.0 > 5 {
+                        events.push(Event::http(500, "http://app.test/login", true));
+                    }
+                }
+                Ok(Outcome {
+                    observation: obs(),
+                    events,
+                    ..Outcome::default()
+                })
+            }
+        }
+        let mut env = Count(0);
+        let sig = expected(&mut env, &actions);
+        let limits = Limits {
+            deadline: Some(Instant::now()),
+            confirm: 3,
+        };
+        let m = minimize(
+            &mut env,
+            &actions,
+            &oracles(),
+            &sig,
+            limits,
+            &mut |_, _, _| {},
+        )
+        .unwrap()
+        .expect("reproduces");
+        assert!(!m.finished);
+        assert_eq!(m.kept.len(), actions.len(), "nothing tried, nothing cut");
+        assert_eq!((m.tests, m.hits, m.runs), (1, 3, 3));
+    }
+
+    #[test]
+    fn a_failure_raised_on_every_other_replay_is_not_confirmed() {
+        // The server fails every second login request it gets, whatever came before.
+        struct Alternating(u32);
+        impl Environment for Alternating {
+            fn reset(&mut self) -> Result<Outcome, EnvError> {
+                Ok(Outcome {
+                    observation: obs(),
+                    ..Outcome::default()
+                })
+            }
+            fn step(&mut self, action: &Action) -> Result<Outcome, EnvError> {
+                let mut events = Vec::new();
+                if action.target.as_deref() == Some("#login") {
+                    self.0 += 1;
+                    if self.0.is_multiple_of(2) {
+                        events.push(Event::http(500, "http://app.test/login", true));
+                    }
+                }
+                Ok(Outcome {
+                    observation: obs(),
+                    events,
+                    ..Outcome::default()
+                })
+            }
+        }
+        let actions = vec![Action::on(ActionKind::Click, "#login".to_string())];
+        let sig = expected(&mut Alternating(1), &actions);
+        let mut env = Alternating(1);
+        let limits = Limits {
+            deadline: None,
+            confirm: 3,
+        };
+        let m = minimize(
+            &mut env,
+            &actions,
+            &oracles(),
+            &sig,
+            limits,
+            &mut |_, _, _| {},
+        )
+        .unwrap()
+        .expect("its first replay raises it");
+        assert_eq!(
+            (m.hits, m.runs),
+            (1, 3),
+            "fail; then pass, fail, pass: {m:?}"
+        );
+        assert!(!m.confirmed());
     }
 }
