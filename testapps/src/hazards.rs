@@ -12,8 +12,10 @@ use crate::common::{self, esc, fill, js_json};
 
 mod hostile;
 mod throttle;
+mod verdicts;
 
 pub use hostile::{CROWD_ELEMENTS, HUGE_BYTES};
+pub use verdicts::BUG_VARIANTS;
 
 const LAYOUT: &str = include_str!("../assets/hazards/layout.html");
 const INDEX: &str = include_str!("../assets/hazards/index.html");
@@ -91,6 +93,7 @@ pub(crate) fn router() -> Router {
             get(|| async { common::html(NAMING_INNER.to_string()) }),
         )
         .merge(throttle::router())
+        .merge(verdicts::router())
         .merge(hostile::router())
         .route(
             "/worker",

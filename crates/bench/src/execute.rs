@@ -158,6 +158,8 @@ pub fn run_strategy(
         bundled: target.app().map(|a| (a.name().to_string(), true)),
         command: plan.command.clone(),
         stop: Arc::new(AtomicBool::new(false)),
+        // A bench measures exploring; shrinking would only add time after each run.
+        shrink: Some(wayfarer_run::ShrinkBudget::Off),
         ..Settings::default()
     };
     let mut collector = Collector::default();

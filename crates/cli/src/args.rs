@@ -40,6 +40,14 @@ pub enum Command {
         #[command(flatten)]
         run: RunArgs,
     },
+    /// Compare the failures of two runs (each a report.json or a run directory): new in
+    /// B, known to both, gone from A. Exits 1 when B has new failures.
+    Diff {
+        /// The earlier run (the baseline).
+        a: PathBuf,
+        /// The later run.
+        b: PathBuf,
+    },
     /// Rebuild report.html, report.json, junit.xml and traces/ from a run's store.
     Report {
         /// The run's output directory (it holds run.sqlite).
@@ -236,6 +244,28 @@ pub struct RunArgs {
     /// No progress line and no summary (errors still go to stderr).
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    /// After the run, shrink each failure by replay in a fresh browser: `off`, a share of
+    /// the exploring time (default 20%) or a time (90s, 5m).
+    #[arg(long, value_name = "off|SHARE%|TIME")]
+    pub shrink: Option<wayfarer_run::ShrinkBudget>,
+    /// Replays of each minimal trace that tell a confirmed failure from a flaky one.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub confirm: Option<u32>,
+    /// An earlier run (its report.json or its directory): each failure is new or known,
+    /// and the baseline's failures not raised again are gone.
+    #[arg(long, value_name = "PATH")]
+    pub baseline: Option<PathBuf>,
+    /// Which failures make the exit code 1: any (default), new (needs --baseline),
+    /// confirmed (raised on every confirming replay), flaky (on at least one); joined
+    /// with commas, all must hold (new,confirmed).
+    #[arg(long, value_name = "WHICH", default_value = "any")]
+    pub fail_on: wayfarer_core::findings::FailOn,
+    /// Also print the failures as CI annotations on stdout (github: workflow commands).
+    #[arg(long, value_name = "FORMAT", value_parser = ["github"])]
+    pub annotations: Option<String>,
+    /// Append a Markdown summary of the run to FILE (for $GITHUB_STEP_SUMMARY).
+    #[arg(long, value_name = "FILE")]
+    pub summary_md: Option<PathBuf>,
 }
 
 #[derive(Debug, Args, Clone)]

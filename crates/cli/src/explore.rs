@@ -76,7 +76,42 @@ pub fn settings(url: Option<&str>, args: &RunArgs) -> Result<Settings> {
         bundled: None,
         command: std::env::args().collect::<Vec<_>>().join(" "),
         stop: stop_flag(),
+        shrink: args.shrink,
+        confirm: args.confirm,
+        baseline: args
+            .baseline
+            .as_deref()
+            .map(wayfarer_report::baseline::load)
+            .transpose()
+            .context("--baseline")?,
     })
+}
+
+/// Flags that only make sense together, checked before a minute is spent exploring.
+fn check_flags(args: &RunArgs) -> Result<()> {
+    if args.fail_on.new && args.baseline.is_none() {
+        bail!(
+            "--fail-on new compares with an earlier run: give --baseline PATH (its report.json or run directory)"
+        );
+    }
+    if args.fail_on.at_least.is_some() && args.shrink == Some(wayfarer_run::ShrinkBudget::Off) {
+        bail!(
+            "--fail-on confirmed/flaky needs the confirming replays that come after shrinking; drop --shrink off"
+        );
+    }
+    if args.annotations.is_some() && args.json {
+        bail!(
+            "--annotations writes workflow commands on stdout, where --json writes its object; use one (report.json holds the JSON)"
+        );
+    }
+    if let Some(path) = &args.summary_md {
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .with_context(|| format!("--summary-md: cannot write {}", path.display()))?;
+    }
+    Ok(())
 }
 
 /// The configuration file with `--serve` applied.
@@ -105,6 +140,7 @@ pub(crate) fn explore_url(
     bundled: Option<Bundled>,
     adjust: impl FnOnce(&mut Config),
 ) -> Result<PathBuf> {
+    check_flags(args)?;
     let (mut config, secrets) = config(args)?;
     adjust(&mut config);
     let mut settings = settings(url, args)?;

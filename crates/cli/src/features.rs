@@ -81,6 +81,8 @@ pub fn command(target: &str, check: bool, run: &RunArgs) -> Result<i32> {
     // A crawl as AutoE2E's: breadth-first unless told otherwise, every record one page.
     let mut crawl = run.clone();
     crawl.strategy = crawl.strategy.or(Some("bfs".into()));
+    // A crawl for features, not for failures: its failures are not shrunk unless asked.
+    crawl.shrink = crawl.shrink.or(Some(wayfarer_run::ShrinkBudget::Off));
     let dir = crate::explore::explore_url(Some(target), &crawl, None, |c| {
         c.abstraction.mask_ids = true;
     })?;

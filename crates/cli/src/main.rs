@@ -45,6 +45,7 @@ fn main() {
         Command::Explore { url, run } => explore::explore(url.as_deref(), run),
         Command::Demo { app, fixed, run } => explore::demo(app, *fixed, run),
         Command::Report { dir } => report::command(dir),
+        Command::Diff { a, b } => report::diff(a, b),
         Command::Replay {
             trace,
             target,

@@ -2,7 +2,8 @@
 
 use std::fmt::Write;
 
-use wayfarer_core::RunSummary;
+use wayfarer_core::findings::{NewOrKnown, Shrunk};
+use wayfarer_core::{RunSummary, TraceStep};
 
 pub fn summary_text(s: &RunSummary) -> String {
     let mut o = String::new();
@@ -143,26 +144,125 @@ pub fn summary_text(s: &RunSummary) -> String {
             );
         }
     }
+    o
+}
+
+/// The failures of a run, each with the steps that reproduce it: the minimal ones when
+/// shrinking found them (`traces` gives each failure's recorded steps by signature).
+pub fn failures_text(s: &RunSummary, traces: &dyn Fn(&str) -> Option<Vec<TraceStep>>) -> String {
+    let mut o = String::new();
+    if let Some(b) = &s.baseline {
+        let _ = writeln!(
+            o,
+            "Against the baseline {}: {} new, {} known, {} gone",
+            b.from,
+            b.new,
+            b.known,
+            b.gone.len()
+        );
+        for g in &b.gone {
+            let _ = writeln!(o, "  gone: [{}] {}", g.kind, one_line(&g.message, 150));
+        }
+    }
+    if let Some(sh) = &s.shrink {
+        let _ = write!(
+            o,
+            "Shrinking took {:.1}s of its {:.0}s (after {:.1}s exploring); each minimal trace replayed {} time(s)",
+            sh.seconds, sh.budget_s, s.duration_s, sh.confirm_runs
+        );
+        if sh.skipped > 0 {
+            let _ = write!(o, "; {} failure(s) not reached", sh.skipped);
+        }
+        if let Some(e) = &sh.error {
+            let _ = write!(o, "; stopped: {e}");
+        }
+        o.push('\n');
+    }
     if s.failures.is_empty() {
         let _ = writeln!(o, "No failures found.");
-    } else {
-        let _ = writeln!(o, "{} unique failure(s):", s.failures.len());
-        for (i, f) in s.failures.iter().enumerate() {
-            let msg: String = f.message.chars().take(160).collect();
+        return o;
+    }
+    let _ = writeln!(o, "{} unique failure(s):", s.failures.len());
+    for (i, f) in s.failures.iter().enumerate() {
+        let mut tags = Vec::new();
+        if let Some(b) = f.baseline {
+            tags.push(match b {
+                NewOrKnown::New => "new".to_string(),
+                NewOrKnown::Known => "known".to_string(),
+            });
+        }
+        if let Some(v) = f.shrunk.as_ref().map(Shrunk::verdict_text) {
+            if !v.is_empty() {
+                tags.push(v);
+            }
+        }
+        let tags = if tags.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", tags.join(", "))
+        };
+        let _ = writeln!(
+            o,
+            "  {}. [{}] {}{tags}\n     first at step {} on {} · seen {} time(s)",
+            i + 1,
+            f.kind,
+            one_line(&f.message, 160),
+            f.step,
+            f.page_url,
+            f.count,
+        );
+        let steps = traces(&f.signature).unwrap_or_default();
+        let (shown, head): (Vec<&TraceStep>, String) = match &f.shrunk {
+            Some(sh) if sh.shortened() => (
+                sh.kept.iter().filter_map(|&k| steps.get(k)).collect(),
+                format!(
+                    "{} of {} recorded actions{}",
+                    sh.kept.len(),
+                    f.trace_len,
+                    if sh.finished {
+                        ""
+                    } else {
+                        ", the shortest found before shrinking ran out of time"
+                    }
+                ),
+            ),
+            _ => (
+                steps.iter().collect(),
+                format!("{} action(s) from a reset", f.trace_len),
+            ),
+        };
+        if let Some(why) = f.shrunk.as_ref().and_then(|sh| sh.outside_state.as_ref()) {
+            let _ = writeln!(o, "     warning: {}", one_line(why, 300));
+        }
+        if shown.is_empty() {
+            let _ = writeln!(o, "     {head}");
+            continue;
+        }
+        let _ = writeln!(o, "     steps to reproduce ({head}):");
+        for (k, st) in shown.iter().enumerate().take(MAX_STEPS) {
+            let _ = writeln!(o, "       {}. {}", k + 1, one_line(&st.describe(), 160));
+        }
+        if shown.len() > MAX_STEPS {
             let _ = writeln!(
                 o,
-                "  {}. [{}] {}\n     first at step {} on {} · seen {} time(s) · {} action(s) from a reset",
-                i + 1,
-                f.kind,
-                msg,
-                f.step,
-                f.page_url,
-                f.count,
-                f.trace_len
+                "       … {} more (the trace file has them all)",
+                shown.len() - MAX_STEPS
             );
         }
     }
     o
+}
+
+/// Steps printed per failure at most; a longer trace is in its file.
+const MAX_STEPS: usize = 12;
+
+fn one_line(s: &str, n: usize) -> String {
+    let s = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    if s.chars().count() > n {
+        format!("{}…", s.chars().take(n).collect::<String>())
+    } else {
+        s
+    }
 }
 
 /// What the language model did: who answered, at what cost, and what went wrong.

@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use anyhow::{Context, Result};
+use wayfarer_core::findings::FailOn;
 use wayfarer_core::RunSummary;
 use wayfarer_report::json::Summary;
 use wayfarer_report::{SeededLine, Written};
@@ -43,6 +44,10 @@ pub fn emit(dir: &Path, args: &RunArgs) -> Result<i32> {
         );
     } else if !args.quiet {
         print!("{}", print::summary_text(summary));
+        print!(
+            "{}",
+            print::failures_text(summary, &|sig| trace_of(&data, sig))
+        );
         if let Some(seeded) = &seeded {
             print!("{}", seeded::text(seeded));
         }
@@ -55,18 +60,44 @@ pub fn emit(dir: &Path, args: &RunArgs) -> Result<i32> {
             );
         }
     }
-    Ok(exit_code(summary))
+    if args.annotations.as_deref() == Some("github") {
+        print!("{}", wayfarer_report::ci::github_annotations(&data));
+    }
+    if let Some(path) = &args.summary_md {
+        // Appended: GitHub's step summary file may already hold other steps' output.
+        let md = wayfarer_report::ci::summary_markdown(&data, None);
+        let written = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .and_then(|mut f| std::io::Write::write_all(&mut f, md.as_bytes()));
+        if let Err(e) = written {
+            eprintln!(
+                "warning: --summary-md: cannot write {}: {e}",
+                path.display()
+            );
+        }
+    }
+    Ok(exit_code(summary, &args.fail_on))
+}
+
+/// A failure's recorded steps (secrets as references), by signature.
+fn trace_of(data: &RunData, signature: &str) -> Option<Vec<wayfarer_core::TraceStep>> {
+    data.failures
+        .iter()
+        .find(|f| f.failure.signature == signature)
+        .map(|f| f.failure.trace.clone())
 }
 
 /// 2 when the environment ended the run early (the report says why), else 1 when the run
-/// found failures, else 0.
-pub fn exit_code(summary: &RunSummary) -> i32 {
+/// found a failure `fail_on` counts, else 0.
+pub fn exit_code(summary: &RunSummary, fail_on: &FailOn) -> i32 {
     if summary.ended_by_environment {
         2
-    } else if summary.failures.is_empty() {
-        0
-    } else {
+    } else if summary.failures.iter().any(|f| fail_on.fails(f)) {
         1
+    } else {
+        0
     }
 }
 
@@ -87,4 +118,14 @@ pub fn command(dir: &Path) -> Result<i32> {
         println!("{}", t.display());
     }
     Ok(0)
+}
+
+/// `wayfarer diff A B`: B's failures against A's; 1 when B has new ones.
+pub fn diff(a: &Path, b: &Path) -> Result<i32> {
+    use wayfarer_report::baseline::{compare, diff_text, load};
+    let a = load(a).context("A")?;
+    let b = load(b).context("B")?;
+    print!("{}", diff_text(&a, &b));
+    let mut lines = b.failures.clone();
+    Ok(i32::from(compare(&a, &b.target, &mut lines).new > 0))
 }

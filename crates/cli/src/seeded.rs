@@ -8,16 +8,24 @@ use wayfarer_testapps::{seeded_bugs, App};
 pub fn found(app: App, summary: &RunSummary) -> Vec<SeededLine> {
     seeded_bugs(app)
         .iter()
-        .map(|bug| SeededLine {
-            id: bug.id.to_string(),
-            description: bug.description.to_string(),
-            min_actions: bug.min_actions,
-            found_at_step: summary
+        .map(|bug| {
+            let first = summary
                 .failures
                 .iter()
                 .filter(|f| bug.matches(&f.kind, &f.message))
-                .map(|f| f.step)
-                .min(),
+                .min_by_key(|f| f.step);
+            let shrunk = first.and_then(|f| f.shrunk.as_ref());
+            SeededLine {
+                id: bug.id.to_string(),
+                description: bug.description.to_string(),
+                min_actions: bug.min_actions,
+                found_at_step: first.map(|f| f.step),
+                reported_actions: first.map(|f| match shrunk {
+                    Some(s) if s.shortened() => s.kept.len(),
+                    _ => f.trace_len,
+                }),
+                reproduced: shrunk.map(|s| s.verdict_text()).filter(|v| !v.is_empty()),
+            }
         })
         .collect()
 }
@@ -30,7 +38,16 @@ pub fn text(results: &[SeededLine]) -> String {
     );
     for r in results {
         let status = match r.found_at_step {
-            Some(step) => format!("found at step {step}"),
+            Some(step) => {
+                let mut s = format!("found at step {step}");
+                if let Some(n) = r.reported_actions {
+                    s.push_str(&format!(", reported with {n} action(s)"));
+                }
+                if let Some(v) = &r.reproduced {
+                    s.push_str(&format!(", {v}"));
+                }
+                s
+            }
             None => "not found".to_string(),
         };
         s.push_str(&format!(

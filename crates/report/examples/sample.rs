@@ -163,18 +163,24 @@ fn main() {
                 .into(),
             min_actions: 3,
             found_at_step: found(FailureKind::Exception),
+            reported_actions: None,
+            reproduced: None,
         },
         SeededLine {
             id: "clinic-2".into(),
             description: format!("Search fails on the server when the query holds {XSS}"),
             min_actions: 1,
             found_at_step: found(FailureKind::Http5xx),
+            reported_actions: None,
+            reproduced: None,
         },
         SeededLine {
             id: "clinic-3".into(),
             description: "Invoices with a zero total divide by zero".into(),
             min_actions: 4,
             found_at_step: None,
+            reported_actions: None,
+            reproduced: None,
         },
     ];
     let html = wayfarer_report::html::render(&data, Some(&seeded));

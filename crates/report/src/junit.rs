@@ -3,6 +3,7 @@
 
 use std::fmt::Write;
 
+use wayfarer_core::findings::NewOrKnown;
 use wayfarer_store::RunData;
 
 use crate::traces::file_name;
@@ -93,11 +94,44 @@ pub fn render(data: &RunData) -> String {
         if let (Some(src), Some(line)) = (&f.source, f.line) {
             let _ = writeln!(body, "source: {src}:{line}:{}", f.column.unwrap_or(0));
         }
-        let _ = writeln!(body, "steps from a reset ({}):", f.trace.len());
-        for (k, st) in f.trace.iter().enumerate() {
-            let _ = writeln!(body, "  {}. {}", k + 1, st.describe());
+        let line = s.failures.iter().find(|l| l.signature == f.signature);
+        if let Some(b) = line.and_then(|l| l.baseline) {
+            let _ = writeln!(
+                body,
+                "baseline: {}",
+                match b {
+                    NewOrKnown::New => "new",
+                    NewOrKnown::Known => "known",
+                }
+            );
         }
-        let _ = writeln!(body, "replay: wayfarer replay traces/{}", file_name(i, f));
+        let shrunk = line.and_then(|l| l.shrunk.as_ref());
+        let verdict = shrunk.map(|s| s.verdict_text()).unwrap_or_default();
+        if !verdict.is_empty() {
+            let _ = writeln!(body, "replays of its minimal trace: {verdict}");
+        }
+        let mut file = file_name(i, f);
+        match shrunk.filter(|s| s.shortened()) {
+            Some(sh) => {
+                let _ = writeln!(
+                    body,
+                    "minimal steps from a reset ({} of {}):",
+                    sh.kept.len(),
+                    f.trace.len()
+                );
+                for (k, st) in sh.kept.iter().filter_map(|&j| f.trace.get(j)).enumerate() {
+                    let _ = writeln!(body, "  {}. {}", k + 1, st.describe());
+                }
+                file = crate::traces::minimised_name(&file);
+            }
+            None => {
+                let _ = writeln!(body, "steps from a reset ({}):", f.trace.len());
+                for (k, st) in f.trace.iter().enumerate() {
+                    let _ = writeln!(body, "  {}. {}", k + 1, st.describe());
+                }
+            }
+        }
+        let _ = writeln!(body, "replay: wayfarer replay traces/{file}");
         let _ = writeln!(
             x,
             "    <testcase classname=\"wayfarer.{kind}\" name=\"{}\" time=\"0\">\n      <failure message=\"{}\" type=\"{kind}\">{}</failure>\n    </testcase>",

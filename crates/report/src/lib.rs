@@ -7,6 +7,8 @@
 //! - `junit`: `junit.xml`, one test case per unique failure plus one for the run
 //! - `traces`: `traces/*.json`, one replayable trace per unique failure
 
+pub mod baseline;
+pub mod ci;
 pub mod html;
 pub mod json;
 pub mod junit;
@@ -26,6 +28,13 @@ pub struct SeededLine {
     pub min_actions: u32,
     /// The step its failure was first seen at, when found.
     pub found_at_step: Option<u64>,
+    /// The actions its reported steps to reproduce have (the minimal trace's, when
+    /// shrinking found one), when found.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reported_actions: Option<usize>,
+    /// "reproduced 3/3" or "flaky 1/3", when its trace was replayed to confirm it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reproduced: Option<String>,
 }
 
 #[derive(Debug, thiserror::Error)]

@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 
+use wayfarer_core::findings::Shrunk;
 use wayfarer_core::trace::{Expected, Trace, TRACE_VERSION};
 use wayfarer_core::Failure;
 use wayfarer_store::RunData;
@@ -48,9 +49,19 @@ pub fn minimised_name(file: &str) -> String {
     format!("{stem}.min.json")
 }
 
+/// What shrinking after the run did to the failure `f`, when it ran.
+fn shrunk_of<'a>(data: &'a RunData, f: &Failure) -> Option<&'a Shrunk> {
+    data.summary
+        .failures
+        .iter()
+        .find(|l| l.signature == f.signature)
+        .and_then(|l| l.shrunk.as_ref())
+}
+
 /// The trace of the `index`-th failure of the run.
 pub fn trace_of(data: &RunData, index: usize) -> Trace {
     let f = &data.failures[index].failure;
+    let shrunk = shrunk_of(data, f);
     Trace {
         version: TRACE_VERSION,
         wayfarer: env!("CARGO_PKG_VERSION").to_string(),
@@ -64,13 +75,43 @@ pub fn trace_of(data: &RunData, index: usize) -> Trace {
             "{} seed {} on {}: first seen at step {} (episode {})",
             data.meta.strategy, data.meta.seed, data.meta.target, f.step, f.episode
         ),
-        outside_state: None,
+        outside_state: shrunk.and_then(|s| s.outside_state.clone()),
         steps: f.trace.clone(),
     }
 }
 
-/// Write one trace per failure into `DIR/traces/`; other files there (minimised traces)
-/// are left alone.
+/// The minimal trace shrinking after the run found for the `index`-th failure, when it
+/// is shorter than the recorded one.
+pub fn minimal_of(data: &RunData, index: usize) -> Option<Trace> {
+    let f = &data.failures[index].failure;
+    let s = shrunk_of(data, f).filter(|s| s.shortened())?;
+    let whole = trace_of(data, index);
+    let verdict = s.verdict_text();
+    Some(Trace {
+        origin: format!(
+            "{}; shrunk after the run ({} → {} actions, {} replays{}{})",
+            whole.origin,
+            s.of,
+            s.kept.len(),
+            s.replays,
+            if s.finished { "" } else { ", out of time" },
+            if verdict.is_empty() {
+                String::new()
+            } else {
+                format!(", {verdict}")
+            }
+        ),
+        steps: s
+            .kept
+            .iter()
+            .filter_map(|&k| f.trace.get(k).cloned())
+            .collect(),
+        ..whole
+    })
+}
+
+/// Write one trace per failure into `DIR/traces/`, and its minimal trace (`NAME.min.json`)
+/// when shrinking after the run found one and no such file is there yet.
 pub fn write(data: &RunData) -> Result<Vec<PathBuf>, WriteError> {
     let dir = data.dir.join("traces");
     if data.failures.is_empty() {
@@ -82,9 +123,16 @@ pub fn write(data: &RunData) -> Result<Vec<PathBuf>, WriteError> {
     })?;
     let mut out = Vec::new();
     for (i, f) in data.failures.iter().enumerate() {
-        let path = dir.join(file_name(i, &f.failure));
+        let name = file_name(i, &f.failure);
+        let path = dir.join(&name);
         write_file(&path, &trace_of(data, i).to_json())?;
         out.push(path);
+        // One `wayfarer minimize` wrote later is newer than the run's: it stays.
+        let min = dir.join(minimised_name(&name));
+        if let (Some(t), false) = (minimal_of(data, i), min.exists()) {
+            write_file(&min, &t.to_json())?;
+            out.push(min);
+        }
     }
     Ok(out)
 }

@@ -18,6 +18,7 @@ use wayfarer_core::{
 use wayfarer_store::{RunMeta, RunStart, StoreWriter};
 
 use crate::app::Application;
+use crate::shrink::{ShrinkBudget, DEFAULT_CONFIRM};
 use crate::{usage, Notice, Notices, RunError, Why};
 
 /// What the flags of a run say; `None` leaves it to the configuration, then the default.
@@ -52,6 +53,12 @@ pub struct Settings {
     pub command: String,
     /// Set from outside (Ctrl-C, SIGTERM) to end the run early with a report.
     pub stop: Arc<AtomicBool>,
+    /// Shrinking after the run (`--shrink`; default: a fifth of the exploring time).
+    pub shrink: Option<ShrinkBudget>,
+    /// Confirming replays of each minimal trace (`--confirm`; default 3).
+    pub confirm: Option<u32>,
+    /// An earlier run to compare the failures with (`--baseline`).
+    pub baseline: Option<wayfarer_report::baseline::Baseline>,
 }
 
 /// A finished exploration.
@@ -268,8 +275,9 @@ pub fn explore(
         .map(|b| WithApp::new(b, app.handle()))
         .collect();
 
+    let mut found = Found::default();
     let result = {
-        let mut all: Vec<&mut (dyn Observer + Send)> = vec![&mut store];
+        let mut all: Vec<&mut (dyn Observer + Send)> = vec![&mut store, &mut found];
         for o in observers.iter_mut() {
             all.push(&mut **o);
         }
@@ -295,6 +303,30 @@ pub fn explore(
         // The store's summary is replaced by the one that knows the deviation.
         store.on_end(&summary);
     }
+    let stopped = s.stop.load(std::sync::atomic::Ordering::SeqCst);
+    let shrink = s.shrink.unwrap_or_default();
+    let confirm = s.confirm.unwrap_or(DEFAULT_CONFIRM);
+    let launch = || launch_replayer(&base, &s.cdp, app);
+    if crate::shrink::after_run(
+        &mut summary,
+        &found.0,
+        &opts.oracles,
+        (shrink, confirm),
+        stopped,
+        launch,
+        say,
+    ) {
+        store.on_end(&summary);
+    }
+    if let Some(b) = &s.baseline {
+        let target = summary.target.clone();
+        summary.baseline = Some(wayfarer_report::baseline::compare(
+            b,
+            &target,
+            &mut summary.failures,
+        ));
+        store.on_end(&summary);
+    }
     if let Some(e) = store.error() {
         // The run went on; what the store holds is still reported.
         say(Notice::Warning(format!(
@@ -305,6 +337,33 @@ pub fn explore(
         out: s.out.clone(),
         summary,
     })
+}
+
+/// Keeps each failure as first seen, its trace unmasked, for shrinking after the run.
+#[derive(Default)]
+struct Found(Vec<wayfarer_core::Failure>);
+
+impl Observer for Found {
+    fn on_failure(&mut self, f: &wayfarer_core::Failure, _: Option<&[u8]>) {
+        self.0.push(f.clone());
+    }
+}
+
+/// A fresh browser for the replays that shrink and confirm failures, configured as the
+/// exploring ones but without their coverage, behind the same application.
+fn launch_replayer(
+    base: &BrowserOptions,
+    endpoints: &[String],
+    app: &Application,
+) -> Result<WithApp<BrowserEnv>, RunError> {
+    let options = BrowserOptions {
+        cdp_url: endpoints.first().cloned(),
+        coverage: CoveragePool::default(),
+        ..base.clone()
+    };
+    let browser = BrowserEnv::launch(options)
+        .map_err(|e| RunError::Environment(format!("cannot start the browser: {e}")))?;
+    Ok(WithApp::new(browser, app.handle()))
 }
 
 /// `--workers`: how many browsers explore at once.

@@ -15,10 +15,12 @@ pub mod explore;
 pub mod hook;
 pub mod llm;
 pub mod mask;
+pub mod shrink;
 pub mod trace;
 
 pub use app::Application;
 pub use explore::{explore, Explored, Settings, Workers};
+pub use shrink::ShrinkBudget;
 
 /// Why a run could not be put together or go on; the CLI exits with 2.
 #[derive(Debug, thiserror::Error)]

@@ -170,8 +170,17 @@ pub fn load(path: &Path) -> Result<RunData, StoreError> {
     data.summary = match summary_text {
         Some(t) => {
             let mut s: RunSummary = parse(&what, "run summary", &t)?;
-            // Counts come from the store, which saw every repeat.
-            s.failures = data.failures.iter().map(|f| (&f.failure).into()).collect();
+            // Counts come from the store, which saw every repeat; what came after the
+            // run (shrinking, the baseline) from the summary's own lines.
+            let mut lines: Vec<FailureLine> =
+                data.failures.iter().map(|f| (&f.failure).into()).collect();
+            for l in &mut lines {
+                if let Some(old) = s.failures.iter().find(|o| o.signature == l.signature) {
+                    l.shrunk = old.shrunk.clone();
+                    l.baseline = old.baseline;
+                }
+            }
+            s.failures = lines;
             s
         }
         None => rebuild_summary(&data),

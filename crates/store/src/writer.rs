@@ -67,9 +67,13 @@ impl StoreWriter {
                 Err(e) => return Err(StoreError::io(&p, e)),
             }
         }
-        let shots = dir.join("screenshots");
-        if shots.is_dir() {
-            std::fs::remove_dir_all(&shots).map_err(|e| StoreError::io(&shots, e))?;
+        // A run's screenshots and traces are its own: an earlier run's left in the same
+        // directory would be shown (and exported) as this one's.
+        for sub in ["screenshots", "traces"] {
+            let old = dir.join(sub);
+            if old.is_dir() {
+                std::fs::remove_dir_all(&old).map_err(|e| StoreError::io(&old, e))?;
+            }
         }
         let what = path.display().to_string();
         let conn = Connection::open(&path).map_err(|e| StoreError::sql(&what, e))?;

@@ -4,6 +4,7 @@
 use base64::Engine as _;
 use minijinja::Value;
 use serde::Serialize;
+use wayfarer_core::findings::{NewOrKnown, Reproduced, Shrunk};
 use wayfarer_core::{Event, EventKind, Failure, ResetRecord, StateId};
 use wayfarer_store::{RunData, StoredFailure};
 
@@ -27,8 +28,21 @@ pub struct Card {
     pub location: Option<String>,
     pub signature: String,
     pub repro: Vec<ReproStep>,
-    /// What `wayfarer minimize` left of the trace, when it has run on this failure.
+    /// Actions in the recorded trace.
+    pub repro_actions: usize,
+    /// The minimal trace shrinking (after the run, or `wayfarer minimize`) left of it.
     pub minimal: Option<Minimal>,
+    /// "reproduced 3/3", "flaky 1/3", "not reproduced 0/3", when replays confirmed it.
+    pub verdict: Option<String>,
+    /// The pill's look for the verdict: ok, warn or bad.
+    pub verdict_class: &'static str,
+    /// "new" or "known", against a baseline run.
+    pub baseline: Option<&'static str>,
+    /// Why shrinking did not finish or did not run on it, when it says.
+    pub shrink_note: Option<String>,
+    /// "depends on state outside the browser: ..." when shrinking saw it on the recorded
+    /// trace (a minimal trace carries its own).
+    pub outside_state: Option<String>,
     /// A `data:` URI, passed unescaped: its mime type is ours and base64 holds no
     /// markup characters (escaping would turn each `/` into six bytes).
     pub screenshot: Option<Value>,
@@ -82,6 +96,13 @@ fn card(data: &RunData, n: usize, sf: &StoredFailure) -> Card {
         (None, None) => &[],
     };
     let (screenshot, screenshot_note) = screenshot(data, sf);
+    let line = data
+        .summary
+        .failures
+        .iter()
+        .find(|l| l.signature == f.signature);
+    let shrunk = line.and_then(|l| l.shrunk.as_ref());
+    let verdict = shrunk.and_then(Shrunk::verdict);
     let shown: Vec<&Event> = events.iter().filter(|e| !routine(e)).collect();
     let location = f.source.as_ref().map(|s| {
         let mut loc = truncate(s, 200);
@@ -102,7 +123,29 @@ fn card(data: &RunData, n: usize, sf: &StoredFailure) -> Card {
         location,
         signature: truncate(&f.signature, 400),
         repro: repro::steps(&f.trace),
+        repro_actions: f.trace.len(),
         minimal: minimal(data, n - 1, f),
+        verdict: shrunk.map(Shrunk::verdict_text).filter(|v| !v.is_empty()),
+        verdict_class: match verdict {
+            Some(Reproduced::Confirmed) => "bad",
+            Some(Reproduced::Flaky) => "warn",
+            _ => "",
+        },
+        baseline: line.and_then(|l| l.baseline).map(|b| match b {
+            NewOrKnown::New => "new",
+            NewOrKnown::Known => "known",
+        }),
+        shrink_note: shrunk.and_then(|s| {
+            s.note.clone().or_else(|| {
+                (!s.finished && s.replays > 0).then(|| {
+                    format!(
+                        "Shrinking ran out of time after {} replays: this is the shortest trace it saw fail, perhaps not the shortest there is.",
+                        s.replays
+                    )
+                })
+            })
+        }),
+        outside_state: shrunk.and_then(|s| s.outside_state.clone()),
         screenshot,
         screenshot_note,
         events_routine: events.len() - shown.len(),

@@ -29,6 +29,8 @@ pub struct SeededRow {
     pub description: String,
     pub min_actions: u32,
     pub found_at: Option<u64>,
+    pub reported_actions: Option<usize>,
+    pub reproduced: Option<String>,
 }
 
 fn tile(label: &'static str, value: String, sub: String) -> Tile {
@@ -261,6 +263,8 @@ pub fn seeded(lines: &[SeededLine]) -> Vec<SeededRow> {
             description: l.description.clone(),
             min_actions: l.min_actions,
             found_at: l.found_at_step,
+            reported_actions: l.reported_actions,
+            reproduced: l.reproduced.clone(),
         })
         .collect()
 }

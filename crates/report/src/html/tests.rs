@@ -229,12 +229,16 @@ fn seeded() -> Vec<SeededLine> {
             description: H.into(),
             min_actions: 2,
             found_at_step: Some(3),
+            reported_actions: None,
+            reproduced: None,
         },
         SeededLine {
             id: "b2".into(),
             description: H.into(),
             min_actions: 5,
             found_at_step: None,
+            reported_actions: None,
+            reproduced: None,
         },
     ]
 }
@@ -396,18 +400,20 @@ fn a_minimised_trace_beside_the_failure_is_shown_with_its_outside_state_warning(
     std::fs::write(dir.join("traces").join(&garbage), "{ not json").unwrap();
     let html = render(&data, None);
     std::fs::remove_dir_all(&dir).unwrap();
-    assert!(html.contains("Minimal reproduction"), "no minimal section");
+    // The minimal steps come first; the recorded trace is folded under them.
     assert!(html.contains(&format!(
-        "2 of 5 actions, <span class=\"mono\">traces/{min_name}"
+        "2 of 5 recorded actions, <span class=\"mono\">traces/{min_name}"
     )));
+    assert!(html.contains("<summary>The recorded trace (5 actions)</summary>"));
     assert!(html.contains(
         "Warning: the failure depends on state outside the browser: it came back after 1 action"
     ));
     assert!(html.contains(&format!(
         "unreadable, <span class=\"mono\">traces/{garbage}"
     )));
-    // Without the files, no section.
-    assert!(!render(&hostile(true), None).contains("Minimal reproduction"));
+    // Without the files, only the recorded trace.
+    let plain = render(&hostile(true), None);
+    assert!(!plain.contains("Minimal reproduction") && !plain.contains("recorded actions"));
 }
 
 fn feature(id: u64, label: &str, score: f64, outcome: FeatureOutcome) -> FeatureRecord {

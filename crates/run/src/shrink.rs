@@ -1,0 +1,540 @@
+//! After exploring: each unique failure shrunk by replay (delta debugging, from a reset,
+//! behind the application so a restarted server or the reset hook comes before every
+//! replay), then its minimal trace replayed again to tell a confirmed failure from a
+//! flaky one, all within a share of the run's time.
+
+use std::time::{Duration, Instant};
+
+use wayfarer_core::findings::{ShrinkSummary, Shrunk};
+use wayfarer_core::minimize::{minimize, Limits};
+use wayfarer_core::replay::replay;
+use wayfarer_core::{Action, Environment, Failure, Oracles};
+
+use wayfarer_core::RunSummary;
+
+use crate::{Notice, Notices, RunError};
+
+/// `--shrink`: how much time shrinking gets after the run.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ShrinkBudget {
+    Off,
+    /// A share (0-1] of the time the run explored.
+    Share(f64),
+    Fixed(Duration),
+}
+
+/// Shrinking's default share of the exploring time.
+pub const DEFAULT_SHARE: f64 = 0.2;
+/// Replays that confirm a minimal trace, by default.
+pub const DEFAULT_CONFIRM: u32 = 3;
+
+impl Default for ShrinkBudget {
+    fn default() -> ShrinkBudget {
+        ShrinkBudget::Share(DEFAULT_SHARE)
+    }
+}
+
+impl ShrinkBudget {
+    /// The time it gives after a run that explored for `explored`; `None` when off.
+    pub fn time(self, explored: Duration) -> Option<Duration> {
+        match self {
+            ShrinkBudget::Off => None,
+            ShrinkBudget::Share(s) => Some(explored.mul_f64(s)),
+            ShrinkBudget::Fixed(d) => Some(d),
+        }
+    }
+}
+
+impl std::str::FromStr for ShrinkBudget {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<ShrinkBudget, String> {
+        let t = s.trim();
+        let bad = || {
+            format!(
+                "--shrink {s:?}: give `off`, a share of the exploring time (`20%`) or a time (`90s`, `5m`)"
+            )
+        };
+        if t == "off" {
+            return Ok(ShrinkBudget::Off);
+        }
+        if let Some(p) = t.strip_suffix('%') {
+            let p: f64 = p.trim().parse().map_err(|_| bad())?;
+            if !(p > 0.0 && p <= 1000.0) {
+                return Err(format!(
+                    "--shrink {s:?}: a share must be above 0% (and at most 1000%); `off` turns shrinking off"
+                ));
+            }
+            return Ok(ShrinkBudget::Share(p / 100.0));
+        }
+        let (num, unit) = t.split_at(
+            t.find(|c: char| !c.is_ascii_digit() && c != '.')
+                .ok_or_else(bad)?,
+        );
+        let n: f64 = num.parse().map_err(|_| bad())?;
+        let secs = match unit.trim() {
+            "s" => n,
+            "m" => n * 60.0,
+            "h" => n * 3600.0,
+            _ => return Err(bad()),
+        };
+        if secs <= 0.0 || !secs.is_finite() {
+            return Err(bad());
+        }
+        Ok(ShrinkBudget::Fixed(Duration::from_secs_f64(secs)))
+    }
+}
+
+impl std::fmt::Display for ShrinkBudget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ShrinkBudget::Off => f.write_str("off"),
+            ShrinkBudget::Share(s) => write!(f, "{}%", (s * 100.0 * 10.0).round() / 10.0),
+            ShrinkBudget::Fixed(d) => write!(f, "{}s", d.as_secs_f64()),
+        }
+    }
+}
+
+/// Shrink and confirm each of `failures` (their traces as recorded, secrets filled in)
+/// in `env` within `budget`, sharing what is left fairly among those not done yet.
+/// Returns each failure's result by signature, and the phase's summary. A replay the
+/// environment cannot do (the browser gone) ends the phase; what was done is kept.
+/// The shrinking phase after a run that found `found` (with their unmasked traces):
+/// each failure's result into its summary line, the phase's into `summary.shrink`.
+/// Returns whether the summary changed. Skipped, saying why, when the user stopped the
+/// run, the environment ended it, or no failure's replays fit in the budget.
+pub fn after_run<E: Environment>(
+    summary: &mut RunSummary,
+    found: &[Failure],
+    oracles: &Oracles,
+    (shrink, confirm): (ShrinkBudget, u32),
+    stopped: bool,
+    launch: impl FnOnce() -> Result<E, RunError>,
+    say: Notices,
+) -> bool {
+    let explored = Duration::from_secs_f64(summary.duration_s.max(0.0));
+    let Some(time) = shrink.time(explored) else {
+        return false;
+    };
+    if found.is_empty() {
+        return false;
+    }
+    let skip = if stopped {
+        Some("the run was stopped".to_string())
+    } else if summary.ended_by_environment {
+        Some("the environment ended the run".to_string())
+    } else {
+        None
+    };
+    if let Some(why) = skip {
+        say(Notice::Info(format!(
+            "wayfarer: failures not shrunk ({why}); `wayfarer minimize TRACE` shrinks one"
+        )));
+        return false;
+    }
+    let confirm = confirm.max(1);
+    let cost = ReplayCost::of(summary);
+    let mut phase = ShrinkSummary {
+        budget_s: time.as_secs_f64(),
+        confirm_runs: confirm,
+        skipped: found.len(),
+        ..ShrinkSummary::default()
+    };
+    let shortest = found.iter().map(|f| f.trace.len()).min().unwrap_or(0);
+    let each = if cost.replay(shortest) * (confirm + 1) > time {
+        say(Notice::Info(format!(
+            "wayfarer: failures not shrunk: {:.0} s (--shrink {shrink}) is less than {} replays of the shortest trace take",
+            time.as_secs_f64(),
+            confirm + 1
+        )));
+        Vec::new()
+    } else {
+        say(Notice::Info(format!(
+            "wayfarer: shrinking {} failure(s) by replay in a fresh browser (up to {:.0} s, --shrink {shrink}), each minimal trace replayed {confirm} times",
+            found.len(),
+            time.as_secs_f64()
+        )));
+        match launch() {
+            Ok(mut env) => {
+                let (each, p) = shrink_all(&mut env, found, oracles, time, confirm, cost, say);
+                env.close();
+                phase = p;
+                each
+            }
+            Err(e) => {
+                say(Notice::Warning(format!(
+                    "warning: failures not shrunk: {e}"
+                )));
+                phase.error = Some(e.to_string());
+                Vec::new()
+            }
+        }
+    };
+    for line in &mut summary.failures {
+        line.shrunk = each
+            .iter()
+            .find(|(sig, _)| *sig == line.signature)
+            .map(|(_, r)| r.clone());
+    }
+    summary.shrink = Some(phase);
+    true
+}
+
+/// What a replay costs, as the exploration measured it: a reset, and a step.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ReplayCost {
+    pub reset: Duration,
+    pub step: Duration,
+}
+
+impl ReplayCost {
+    /// From a run's summary: its mean step and mean reset.
+    pub fn of(s: &wayfarer_core::RunSummary) -> ReplayCost {
+        let resets = s.episodes.max(1) as f64;
+        ReplayCost {
+            reset: Duration::from_secs_f64((s.resets_s / resets).max(0.0)),
+            step: Duration::from_secs_f64((s.time_split.step / 1e3).max(0.0)),
+        }
+    }
+
+    /// One replay of `n` actions.
+    pub fn replay(&self, n: usize) -> Duration {
+        self.reset + self.step * n as u32
+    }
+}
+
+pub fn shrink_all(
+    env: &mut dyn Environment,
+    failures: &[Failure],
+    oracles: &Oracles,
+    budget: Duration,
+    confirm: u32,
+    cost: ReplayCost,
+    say: Notices,
+) -> (Vec<(String, Shrunk)>, ShrinkSummary) {
+    let began = Instant::now();
+    let end = began + budget;
+    let confirm = confirm.max(1);
+    let mut out = Vec::new();
+    let mut error = None;
+    let n = failures.len();
+    for (i, f) in failures.iter().enumerate() {
+        let now = Instant::now();
+        if now >= end {
+            break;
+        }
+        let share = (end - now) / (n - i) as u32;
+        let actions: Vec<Action> = f.trace.iter().map(|s| s.action.clone()).collect();
+        // Its first replay and the confirming ones must fit, or nothing is learnt.
+        let least = cost.replay(actions.len()) * (confirm + 1);
+        if least > end - now {
+            say(Notice::Info(format!(
+                "  {}/{n} {}: not shrunk: replaying its {} actions {} times takes about {:.0} s, more than the {:.0} s left",
+                i + 1,
+                one_line(&f.message, 70),
+                actions.len(),
+                confirm + 1,
+                least.as_secs_f64(),
+                (end - now).as_secs_f64()
+            )));
+            continue;
+        }
+        let started = Instant::now();
+        let limits = Limits {
+            deadline: Some(now + share),
+            confirm,
+        };
+        let result = minimize(
+            env,
+            &actions,
+            oracles,
+            &f.signature,
+            limits,
+            &mut |_, _, _| {},
+        );
+        let mut shrunk = match result {
+            Ok(Some(m)) => Shrunk {
+                kept: m.kept,
+                of: actions.len(),
+                replays: m.tests,
+                finished: m.finished,
+                outside_state: m.outside_state,
+                hits: m.hits,
+                runs: m.runs,
+                seconds: 0.0,
+                note: None,
+            },
+            // The whole trace did not raise it on its first replay: the other replays
+            // tell a flaky failure from one that never comes back.
+            Ok(None) => match replays(env, &actions, oracles, &f.signature, confirm - 1) {
+                Ok(hits) => Shrunk {
+                    kept: (0..actions.len()).collect(),
+                    of: actions.len(),
+                    replays: 0,
+                    finished: false,
+                    outside_state: None,
+                    hits,
+                    runs: confirm,
+                    seconds: 0.0,
+                    note: Some(
+                        "its whole trace did not raise it on the first replay, so it was not shrunk"
+                            .into(),
+                    ),
+                },
+                Err(e) => {
+                    error = Some(e.to_string());
+                    break;
+                }
+            },
+            Err(e) => {
+                error = Some(e.to_string());
+                break;
+            }
+        };
+        shrunk.seconds = started.elapsed().as_secs_f64();
+        say(Notice::Info(format!(
+            "  {}/{n} {}: {}",
+            i + 1,
+            one_line(&f.message, 70),
+            describe(&shrunk)
+        )));
+        out.push((f.signature.clone(), shrunk));
+    }
+    let skipped = n - out.len();
+    let skipped_note = skipped > 0 && error.is_none();
+    if let Some(e) = &error {
+        say(Notice::Warning(format!(
+            "warning: shrinking stopped: {e}; {skipped} failure(s) keep their recorded trace"
+        )));
+    } else if skipped_note {
+        say(Notice::Warning(format!(
+            "warning: the shrink budget ({:.0} s) was too short for {skipped} failure(s): they keep their recorded trace (--shrink sets it)",
+            budget.as_secs_f64()
+        )));
+    }
+    let summary = ShrinkSummary {
+        budget_s: budget.as_secs_f64(),
+        seconds: began.elapsed().as_secs_f64(),
+        confirm_runs: confirm,
+        skipped,
+        error,
+    };
+    (out, summary)
+}
+
+/// How often `k` replays of `actions` raised `expected`.
+fn replays(
+    env: &mut dyn Environment,
+    actions: &[Action],
+    oracles: &Oracles,
+    expected: &str,
+    k: u32,
+) -> Result<u32, wayfarer_core::EnvError> {
+    let mut hits = 0;
+    for _ in 0..k {
+        hits += u32::from(replay(env, actions, oracles, expected, true)?.reproduced());
+    }
+    Ok(hits)
+}
+
+/// "58 → 6 actions in 14 replays, reproduced 3/3 (9.2 s)".
+pub fn describe(s: &Shrunk) -> String {
+    let mut text = if s.replays == 0 {
+        format!("{} actions, not shrunk", s.of)
+    } else {
+        format!(
+            "{} → {} actions in {} replays",
+            s.of,
+            s.kept.len(),
+            s.replays
+        )
+    };
+    if !s.finished && s.replays > 0 {
+        text.push_str(" (out of time: the shortest so far)");
+    }
+    if s.outside_state.is_some() {
+        text.push_str(" (depends on state outside the browser)");
+    }
+    let verdict = s.verdict_text();
+    if !verdict.is_empty() {
+        text.push_str(&format!(", {verdict}"));
+    }
+    text.push_str(&format!(" ({:.1} s)", s.seconds));
+    text
+}
+
+fn one_line(s: &str, n: usize) -> String {
+    let s = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    if s.chars().count() > n {
+        format!("{}…", s.chars().take(n).collect::<String>())
+    } else {
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wayfarer_core::config::OracleConfig;
+    use wayfarer_core::sim::{SimApp, SimEnv};
+    use wayfarer_core::summary::FailureLine;
+    use wayfarer_core::TraceStep;
+
+    fn app() -> SimApp {
+        SimApp::form_chain(3, 0)
+    }
+
+    fn oracles() -> Oracles {
+        Oracles::new(OracleConfig::default(), vec![]).unwrap()
+    }
+
+    /// A random walk (detours, as a real exploration records) until the sim app's bug.
+    fn found() -> Failure {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+        let mut env = SimEnv::new(app());
+        let mut obs = env.reset().unwrap().observation;
+        let mut trace = Vec::new();
+        for _ in 0..2000 {
+            let c = wayfarer_core::candidates::candidate_actions(&obs, &Default::default(), false);
+            let a = c[rng.gen_range(0..c.len())].clone();
+            trace.push(TraceStep::new(a.clone(), &obs));
+            let out = env.step(&a).unwrap();
+            if let Some(f) = oracles().judge(&out.events, None).into_iter().next() {
+                return Failure {
+                    kind: f.kind,
+                    message: f.message,
+                    signature: f.signature,
+                    source: f.source,
+                    line: f.line,
+                    column: f.column,
+                    step: trace.len() as u64,
+                    episode: 1,
+                    count: 1,
+                    page_url: out.observation.url,
+                    trace,
+                };
+            }
+            obs = out.observation;
+        }
+        panic!("the walk never reached the bug");
+    }
+
+    fn summary(f: &Failure) -> RunSummary {
+        RunSummary {
+            duration_s: 60.0,
+            episodes: 1,
+            failures: vec![FailureLine::from(f)],
+            ..RunSummary::default()
+        }
+    }
+
+    #[test]
+    fn after_the_run_each_failure_is_shrunk_and_confirmed() {
+        let f = found();
+        assert!(
+            f.trace.len() > 3,
+            "a trace worth shrinking: {}",
+            f.trace.len()
+        );
+        let mut s = summary(&f);
+        let mut said = Vec::new();
+        let changed = after_run(
+            &mut s,
+            std::slice::from_ref(&f),
+            &oracles(),
+            (ShrinkBudget::default(), 3),
+            false,
+            || Ok(SimEnv::new(app())),
+            &mut |n| said.push(n),
+        );
+        assert!(changed);
+        let sh = s.failures[0].shrunk.clone().expect("shrunk");
+        assert!(sh.kept.len() <= 3, "{} of {} kept", sh.kept.len(), sh.of);
+        assert!(sh.finished);
+        assert_eq!((sh.hits, sh.runs), (3, 3));
+        assert_eq!(sh.verdict_text(), "reproduced 3/3");
+        let phase = s.shrink.expect("the phase is summarised");
+        assert_eq!((phase.skipped, phase.confirm_runs), (0, 3));
+        assert!((phase.budget_s - 12.0).abs() < 1e-9, "{phase:?}");
+        assert!(said
+            .iter()
+            .any(|n| matches!(n, Notice::Info(l) if l.contains("reproduced 3/3"))));
+    }
+
+    #[test]
+    fn a_stopped_run_or_shrinking_off_leaves_the_failures_as_recorded() {
+        let f = found();
+        for (budget, stopped) in [(ShrinkBudget::Off, false), (ShrinkBudget::default(), true)] {
+            let mut s = summary(&f);
+            let launched = std::cell::Cell::new(false);
+            let changed = after_run(
+                &mut s,
+                std::slice::from_ref(&f),
+                &oracles(),
+                (budget, 3),
+                stopped,
+                || {
+                    launched.set(true);
+                    Ok(SimEnv::new(app()))
+                },
+                &mut |_| {},
+            );
+            assert!(!changed && !launched.get());
+            assert_eq!(s.failures[0].shrunk, None);
+        }
+    }
+
+    #[test]
+    fn a_budget_too_short_for_any_replay_launches_nothing_and_says_so() {
+        let f = found();
+        let mut s = RunSummary {
+            // Slow steps: four replays of the trace take far more than 12 s.
+            time_split: wayfarer_core::summary::TimeSplit {
+                step: 5_000.0,
+                ..Default::default()
+            },
+            ..summary(&f)
+        };
+        let mut said = Vec::new();
+        let changed = after_run(
+            &mut s,
+            std::slice::from_ref(&f),
+            &oracles(),
+            (ShrinkBudget::default(), 3),
+            false,
+            || -> Result<SimEnv, RunError> { panic!("no browser for nothing") },
+            &mut |n| said.push(n),
+        );
+        assert!(changed);
+        assert_eq!(s.shrink.unwrap().skipped, 1);
+        assert_eq!(s.failures[0].shrunk, None);
+        assert!(said
+            .iter()
+            .any(|n| matches!(n, Notice::Info(l) if l.contains("not shrunk"))));
+    }
+
+    #[test]
+    fn budgets_parse_as_off_a_share_or_a_time() {
+        assert_eq!("off".parse::<ShrinkBudget>(), Ok(ShrinkBudget::Off));
+        assert_eq!("20%".parse::<ShrinkBudget>(), Ok(ShrinkBudget::Share(0.2)));
+        assert_eq!(
+            "5m".parse::<ShrinkBudget>(),
+            Ok(ShrinkBudget::Fixed(Duration::from_secs(300)))
+        );
+        assert_eq!(
+            "90s".parse::<ShrinkBudget>(),
+            Ok(ShrinkBudget::Fixed(Duration::from_secs(90)))
+        );
+        for bad in ["", "0%", "-5%", "5", "5x", "m", "0s", "abc%"] {
+            let e = bad.parse::<ShrinkBudget>().unwrap_err();
+            assert!(e.contains("--shrink"), "{bad}: {e}");
+        }
+        assert_eq!(
+            ShrinkBudget::default().time(Duration::from_secs(120)),
+            Some(Duration::from_secs(24))
+        );
+        assert_eq!(ShrinkBudget::Off.time(Duration::from_secs(120)), None);
+        assert_eq!(ShrinkBudget::Share(0.2).to_string(), "20%");
+    }
+}
