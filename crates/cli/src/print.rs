@@ -212,9 +212,14 @@ pub fn failures_text(s: &RunSummary, traces: &dyn Fn(&str) -> Option<Vec<TraceSt
             f.count,
         );
         let steps = traces(&f.signature).unwrap_or_default();
-        let (shown, head): (Vec<&TraceStep>, String) = match &f.shrunk {
-            Some(sh) if sh.shortened() => (
-                sh.kept.iter().filter_map(|&k| steps.get(k)).collect(),
+        let minimal = f
+            .shrunk
+            .as_ref()
+            .filter(|sh| sh.shortened())
+            .and_then(|sh| Some((sh, sh.steps(&steps)?)));
+        let (shown, head): (Vec<TraceStep>, String) = match minimal {
+            Some((sh, kept)) => (
+                kept,
                 format!(
                     "{} of {} recorded actions{}",
                     sh.kept.len(),
@@ -226,8 +231,8 @@ pub fn failures_text(s: &RunSummary, traces: &dyn Fn(&str) -> Option<Vec<TraceSt
                     }
                 ),
             ),
-            _ => (
-                steps.iter().collect(),
+            None => (
+                steps.clone(),
                 format!("{} action(s) from a reset", f.trace_len),
             ),
         };

@@ -39,10 +39,15 @@ impl Reproduced {
 /// What shrinking and confirming did to one unique failure.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Shrunk {
-    /// The steps of the failure's trace the minimal trace keeps (0-based, in order).
+    /// The minimal trace's steps, in order: an index below `of` is a step of the
+    /// failure's trace, `of + i` is `via[i]`.
     pub kept: Vec<usize>,
     /// The length of the failure's trace.
     pub of: usize,
+    /// Steps the run took elsewhere that the minimal trace uses: a shorter way to where
+    /// the failure happened, from the run's state graph (`shortcut`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub via: Vec<crate::trace::TraceStep>,
     /// Replays spent shrinking (the confirming ones not counted).
     pub replays: u32,
     /// False when its share of the shrink budget ran out first: `kept` is then the
@@ -80,6 +85,24 @@ impl Shrunk {
     /// Whether the kept steps are fewer than the trace's.
     pub fn shortened(&self) -> bool {
         self.kept.len() < self.of
+    }
+
+    /// The minimal trace's steps, given the failure's recorded `trace`; `None` when
+    /// `trace` is not the one shrunk (another length) or an index points nowhere.
+    pub fn steps(&self, trace: &[crate::trace::TraceStep]) -> Option<Vec<crate::trace::TraceStep>> {
+        if trace.len() != self.of {
+            return None;
+        }
+        self.kept
+            .iter()
+            .map(|&k| {
+                if k < self.of {
+                    trace.get(k).cloned()
+                } else {
+                    self.via.get(k - self.of).cloned()
+                }
+            })
+            .collect()
     }
 }
 

@@ -53,17 +53,13 @@ struct Item<'a> {
 impl Item<'_> {
     /// The steps to reproduce it: the kept ones when shrinking left a minimal trace of
     /// this very trace, else the whole trace.
-    fn steps(&self) -> Vec<&TraceStep> {
-        match &self.line.shrunk {
-            Some(s)
-                if s.outside_state.is_none()
-                    && s.of == self.trace.len()
-                    && s.kept.iter().all(|&i| i < self.trace.len()) =>
-            {
-                s.kept.iter().map(|&i| &self.trace[i]).collect()
-            }
-            _ => self.trace.iter().collect(),
-        }
+    fn steps(&self) -> Vec<TraceStep> {
+        self.line
+            .shrunk
+            .as_ref()
+            .filter(|s| s.outside_state.is_none())
+            .and_then(|s| s.steps(self.trace))
+            .unwrap_or_else(|| self.trace.to_vec())
     }
 
     fn verdict(&self) -> Option<Reproduced> {

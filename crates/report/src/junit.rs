@@ -111,15 +111,18 @@ pub fn render(data: &RunData) -> String {
             let _ = writeln!(body, "replays of its minimal trace: {verdict}");
         }
         let mut file = file_name(i, f);
-        match shrunk.filter(|s| s.shortened()) {
-            Some(sh) => {
+        match shrunk
+            .filter(|s| s.shortened())
+            .and_then(|s| Some((s, s.steps(&f.trace)?)))
+        {
+            Some((sh, kept)) => {
                 let _ = writeln!(
                     body,
                     "minimal steps from a reset ({} of {}):",
                     sh.kept.len(),
                     f.trace.len()
                 );
-                for (k, st) in sh.kept.iter().filter_map(|&j| f.trace.get(j)).enumerate() {
+                for (k, st) in kept.iter().enumerate() {
                     let _ = writeln!(body, "  {}. {}", k + 1, st.describe());
                 }
                 file = crate::traces::minimised_name(&file);

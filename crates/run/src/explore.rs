@@ -275,7 +275,7 @@ pub fn explore(
         .map(|b| WithApp::new(b, app.handle()))
         .collect();
 
-    let mut found = Found::default();
+    let mut found = crate::shrink::Graph::default();
     let result = {
         let mut all: Vec<&mut (dyn Observer + Send)> = vec![&mut store, &mut found];
         for o in observers.iter_mut() {
@@ -309,7 +309,7 @@ pub fn explore(
     let launch = || launch_replayer(&base, &s.cdp, app);
     if crate::shrink::after_run(
         &mut summary,
-        &found.0,
+        &found,
         &opts.oracles,
         (shrink, confirm),
         stopped,
@@ -337,16 +337,6 @@ pub fn explore(
         out: s.out.clone(),
         summary,
     })
-}
-
-/// Keeps each failure as first seen, its trace unmasked, for shrinking after the run.
-#[derive(Default)]
-struct Found(Vec<wayfarer_core::Failure>);
-
-impl Observer for Found {
-    fn on_failure(&mut self, f: &wayfarer_core::Failure, _: Option<&[u8]>) {
-        self.0.push(f.clone());
-    }
 }
 
 /// A fresh browser for the replays that shrink and confirm failures, configured as the

@@ -1,16 +1,19 @@
-//! After exploring: each unique failure shrunk by replay (delta debugging, from a reset,
-//! behind the application so a restarted server or the reset hook comes before every
-//! replay), then its minimal trace replayed again to tell a confirmed failure from a
-//! flaky one, all within a share of the run's time.
+//! After exploring: each unique failure shrunk by replay (first the shorter ways the
+//! run's state graph knows, then delta debugging, each replay from a reset behind the
+//! application so a restarted server or the reset hook comes before it), then its minimal
+//! trace replayed again to tell a confirmed failure from a flaky one, all within a share
+//! of the run's time.
 
+use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use wayfarer_core::findings::{ShrinkSummary, Shrunk};
 use wayfarer_core::minimize::{minimize, Limits};
 use wayfarer_core::replay::replay;
-use wayfarer_core::{Action, Environment, Failure, Oracles};
-
-use wayfarer_core::RunSummary;
+use wayfarer_core::shortcut::{self, Move, Part};
+use wayfarer_core::{
+    Action, Environment, Failure, Observer, Oracles, RunSummary, StateId, StepRecord, TraceStep,
+};
 
 use crate::{Notice, Notices, RunError};
 
@@ -105,13 +108,14 @@ impl std::fmt::Display for ShrinkBudget {
 /// run, the environment ended it, or no failure's replays fit in the budget.
 pub fn after_run<E: Environment>(
     summary: &mut RunSummary,
-    found: &[Failure],
+    graph: &Graph,
     oracles: &Oracles,
     (shrink, confirm): (ShrinkBudget, u32),
     stopped: bool,
     launch: impl FnOnce() -> Result<E, RunError>,
     say: Notices,
 ) -> bool {
+    let found = &graph.failures;
     let explored = Duration::from_secs_f64(summary.duration_s.max(0.0));
     let Some(time) = shrink.time(explored) else {
         return false;
@@ -140,7 +144,14 @@ pub fn after_run<E: Environment>(
         skipped: found.len(),
         ..ShrinkSummary::default()
     };
-    let shortest = found.iter().map(|f| f.trace.len()).min().unwrap_or(0);
+    let shortest = found
+        .iter()
+        .map(|f| {
+            let way = graph.shortcuts(f, 1).first().map_or(usize::MAX, Vec::len);
+            way.min(f.trace.len())
+        })
+        .min()
+        .unwrap_or(0);
     let each = if cost.replay(shortest) * (confirm + 1) > time {
         say(Notice::Info(format!(
             "wayfarer: failures not shrunk: {:.0} s (--shrink {shrink}) is less than {} replays of the shortest trace take",
@@ -156,7 +167,8 @@ pub fn after_run<E: Environment>(
         )));
         match launch() {
             Ok(mut env) => {
-                let (each, p) = shrink_all(&mut env, found, oracles, time, confirm, cost, say);
+                let (each, p) =
+                    shrink_all(&mut env, found, graph, oracles, time, confirm, cost, say);
                 env.close();
                 phase = p;
                 each
@@ -203,9 +215,17 @@ impl ReplayCost {
     }
 }
 
+/// Shrink and confirm each of `failures` (their traces as recorded, secrets filled in)
+/// in `env` within `budget`, sharing what is left fairly among those not done yet. A
+/// failure first tries the shortcuts the run's state `graph` knows (one replay each),
+/// then delta-debugs the shortest sequence that raised it. Returns each failure's result
+/// by signature, and the phase's summary. A replay the environment cannot do (the
+/// browser gone) ends the phase; what was done is kept.
+#[allow(clippy::too_many_arguments)]
 pub fn shrink_all(
     env: &mut dyn Environment,
     failures: &[Failure],
+    graph: &Graph,
     oracles: &Oracles,
     budget: Duration,
     confirm: u32,
@@ -223,90 +243,36 @@ pub fn shrink_all(
         if now >= end {
             break;
         }
-        let share = (end - now) / (n - i) as u32;
-        let actions: Vec<Action> = f.trace.iter().map(|s| s.action.clone()).collect();
-        // Its first replay and the confirming ones must fit, or nothing is learnt.
-        let least = cost.replay(actions.len()) * (confirm + 1);
-        if least > end - now {
-            say(Notice::Info(format!(
-                "  {}/{n} {}: not shrunk: replaying its {} actions {} times takes about {:.0} s, more than the {:.0} s left",
-                i + 1,
-                one_line(&f.message, 70),
-                actions.len(),
-                confirm + 1,
-                least.as_secs_f64(),
-                (end - now).as_secs_f64()
-            )));
-            continue;
-        }
+        let deadline = now + (end - now) / (n - i) as u32;
         let started = Instant::now();
-        let limits = Limits {
-            deadline: Some(now + share),
-            confirm,
-        };
-        let result = minimize(
-            env,
-            &actions,
-            oracles,
-            &f.signature,
-            limits,
-            &mut |_, _, _| {},
-        );
-        let mut shrunk = match result {
-            Ok(Some(m)) => Shrunk {
-                kept: m.kept,
-                of: actions.len(),
-                replays: m.tests,
-                finished: m.finished,
-                outside_state: m.outside_state,
-                hits: m.hits,
-                runs: m.runs,
-                seconds: 0.0,
-                note: None,
-            },
-            // The whole trace did not raise it on its first replay: the other replays
-            // tell a flaky failure from one that never comes back.
-            Ok(None) => match replays(env, &actions, oracles, &f.signature, confirm - 1) {
-                Ok(hits) => Shrunk {
-                    kept: (0..actions.len()).collect(),
-                    of: actions.len(),
-                    replays: 0,
-                    finished: false,
-                    outside_state: None,
-                    hits,
-                    runs: confirm,
-                    seconds: 0.0,
-                    note: Some(
-                        "its whole trace did not raise it on the first replay, so it was not shrunk"
-                            .into(),
-                    ),
-                },
-                Err(e) => {
-                    error = Some(e.to_string());
-                    break;
-                }
-            },
+        match shrink_one(env, f, graph, oracles, deadline, end, confirm, cost) {
+            Ok(Ok(mut shrunk)) => {
+                shrunk.seconds = started.elapsed().as_secs_f64();
+                say(Notice::Info(format!(
+                    "  {}/{n} {}: {}",
+                    i + 1,
+                    one_line(&f.message, 70),
+                    describe(&shrunk)
+                )));
+                out.push((f.signature.clone(), shrunk));
+            }
+            Ok(Err(why)) => say(Notice::Info(format!(
+                "  {}/{n} {}: not shrunk: {why}",
+                i + 1,
+                one_line(&f.message, 70)
+            ))),
             Err(e) => {
                 error = Some(e.to_string());
                 break;
             }
-        };
-        shrunk.seconds = started.elapsed().as_secs_f64();
-        say(Notice::Info(format!(
-            "  {}/{n} {}: {}",
-            i + 1,
-            one_line(&f.message, 70),
-            describe(&shrunk)
-        )));
-        out.push((f.signature.clone(), shrunk));
+        }
     }
     let skipped = n - out.len();
-    let skipped_note = skipped > 0 && error.is_none();
     if let Some(e) = &error {
         say(Notice::Warning(format!(
             "warning: shrinking stopped: {e}; {skipped} failure(s) keep their recorded trace"
         )));
-    } else if skipped_note {
+    } else if skipped > 0 {
         say(Notice::Warning(format!(
             "warning: the shrink budget ({:.0} s) was too short for {skipped} failure(s): they keep their recorded trace (--shrink sets it)",
             budget.as_secs_f64()
@@ -320,6 +286,196 @@ pub fn shrink_all(
         error,
     };
     (out, summary)
+}
+
+/// Shortcuts tried per failure at most.
+const SHORTCUTS: usize = 5;
+
+/// One failure: its result, or why it was not shrunk (`Ok(Err(..))`), or the
+/// environment's fatal error.
+#[allow(clippy::too_many_arguments)]
+fn shrink_one(
+    env: &mut dyn Environment,
+    f: &Failure,
+    graph: &Graph,
+    oracles: &Oracles,
+    deadline: Instant,
+    end: Instant,
+    confirm: u32,
+    cost: ReplayCost,
+) -> Result<Result<Shrunk, String>, wayfarer_core::EnvError> {
+    let n = f.trace.len();
+    let fits = |len: usize| {
+        cost.replay(len) * (confirm + 1) <= end.saturating_duration_since(Instant::now())
+    };
+    let mut tried = 0u32;
+    let mut outcomes: Vec<String> = Vec::new();
+    let mut base: Option<Vec<Part>> = None;
+    for cand in graph.shortcuts(f, SHORTCUTS) {
+        if !fits(cand.len()) {
+            break;
+        }
+        tried += 1;
+        let r = replay(
+            env,
+            &actions_of(&cand, &f.trace),
+            oracles,
+            &f.signature,
+            true,
+        )?;
+        outcomes.push(match (&r.blocked, r.hit) {
+            (_, Some(_)) => format!("{} actions raised it", cand.len()),
+            (Some((at, why)), None) => format!(
+                "{} actions: action {} could not be done ({})",
+                cand.len(),
+                at + 1,
+                one_line(why, 60)
+            ),
+            (None, None) => format!("{} actions did not raise it", cand.len()),
+        });
+        if let (Some(k), false) = (r.hit, r.at_reset) {
+            base = Some(cand[..=k].to_vec());
+            break;
+        }
+    }
+    let base = match base {
+        Some(b) => b,
+        None if fits(n) => (0..n).map(Part::Trace).collect(),
+        None => {
+            return Ok(Err(format!(
+                "replaying its {n} actions {} times takes about {:.0} s, more than the time left{}",
+                confirm + 1,
+                (cost.replay(n) * (confirm + 1)).as_secs_f64(),
+                if tried > 0 {
+                    format!(" (shorter ways tried: {})", outcomes.join("; "))
+                } else {
+                    String::new()
+                }
+            )))
+        }
+    };
+    let actions = actions_of(&base, &f.trace);
+    let limits = Limits {
+        deadline: Some(deadline),
+        confirm,
+    };
+    let result = minimize(
+        env,
+        &actions,
+        oracles,
+        &f.signature,
+        limits,
+        &mut |_, _, _| {},
+    )?;
+    let mut shrunk = Shrunk {
+        of: n,
+        ..Shrunk::default()
+    };
+    let kept: Vec<usize> = match result {
+        Some(m) => {
+            shrunk.replays = tried + m.tests;
+            shrunk.finished = m.finished;
+            shrunk.outside_state = m.outside_state;
+            shrunk.hits = m.hits;
+            shrunk.runs = m.runs;
+            m.kept
+        }
+        // Its first replay did not raise it: the other replays tell a flaky failure from
+        // one that never comes back.
+        None => {
+            shrunk.replays = tried;
+            shrunk.hits = replays(env, &actions, oracles, &f.signature, confirm - 1)?;
+            shrunk.runs = confirm;
+            shrunk.note =
+                Some("its replay did not raise it the first time, so it was not shrunk".into());
+            (0..base.len()).collect()
+        }
+    };
+    for k in kept {
+        match &base[k] {
+            Part::Trace(j) => shrunk.kept.push(*j),
+            Part::Via(st) => {
+                shrunk.kept.push(n + shrunk.via.len());
+                shrunk.via.push((**st).clone());
+            }
+        }
+    }
+    Ok(Ok(shrunk))
+}
+
+fn actions_of(parts: &[Part], trace: &[TraceStep]) -> Vec<Action> {
+    parts
+        .iter()
+        .map(|p| match p {
+            Part::Trace(j) => trace[*j].action.clone(),
+            Part::Via(st) => st.action.clone(),
+        })
+        .collect()
+}
+
+/// The run's state graph as shrinking needs it, collected while the run goes: every
+/// performed step as a move between states, and the state before each.
+#[derive(Debug, Default)]
+pub struct Graph {
+    moves: Vec<Move>,
+    /// (step, episode, state before) of every performed step.
+    steps: Vec<(u64, u64, StateId)>,
+    /// The page each worker is on, for the next move's `url`.
+    pages: HashMap<u32, String>,
+    /// Each failure as first seen, its trace unmasked.
+    pub failures: Vec<Failure>,
+}
+
+impl Graph {
+    /// Shortcut candidates for `f`, shortest first (none when its trace and the steps
+    /// recorded for its episode do not line up).
+    fn shortcuts(&self, f: &Failure, max: usize) -> Vec<Vec<Part>> {
+        let mut mine: Vec<&(u64, u64, StateId)> = self
+            .steps
+            .iter()
+            .filter(|(step, episode, _)| *episode == f.episode && *step <= f.step)
+            .collect();
+        mine.sort_by_key(|s| s.0);
+        let states: Vec<StateId> = mine.iter().map(|s| s.2).collect();
+        match states.first() {
+            Some(&start) => shortcut::candidates(&self.moves, start, &states, &f.trace, max),
+            None => Vec::new(),
+        }
+    }
+}
+
+impl Observer for Graph {
+    fn on_reset(&mut self, r: &wayfarer_core::ResetRecord, _: &wayfarer_core::Progress) {
+        self.pages.insert(r.worker, r.url.clone());
+    }
+
+    fn on_step(&mut self, r: &StepRecord, _: &wayfarer_core::Progress) {
+        let page = self
+            .pages
+            .insert(r.worker, r.url_after.clone())
+            .unwrap_or_default();
+        if r.error.is_some() {
+            return;
+        }
+        self.steps.push((r.step, r.episode, r.state_before));
+        // Where "back" leads depends on the history, which a replay from a reset lacks.
+        if r.action.kind == wayfarer_core::ActionKind::Back {
+            return;
+        }
+        self.moves.push(Move {
+            from: r.state_before,
+            to: r.state_after,
+            step: TraceStep {
+                action: r.action.clone(),
+                element: r.element.clone(),
+                url: page,
+            },
+        });
+    }
+
+    fn on_failure(&mut self, f: &Failure, _: Option<&[u8]>) {
+        self.failures.push(f.clone());
+    }
 }
 
 /// How often `k` replays of `actions` raised `expected`.
@@ -420,6 +576,13 @@ mod tests {
         panic!("the walk never reached the bug");
     }
 
+    fn graph(f: &Failure) -> Graph {
+        Graph {
+            failures: vec![f.clone()],
+            ..Graph::default()
+        }
+    }
+
     fn summary(f: &Failure) -> RunSummary {
         RunSummary {
             duration_s: 60.0,
@@ -441,7 +604,7 @@ mod tests {
         let mut said = Vec::new();
         let changed = after_run(
             &mut s,
-            std::slice::from_ref(&f),
+            &graph(&f),
             &oracles(),
             (ShrinkBudget::default(), 3),
             false,
@@ -470,7 +633,7 @@ mod tests {
             let launched = std::cell::Cell::new(false);
             let changed = after_run(
                 &mut s,
-                std::slice::from_ref(&f),
+                &graph(&f),
                 &oracles(),
                 (budget, 3),
                 stopped,
@@ -499,7 +662,7 @@ mod tests {
         let mut said = Vec::new();
         let changed = after_run(
             &mut s,
-            std::slice::from_ref(&f),
+            &graph(&f),
             &oracles(),
             (ShrinkBudget::default(), 3),
             false,

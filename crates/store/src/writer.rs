@@ -276,7 +276,9 @@ impl Observer for StoreWriter {
     }
 
     fn on_end(&mut self, summary: &RunSummary) {
-        self.replace_meta("summary", "the summary", json(summary));
+        // Masked: a minimal trace's steps (`shrunk.via`) carry what was typed.
+        let s = self.masked(summary);
+        self.replace_meta("summary", "the summary", s);
         // Fold the WAL back so the directory holds one self-contained file.
         if let Err(e) = self.conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);") {
             tracing::debug!("run store checkpoint: {e}");

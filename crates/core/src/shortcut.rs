@@ -1,0 +1,205 @@
+//! Shorter ways to a failure. An exploration wanders: the trace that raised a failure is
+//! every action since the last reset, detours included. The run's state graph often
+//! knows a shorter path to a state the trace passed through; that path followed by the
+//! rest of the trace is a candidate worth one replay before delta debugging the whole
+//! trace, each of whose tests replays far more actions.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+
+use crate::state::StateId;
+use crate::trace::TraceStep;
+
+/// One step the run took, as an edge of its state graph.
+#[derive(Clone, Debug)]
+pub struct Move {
+    pub from: StateId,
+    pub to: StateId,
+    pub step: TraceStep,
+}
+
+/// A step of a candidate: one of the failing trace's own (by index) or one the run took
+/// elsewhere.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Part {
+    Trace(usize),
+    Via(Box<TraceStep>),
+}
+
+/// Candidates shorter than `trace`, shortest first, at most `max`: for each place `j`
+/// where the trace entered a state (`states[j]`, the state before its action `j`), the
+/// shortest path the run knows from `start` to `states[j]`, then `trace[j..]`. The trace's last action is in
+/// every candidate: it is the one that raised the failure.
+pub fn candidates(
+    moves: &[Move],
+    start: StateId,
+    states: &[StateId],
+    trace: &[TraceStep],
+    max: usize,
+) -> Vec<Vec<Part>> {
+    let n = trace.len();
+    if n == 0 || states.len() != n {
+        return Vec::new();
+    }
+    let paths = shortest_paths(moves, start);
+    let mut out: Vec<Vec<Part>> = Vec::new();
+    let mut seen = HashSet::new();
+    for (j, state) in states.iter().enumerate() {
+        // Only where the trace entered a state: what it did there before `j` (typing
+        // into a form: the state stays) is part of the way to the failure.
+        if j > 0 && states[j - 1] == *state {
+            continue;
+        }
+        let Some(path) = paths.get(state) else {
+            continue;
+        };
+        if path.len() + (n - j) >= n {
+            continue;
+        }
+        let mut cand: Vec<Part> = path
+            .iter()
+            .map(|&m| Part::Via(Box::new(moves[m].step.clone())))
+            .collect();
+        cand.extend((j..n).map(Part::Trace));
+        // Two places can give the same actions (a path through the trace's own states).
+        let key: Vec<String> = cand
+            .iter()
+            .map(|p| {
+                let st = match p {
+                    Part::Trace(i) => &trace[*i],
+                    Part::Via(s) => s,
+                };
+                serde_json::to_string(&st.action).unwrap_or_default()
+            })
+            .collect();
+        if seen.insert(key) {
+            out.push(cand);
+        }
+    }
+    out.sort_by_key(Vec::len);
+    out.truncate(max);
+    out
+}
+
+/// For every state reachable from `start`, the moves of a shortest path to it (breadth
+/// first; among equal paths the earliest moves, the ones taken first in the run).
+fn shortest_paths(moves: &[Move], start: StateId) -> HashMap<StateId, Vec<usize>> {
+    let mut out: HashMap<StateId, Vec<usize>> = HashMap::new();
+    let mut from: HashMap<StateId, Vec<usize>> = HashMap::new();
+    for (i, m) in moves.iter().enumerate() {
+        if m.from != m.to {
+            from.entry(m.from).or_default().push(i);
+        }
+    }
+    out.insert(start, Vec::new());
+    let mut queue = VecDeque::from([start]);
+    while let Some(s) = queue.pop_front() {
+        let path = out[&s].clone();
+        for &i in from.get(&s).map(Vec::as_slice).unwrap_or(&[]) {
+            let to = moves[i].to;
+            if let std::collections::hash_map::Entry::Vacant(e) = out.entry(to) {
+                let mut p = path.clone();
+                p.push(i);
+                e.insert(p);
+                queue.push_back(to);
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Action, ActionKind};
+
+    fn step(target: &str) -> TraceStep {
+        TraceStep {
+            action: Action::on(ActionKind::Click, target.to_string()),
+            element: None,
+            url: String::new(),
+        }
+    }
+
+    fn mv(from: u64, to: u64, target: &str) -> Move {
+        Move {
+            from: StateId(from),
+            to: StateId(to),
+            step: step(target),
+        }
+    }
+
+    fn targets(c: &[Part], trace: &[TraceStep]) -> Vec<String> {
+        c.iter()
+            .map(|p| match p {
+                Part::Trace(i) => format!("t{i}:{}", trace[*i].action.target.clone().unwrap()),
+                Part::Via(s) => format!("via:{}", s.action.target.clone().unwrap()),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_detour_is_replaced_by_the_shortest_known_path() {
+        // The trace wandered 0 → 1 → 2 → 1 → 3 → 4 and failed on 4's "#boom"; an earlier
+        // episode went 0 → 3 directly with "#reports".
+        let trace: Vec<TraceStep> = ["#login", "#help", "#back", "#reports", "#boom"]
+            .iter()
+            .map(|t| step(t))
+            .collect();
+        let states = [0, 1, 2, 1, 3].map(StateId);
+        let moves = vec![
+            mv(0, 1, "#login"),
+            mv(1, 2, "#help"),
+            mv(2, 1, "#back"),
+            mv(1, 3, "#reports"),
+            mv(3, 4, "#boom"),
+            mv(0, 3, "#reports-direct"),
+            mv(3, 3, "#select-month"),
+        ];
+        let c = candidates(&moves, StateId(0), &states, &trace, 4);
+        assert_eq!(
+            targets(&c[0], &trace),
+            ["via:#reports-direct", "t4:#boom"],
+            "{c:?}"
+        );
+        assert_eq!(
+            targets(&c[1], &trace),
+            ["via:#login", "t3:#reports", "t4:#boom"]
+        );
+        assert!(c.iter().all(|c| c.len() < trace.len()));
+        assert!(c.windows(2).all(|w| w[0].len() <= w[1].len()));
+    }
+
+    #[test]
+    fn a_state_is_entered_where_the_trace_came_in_not_after_typing_there() {
+        // In state 1 the trace typed, then submitted: a shortcut must keep the typing.
+        let trace: Vec<TraceStep> = ["#help", "#back", "#register", "#email", "#submit"]
+            .iter()
+            .map(|t| step(t))
+            .collect();
+        let states = [0, 2, 0, 1, 1].map(StateId);
+        let moves = vec![
+            mv(0, 2, "#help"),
+            mv(2, 0, "#back"),
+            mv(0, 1, "#register"),
+            mv(1, 1, "#email"),
+            mv(1, 3, "#submit"),
+        ];
+        let c = candidates(&moves, StateId(0), &states, &trace, 4);
+        assert_eq!(
+            targets(&c[0], &trace),
+            ["t2:#register", "t3:#email", "t4:#submit"],
+            "{c:?}"
+        );
+        assert!(c.iter().all(|c| c.len() >= 3), "{c:?}");
+    }
+
+    #[test]
+    fn nothing_shorter_means_no_candidate() {
+        let trace: Vec<TraceStep> = ["#a", "#b"].iter().map(|t| step(t)).collect();
+        let moves = vec![mv(0, 1, "#a"), mv(1, 2, "#b")];
+        let states = [0, 1].map(StateId);
+        assert!(candidates(&moves, StateId(0), &states, &trace, 4).is_empty());
+        // Misaligned states: nothing is guessed.
+        assert!(candidates(&moves, StateId(0), &states[..1], &trace, 4).is_empty());
+    }
+}
