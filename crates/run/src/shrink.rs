@@ -238,7 +238,10 @@ pub fn shrink_all(
     let mut out = Vec::new();
     let mut error = None;
     let n = failures.len();
-    for (i, f) in failures.iter().enumerate() {
+    // Shortest traces first: with time for only some failures, shrink as many as it can.
+    let mut order: Vec<&Failure> = failures.iter().collect();
+    order.sort_by_key(|f| f.trace.len());
+    for (i, f) in order.into_iter().enumerate() {
         let now = Instant::now();
         if now >= end {
             break;
@@ -699,5 +702,93 @@ mod tests {
         );
         assert_eq!(ShrinkBudget::Off.time(Duration::from_secs(120)), None);
         assert_eq!(ShrinkBudget::Share(0.2).to_string(), "20%");
+    }
+
+    fn record(step: u64, episode: u64, from: u64, to: u64, target: &str) -> StepRecord {
+        StepRecord {
+            step,
+            episode,
+            worker: 0,
+            episode_step: 0,
+            action: Action::on(wayfarer_core::ActionKind::Click, target.to_string()),
+            target: None,
+            state_before: StateId(from),
+            state_after: StateId(to),
+            url_after: format!("http://app.test/{to}"),
+            title_after: String::new(),
+            element: None,
+            new_state: false,
+            events: vec![],
+            timings: Default::default(),
+            error: None,
+            findings: vec![],
+            app_actions: vec![],
+            app_state: None,
+            decision: None,
+            form: None,
+            inference: None,
+            novelty: Default::default(),
+        }
+    }
+
+    #[test]
+    fn the_graph_lines_a_failure_up_with_its_episode_and_offers_the_shorter_way() {
+        let mut g = Graph::default();
+        let p = wayfarer_core::Progress::default();
+        // Episode 1 went straight to the reports; episode 2 wandered, then failed there.
+        for r in [
+            record(1, 1, 0, 1, "#login"),
+            record(2, 1, 1, 3, "#reports"),
+            record(3, 2, 0, 1, "#login"),
+            record(4, 2, 1, 2, "#help"),
+            record(5, 2, 2, 1, "#back"),
+            record(7, 2, 1, 3, "#reports"),
+            record(8, 2, 3, 4, "#boom"),
+        ] {
+            g.on_step(&r, &p);
+        }
+        // A step that could not be done is in neither the trace nor the states.
+        let mut failed = record(6, 2, 1, 1, "#gone");
+        failed.error = Some("element not found".into());
+        g.on_step(&failed, &p);
+        let trace: Vec<TraceStep> = ["#login", "#help", "#back", "#reports", "#boom"]
+            .iter()
+            .map(|t| TraceStep {
+                action: Action::on(wayfarer_core::ActionKind::Click, t.to_string()),
+                element: None,
+                url: String::new(),
+            })
+            .collect();
+        let f = Failure {
+            kind: wayfarer_core::FailureKind::Exception,
+            message: "boom".into(),
+            signature: "exception|boom".into(),
+            source: None,
+            line: None,
+            column: None,
+            step: 8,
+            episode: 2,
+            count: 1,
+            page_url: String::new(),
+            trace,
+        };
+        let c = g.shortcuts(&f, 5);
+        let first: Vec<String> = c[0]
+            .iter()
+            .map(|p| match p {
+                Part::Trace(j) => format!("t{j}"),
+                Part::Via(s) => format!("via {} on {}", s.action.target.clone().unwrap(), s.url),
+            })
+            .collect();
+        // The detour (help, back) is gone; the path through episode 1's "#reports" does
+        // the same actions, so it is not tried twice.
+        assert_eq!(first, ["via #login on ", "t3", "t4"], "{c:?}");
+        assert_eq!(c.len(), 1, "{c:?}");
+        // Another episode's failure, or one whose steps were not seen: nothing guessed.
+        let other = Failure {
+            episode: 9,
+            ..f.clone()
+        };
+        assert!(g.shortcuts(&other, 5).is_empty());
     }
 }
