@@ -98,12 +98,8 @@ impl std::fmt::Display for ShrinkBudget {
     }
 }
 
-/// Shrink and confirm each of `failures` (their traces as recorded, secrets filled in)
-/// in `env` within `budget`, sharing what is left fairly among those not done yet.
-/// Returns each failure's result by signature, and the phase's summary. A replay the
-/// environment cannot do (the browser gone) ends the phase; what was done is kept.
-/// The shrinking phase after a run that found `found` (with their unmasked traces):
-/// each failure's result into its summary line, the phase's into `summary.shrink`.
+/// The shrinking phase after a run whose `graph` holds its failures (their traces
+/// unmasked) and steps: each failure's result into its summary line, the phase's into `summary.shrink`.
 /// Returns whether the summary changed. Skipped, saying why, when the user stopped the
 /// run, the environment ended it, or no failure's replays fit in the budget.
 pub fn after_run<E: Environment>(
