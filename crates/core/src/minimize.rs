@@ -98,7 +98,10 @@ pub fn minimize(
     };
     let mut outside_state = None;
     let mut finished = true;
-    let kept = if n > 0 && (whole.at_reset || first + 1 < n) {
+    let kept = if n == 0 {
+        // Raised by the reset itself (loading the start page): nothing to take away.
+        Vec::new()
+    } else if whole.at_reset || first + 1 < n {
         let at = if whole.at_reset {
             "on the start page".to_string()
         } else {
@@ -500,5 +503,44 @@ mod tests {
             "fail; then pass, fail, pass: {m:?}"
         );
         assert!(!m.confirmed());
+    }
+
+    #[test]
+    fn a_failure_the_start_page_raises_has_nothing_to_shrink_and_is_confirmed() {
+        // The start page answers 500 on every load: the failure's trace is empty.
+        struct Broken;
+        impl Environment for Broken {
+            fn reset(&mut self) -> Result<Outcome, EnvError> {
+                Ok(Outcome {
+                    observation: obs(),
+                    events: vec![Event::http(500, "http://app.test/login", true)],
+                    ..Outcome::default()
+                })
+            }
+            fn step(&mut self, _: &Action) -> Result<Outcome, EnvError> {
+                Ok(Outcome {
+                    observation: obs(),
+                    ..Outcome::default()
+                })
+            }
+        }
+        let out = Broken.reset().unwrap();
+        let sig = oracles().judge(&out.events, None).remove(0).signature;
+        let limits = Limits {
+            deadline: None,
+            confirm: 3,
+        };
+        let m = minimize(
+            &mut Broken,
+            &[],
+            &oracles(),
+            &sig,
+            limits,
+            &mut |_, _, _| {},
+        )
+        .unwrap()
+        .expect("the reset raises it");
+        assert!(m.kept.is_empty());
+        assert_eq!((m.hits, m.runs, m.outside_state), (3, 3, None));
     }
 }
