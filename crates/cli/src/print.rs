@@ -4,6 +4,7 @@ use std::fmt::Write;
 
 use wayfarer_core::findings::{NewOrKnown, Shrunk};
 use wayfarer_core::{RunSummary, TraceStep};
+use wayfarer_report::one_line;
 
 pub fn summary_text(s: &RunSummary) -> String {
     let mut o = String::new();
@@ -260,15 +261,6 @@ pub fn failures_text(s: &RunSummary, traces: &dyn Fn(&str) -> Option<Vec<TraceSt
 
 /// Steps printed per failure at most; a longer trace is in its file.
 const MAX_STEPS: usize = 12;
-
-fn one_line(s: &str, n: usize) -> String {
-    let s = s.split_whitespace().collect::<Vec<_>>().join(" ");
-    if s.chars().count() > n {
-        format!("{}…", s.chars().take(n).collect::<String>())
-    } else {
-        s
-    }
-}
 
 /// What the language model did: who answered, at what cost, and what went wrong.
 pub fn llm_line(u: &wayfarer_core::llm::LlmUsage) -> String {

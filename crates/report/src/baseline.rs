@@ -1,6 +1,7 @@
 //! Baselines: an earlier run's failures, read back from its `report.json` or run
 //! directory, to tell this run's failures new from known and to list those gone since.
 
+use crate::one_line;
 use std::collections::HashSet;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -299,18 +300,6 @@ fn plural(n: usize) -> &'static str {
         ""
     } else {
         "s"
-    }
-}
-
-/// `text` on one line (whitespace runs made one space), cut to `max` characters.
-pub(crate) fn one_line(text: &str, max: usize) -> String {
-    let words: Vec<&str> = text.split_whitespace().collect();
-    let joined = words.join(" ");
-    if joined.chars().count() <= max {
-        joined
-    } else {
-        let cut: String = joined.chars().take(max.saturating_sub(1)).collect();
-        format!("{}…", cut.trim_end())
     }
 }
 

@@ -10,7 +10,7 @@ use wayfarer_core::summary::FailureLine;
 use wayfarer_core::trace::TraceStep;
 use wayfarer_store::RunData;
 
-use crate::baseline::one_line;
+use crate::one_line;
 
 /// Failures written out in full in the job summary; the rest are counted. GitHub cuts a
 /// step summary at 1 MiB, and this many stays far below it with the caps below.

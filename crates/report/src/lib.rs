@@ -52,6 +52,19 @@ pub(crate) fn write_file(path: &Path, text: &str) -> Result<(), WriteError> {
     })
 }
 
+/// `text` on one line (whitespace runs made one space), cut to `max` characters: how a
+/// failure's message reads in a list (terminal, diff, CI output).
+pub fn one_line(text: &str, max: usize) -> String {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let joined = words.join(" ");
+    if joined.chars().count() <= max {
+        joined
+    } else {
+        let cut: String = joined.chars().take(max.saturating_sub(1)).collect();
+        format!("{}…", cut.trim_end())
+    }
+}
+
 /// What `write_all` wrote.
 #[derive(Clone, Debug, Default)]
 pub struct Written {

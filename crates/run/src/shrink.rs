@@ -15,6 +15,8 @@ use wayfarer_core::{
     Action, Environment, Failure, Observer, Oracles, RunSummary, StateId, StepRecord, TraceStep,
 };
 
+use wayfarer_report::one_line;
+
 use crate::{Notice, Notices, RunError};
 
 /// `--shrink`: how much time shrinking gets after the run.
@@ -70,21 +72,14 @@ impl std::str::FromStr for ShrinkBudget {
             }
             return Ok(ShrinkBudget::Share(p / 100.0));
         }
-        let (num, unit) = t.split_at(
-            t.find(|c: char| !c.is_ascii_digit() && c != '.')
-                .ok_or_else(bad)?,
-        );
-        let n: f64 = num.parse().map_err(|_| bad())?;
-        let secs = match unit.trim() {
-            "s" => n,
-            "m" => n * 60.0,
-            "h" => n * 3600.0,
-            _ => return Err(bad()),
-        };
-        if secs <= 0.0 || !secs.is_finite() {
-            return Err(bad());
+        // A time as a run's budget reads one (90s, 5m, 1h); a count of actions is not one.
+        match t.parse::<wayfarer_core::Budget>() {
+            Ok(wayfarer_core::Budget {
+                actions: None,
+                time: Some(d),
+            }) => Ok(ShrinkBudget::Fixed(d)),
+            _ => Err(bad()),
         }
-        Ok(ShrinkBudget::Fixed(Duration::from_secs_f64(secs)))
     }
 }
 
@@ -516,15 +511,6 @@ pub fn describe(s: &Shrunk) -> String {
     }
     text.push_str(&format!(" ({:.1} s)", s.seconds));
     text
-}
-
-fn one_line(s: &str, n: usize) -> String {
-    let s = s.split_whitespace().collect::<Vec<_>>().join(" ");
-    if s.chars().count() > n {
-        format!("{}…", s.chars().take(n).collect::<String>())
-    } else {
-        s
-    }
 }
 
 #[cfg(test)]
