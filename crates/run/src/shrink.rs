@@ -135,11 +135,16 @@ pub fn after_run<E: Environment>(
         skipped: found.len(),
         ..ShrinkSummary::default()
     };
-    let shortest = found
+    // Each failure's shorter ways, found once: they size the budget check and are tried.
+    let jobs: Vec<(&Failure, Vec<Vec<Part>>)> = found
         .iter()
-        .map(|f| {
-            let way = graph.shortcuts(f, 1).first().map_or(usize::MAX, Vec::len);
-            way.min(f.trace.len())
+        .map(|f| (f, graph.shortcuts(f, SHORTCUTS)))
+        .collect();
+    let shortest = jobs
+        .iter()
+        .map(|(f, ways)| {
+            ways.first()
+                .map_or(f.trace.len(), |w| w.len().min(f.trace.len()))
         })
         .min()
         .unwrap_or(0);
@@ -158,8 +163,7 @@ pub fn after_run<E: Environment>(
         )));
         match launch() {
             Ok(mut env) => {
-                let (each, p) =
-                    shrink_all(&mut env, found, graph, oracles, time, confirm, cost, say);
+                let (each, p) = shrink_all(&mut env, &jobs, oracles, time, confirm, cost, say);
                 env.close();
                 phase = p;
                 each
@@ -215,8 +219,7 @@ impl ReplayCost {
 #[allow(clippy::too_many_arguments)]
 pub fn shrink_all(
     env: &mut dyn Environment,
-    failures: &[Failure],
-    graph: &Graph,
+    failures: &[(&Failure, Vec<Vec<Part>>)],
     oracles: &Oracles,
     budget: Duration,
     confirm: u32,
@@ -230,16 +233,16 @@ pub fn shrink_all(
     let mut error = None;
     let n = failures.len();
     // Shortest traces first: with time for only some failures, shrink as many as it can.
-    let mut order: Vec<&Failure> = failures.iter().collect();
-    order.sort_by_key(|f| f.trace.len());
-    for (i, f) in order.into_iter().enumerate() {
+    let mut order: Vec<&(&Failure, Vec<Vec<Part>>)> = failures.iter().collect();
+    order.sort_by_key(|(f, _)| f.trace.len());
+    for (i, (f, ways)) in order.into_iter().enumerate() {
         let now = Instant::now();
         if now >= end {
             break;
         }
         let deadline = now + (end - now) / (n - i) as u32;
         let started = Instant::now();
-        match shrink_one(env, f, graph, oracles, deadline, end, confirm, cost) {
+        match shrink_one(env, f, ways, oracles, deadline, end, confirm, cost) {
             Ok(Ok(mut shrunk)) => {
                 shrunk.seconds = started.elapsed().as_secs_f64();
                 say(Notice::Info(format!(
@@ -291,7 +294,7 @@ const SHORTCUTS: usize = 5;
 fn shrink_one(
     env: &mut dyn Environment,
     f: &Failure,
-    graph: &Graph,
+    ways: &[Vec<Part>],
     oracles: &Oracles,
     deadline: Instant,
     end: Instant,
@@ -305,7 +308,7 @@ fn shrink_one(
     let mut tried = 0u32;
     let mut outcomes: Vec<String> = Vec::new();
     let mut base: Option<Vec<Part>> = None;
-    for cand in graph.shortcuts(f, SHORTCUTS) {
+    for cand in ways {
         if !fits(cand.len()) {
             break;
         }
