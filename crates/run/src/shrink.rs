@@ -315,7 +315,7 @@ fn shrink_one(
         tried += 1;
         let r = replay(
             env,
-            &actions_of(&cand, &f.trace),
+            &actions_of(cand, &f.trace),
             oracles,
             &f.signature,
             true,
