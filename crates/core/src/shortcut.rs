@@ -4,7 +4,8 @@
 //! rest of the trace is a candidate worth one replay before delta debugging the whole
 //! trace, each of whose tests replays far more actions.
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap, HashSet};
 
 use crate::state::StateId;
 use crate::trace::TraceStep;
@@ -15,6 +16,16 @@ pub struct Move {
     pub from: StateId,
     pub to: StateId,
     pub step: TraceStep,
+    /// The steps taken in `from` since the run came into it, before this one (typing
+    /// into the login form before "Log in"): a path through this move needs them too.
+    pub before: Vec<TraceStep>,
+}
+
+impl Move {
+    /// Actions a path through this move replays.
+    fn cost(&self) -> usize {
+        self.before.len() + 1
+    }
 }
 
 /// A step of a candidate: one of the failing trace's own (by index) or one the run took
@@ -52,12 +63,14 @@ pub fn candidates(
         let Some(path) = paths.get(state) else {
             continue;
         };
-        if path.len() + (n - j) >= n {
+        let len: usize = path.iter().map(|&m| moves[m].cost()).sum();
+        if len + (n - j) >= n {
             continue;
         }
         let mut cand: Vec<Part> = path
             .iter()
-            .map(|&m| Part::Via(Box::new(moves[m].step.clone())))
+            .flat_map(|&m| moves[m].before.iter().chain([&moves[m].step]))
+            .map(|st| Part::Via(Box::new(st.clone())))
             .collect();
         cand.extend((j..n).map(Part::Trace));
         // Two places can give the same actions (a path through the trace's own states).
@@ -80,31 +93,41 @@ pub fn candidates(
     out
 }
 
-/// For every state reachable from `start`, the moves of a shortest path to it (breadth
-/// first; among equal paths the earliest moves, the ones taken first in the run).
+/// For every state reachable from `start`, the moves of a shortest path to it, a move
+/// counting its actions (Dijkstra; among equal paths the one whose moves came first in
+/// the run).
 fn shortest_paths(moves: &[Move], start: StateId) -> HashMap<StateId, Vec<usize>> {
-    let mut out: HashMap<StateId, Vec<usize>> = HashMap::new();
     let mut from: HashMap<StateId, Vec<usize>> = HashMap::new();
     for (i, m) in moves.iter().enumerate() {
         if m.from != m.to {
             from.entry(m.from).or_default().push(i);
         }
     }
-    out.insert(start, Vec::new());
-    let mut queue = VecDeque::from([start]);
-    while let Some(s) = queue.pop_front() {
-        let path = out[&s].clone();
+    let mut best: HashMap<StateId, (usize, Vec<usize>)> = HashMap::new();
+    best.insert(start, (0, Vec::new()));
+    // (cost, the path's moves) in a min-heap: the path breaks ties, earliest moves first.
+    let mut heap = BinaryHeap::from([Reverse((0usize, Vec::<usize>::new(), start))]);
+    let mut done: HashSet<StateId> = HashSet::new();
+    while let Some(Reverse((cost, path, s))) = heap.pop() {
+        if !done.insert(s) {
+            continue;
+        }
         for &i in from.get(&s).map(Vec::as_slice).unwrap_or(&[]) {
             let to = moves[i].to;
-            if let std::collections::hash_map::Entry::Vacant(e) = out.entry(to) {
-                let mut p = path.clone();
-                p.push(i);
-                e.insert(p);
-                queue.push_back(to);
+            let c = cost + moves[i].cost();
+            let mut p = path.clone();
+            p.push(i);
+            let better = match best.get(&to) {
+                None => true,
+                Some((bc, bp)) => (c, &p) < (*bc, bp),
+            };
+            if better && !done.contains(&to) {
+                best.insert(to, (c, p.clone()));
+                heap.push(Reverse((c, p, to)));
             }
         }
     }
-    out
+    best.into_iter().map(|(s, (_, p))| (s, p)).collect()
 }
 
 #[cfg(test)]
@@ -125,6 +148,7 @@ mod tests {
             from: StateId(from),
             to: StateId(to),
             step: step(target),
+            before: Vec::new(),
         }
     }
 
@@ -191,6 +215,40 @@ mod tests {
             "{c:?}"
         );
         assert!(c.iter().all(|c| c.len() >= 3), "{c:?}");
+    }
+
+    #[test]
+    fn a_path_keeps_the_typing_its_moves_needed_and_counts_it() {
+        // Logging in (0 → 1) needed the two fields filled; a wander 0 → 2 → 1 needs
+        // nothing typed but takes two clicks: the cheaper path is the one taken.
+        let trace: Vec<TraceStep> = ["#help", "#more", "#fill", "#login", "#add", "#boom"]
+            .iter()
+            .map(|t| step(t))
+            .collect();
+        let states = [0, 2, 4, 4, 1, 3].map(StateId);
+        let mut login = mv(0, 1, "#login-elsewhere");
+        login.before = vec![step("#email"), step("#password")];
+        let moves = vec![login, mv(0, 2, "#a"), mv(2, 1, "#b"), mv(1, 3, "#add")];
+        let c = candidates(&moves, StateId(0), &states, &trace, 4);
+        assert_eq!(
+            targets(&c[0], &trace),
+            ["via:#a", "via:#b", "t4:#add", "t5:#boom"],
+            "{c:?}"
+        );
+        // With the wander gone, the login path comes with its typing.
+        let moves = vec![moves[0].clone(), moves[3].clone()];
+        let c = candidates(&moves, StateId(0), &states, &trace, 4);
+        assert_eq!(
+            targets(&c[0], &trace),
+            [
+                "via:#email",
+                "via:#password",
+                "via:#login-elsewhere",
+                "t4:#add",
+                "t5:#boom"
+            ],
+            "{c:?}"
+        );
     }
 
     #[test]

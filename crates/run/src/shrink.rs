@@ -12,7 +12,7 @@ use wayfarer_core::minimize::{minimize, Limits};
 use wayfarer_core::replay::replay;
 use wayfarer_core::shortcut::{self, Move, Part};
 use wayfarer_core::{
-    Action, Environment, Failure, Observer, Oracles, RunSummary, StateId, StepRecord, TraceStep,
+    Environment, Failure, Observer, Oracles, RunSummary, StateId, StepRecord, TraceStep,
 };
 
 use wayfarer_report::one_line;
@@ -313,13 +313,7 @@ fn shrink_one(
             break;
         }
         tried += 1;
-        let r = replay(
-            env,
-            &actions_of(cand, &f.trace),
-            oracles,
-            &f.signature,
-            true,
-        )?;
+        let r = replay(env, &steps_of(cand, &f.trace), oracles, &f.signature, true)?;
         outcomes.push(match (&r.blocked, r.hit) {
             (_, Some(_)) => format!("{} actions raised it", cand.len()),
             (Some((at, why)), None) => format!(
@@ -351,14 +345,14 @@ fn shrink_one(
             )))
         }
     };
-    let actions = actions_of(&base, &f.trace);
+    let steps = steps_of(&base, &f.trace);
     let limits = Limits {
         deadline: Some(deadline),
         confirm,
     };
     let result = minimize(
         env,
-        &actions,
+        &steps,
         oracles,
         &f.signature,
         limits,
@@ -381,7 +375,7 @@ fn shrink_one(
         // one that never comes back.
         None => {
             shrunk.replays = tried;
-            shrunk.hits = replays(env, &actions, oracles, &f.signature, confirm - 1)?;
+            shrunk.hits = replays(env, &steps, oracles, &f.signature, confirm - 1)?;
             shrunk.runs = confirm;
             shrunk.note =
                 Some("its replay did not raise it the first time, so it was not shrunk".into());
@@ -400,12 +394,13 @@ fn shrink_one(
     Ok(Ok(shrunk))
 }
 
-fn actions_of(parts: &[Part], trace: &[TraceStep]) -> Vec<Action> {
+/// The steps of a candidate, each with its hint: replays aim by its locator.
+fn steps_of(parts: &[Part], trace: &[TraceStep]) -> Vec<TraceStep> {
     parts
         .iter()
         .map(|p| match p {
-            Part::Trace(j) => trace[*j].action.clone(),
-            Part::Via(st) => st.action.clone(),
+            Part::Trace(j) => trace[*j].clone(),
+            Part::Via(st) => (**st).clone(),
         })
         .collect()
 }
@@ -419,6 +414,8 @@ pub struct Graph {
     steps: Vec<(u64, u64, StateId)>,
     /// The page each worker is on, for the next move's `url`.
     pages: HashMap<u32, String>,
+    /// Each worker's steps in its current state since it came there.
+    here: HashMap<u32, Vec<TraceStep>>,
     /// Each failure as first seen, its trace unmasked.
     pub failures: Vec<Failure>,
 }
@@ -444,6 +441,7 @@ impl Graph {
 impl Observer for Graph {
     fn on_reset(&mut self, r: &wayfarer_core::ResetRecord, _: &wayfarer_core::Progress) {
         self.pages.insert(r.worker, r.url.clone());
+        self.here.remove(&r.worker);
     }
 
     fn on_step(&mut self, r: &StepRecord, _: &wayfarer_core::Progress) {
@@ -455,18 +453,26 @@ impl Observer for Graph {
             return;
         }
         self.steps.push((r.step, r.episode, r.state_before));
+        let here = self.here.entry(r.worker).or_default();
         // Where "back" leads depends on the history, which a replay from a reset lacks.
         if r.action.kind == wayfarer_core::ActionKind::Back {
+            here.clear();
+            return;
+        }
+        let step = TraceStep {
+            action: r.action.clone(),
+            element: r.element.clone(),
+            url: page,
+        };
+        if r.state_before == r.state_after {
+            here.push(step);
             return;
         }
         self.moves.push(Move {
             from: r.state_before,
             to: r.state_after,
-            step: TraceStep {
-                action: r.action.clone(),
-                element: r.element.clone(),
-                url: page,
-            },
+            step,
+            before: std::mem::take(here),
         });
     }
 
@@ -475,17 +481,17 @@ impl Observer for Graph {
     }
 }
 
-/// How often `k` replays of `actions` raised `expected`.
+/// How often `k` replays of `steps` raised `expected`.
 fn replays(
     env: &mut dyn Environment,
-    actions: &[Action],
+    steps: &[TraceStep],
     oracles: &Oracles,
     expected: &str,
     k: u32,
 ) -> Result<u32, wayfarer_core::EnvError> {
     let mut hits = 0;
     for _ in 0..k {
-        hits += u32::from(replay(env, actions, oracles, expected, true)?.reproduced());
+        hits += u32::from(replay(env, steps, oracles, expected, true)?.reproduced());
     }
     Ok(hits)
 }
@@ -522,7 +528,7 @@ mod tests {
     use wayfarer_core::config::OracleConfig;
     use wayfarer_core::sim::{SimApp, SimEnv};
     use wayfarer_core::summary::FailureLine;
-    use wayfarer_core::TraceStep;
+    use wayfarer_core::{Action, TraceStep};
 
     fn app() -> SimApp {
         SimApp::form_chain(3, 0)
@@ -720,8 +726,10 @@ mod tests {
     fn the_graph_lines_a_failure_up_with_its_episode_and_offers_the_shorter_way() {
         let mut g = Graph::default();
         let p = wayfarer_core::Progress::default();
-        // Episode 1 went straight to the reports; episode 2 wandered, then failed there.
+        // Episode 1 filled the login form and went straight to the reports; episode 2
+        // wandered, then failed there.
         for r in [
+            record(0, 1, 0, 0, "#fill"),
             record(1, 1, 0, 1, "#login"),
             record(2, 1, 1, 3, "#reports"),
             record(3, 2, 0, 1, "#login"),
@@ -765,9 +773,23 @@ mod tests {
                 Part::Via(s) => format!("via {} on {}", s.action.target.clone().unwrap(), s.url),
             })
             .collect();
-        // The detour (help, back) is gone; the path through episode 1's "#reports" does
-        // the same actions, so it is not tried twice.
-        assert_eq!(first, ["via #login on ", "t3", "t4"], "{c:?}");
+        // Episode 1's login is a move that needed the filling before it.
+        let login = &g.moves[0];
+        assert_eq!(login.step.action.target.as_deref(), Some("#login"));
+        let before: Vec<_> = login
+            .before
+            .iter()
+            .map(|s| s.action.target.clone())
+            .collect();
+        assert_eq!(before, [Some("#fill".to_string())]);
+        // The detour (help, back) is gone; episode 2's own login needed no filling, so
+        // the cheaper path takes it; the path through episode 1's "#reports" does the
+        // same actions, so it is not tried twice.
+        assert_eq!(
+            first,
+            ["via #login on http://app.test/3", "t3", "t4"],
+            "{c:?}"
+        );
         assert_eq!(c.len(), 1, "{c:?}");
         // Another episode's failure, or one whose steps were not seen: nothing guessed.
         let other = Failure {
