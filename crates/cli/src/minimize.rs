@@ -28,7 +28,7 @@ pub fn command(path: &Path, args: &TraceArgs, out: Option<&Path>) -> Result<i32>
     let started = Instant::now();
     let mut say = printer(!args.quiet);
     let mut t = wayfarer_run::trace::open(path, &crate::replay::place(args), &mut say)?;
-    let n = t.actions.len();
+    let n = t.steps.len();
     if !args.quiet {
         eprintln!(
             "wayfarer: minimising {} ({n} actions) against {}; keeping {}",
@@ -45,7 +45,7 @@ pub fn command(path: &Path, args: &TraceArgs, out: Option<&Path>) -> Result<i32>
     };
     let result = minimize(
         &mut t.env,
-        &t.actions,
+        &t.steps,
         &t.oracles,
         &t.expected,
         Limits::default(),

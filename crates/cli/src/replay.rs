@@ -64,7 +64,7 @@ pub fn command(path: &Path, args: &TraceArgs, repeat: u32, json: bool) -> Result
         eprintln!(
             "wayfarer: replaying {} ({} actions) against {}; expecting {}: {}",
             path.display(),
-            t.actions.len(),
+            t.steps.len(),
             t.start_url,
             t.trace.expected.kind,
             t.trace.expected.message
@@ -73,9 +73,9 @@ pub fn command(path: &Path, args: &TraceArgs, repeat: u32, json: bool) -> Result
     let mut runs = Vec::new();
     let mut error = None;
     let mut outside_state = None;
-    let n = t.actions.len();
+    let n = t.steps.len();
     for i in 1..=repeat {
-        match replay(&mut t.env, &t.actions, &t.oracles, &t.expected, true) {
+        match replay(&mut t.env, &t.steps, &t.oracles, &t.expected, true) {
             Ok(r) => {
                 // The trace recorded its failure after its last action: raised sooner, it
                 // needed something the reset did not put back.
@@ -93,7 +93,7 @@ pub fn command(path: &Path, args: &TraceArgs, repeat: u32, json: bool) -> Result
                 }
                 let l = line(&r, &t.expected);
                 if !quiet {
-                    eprintln!("  run {i}/{repeat}: {}", describe(&l, t.actions.len()));
+                    eprintln!("  run {i}/{repeat}: {}", describe(&l, t.steps.len()));
                 }
                 runs.push(l);
             }
@@ -106,7 +106,7 @@ pub fn command(path: &Path, args: &TraceArgs, repeat: u32, json: bool) -> Result
     let hits = runs.iter().filter(|r| r.reproduced).count() as u32;
     let start_url = t.start_url.clone();
     let expected = t.expected.clone();
-    let actions = t.actions.len();
+    let actions = t.steps.len();
     t.close();
     if let Some(e) = error {
         bail!("run {} stopped: {e}", runs.len() + 1);

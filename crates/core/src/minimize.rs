@@ -6,9 +6,8 @@
 
 use crate::ddmin::{ddmin_with_loops, Verdict};
 use crate::env::{EnvError, Environment};
-use crate::model::Action;
 use crate::oracle::Oracles;
-use crate::replay::replay;
+use crate::replay::{replay, Replayable};
 
 use std::time::Instant;
 
@@ -77,9 +76,9 @@ pub fn outside_state_warning(seen: &str) -> String {
 /// trace must not fail earlier than the trace recorded, and when the result is shorter,
 /// the same actions replayed again must fail where they first did. When either does not
 /// hold, the result is the first replay's actions with the reason in `outside_state`.
-pub fn minimize(
+pub fn minimize<S: Replayable>(
     env: &mut dyn Environment,
-    actions: &[Action],
+    actions: &[S],
     oracles: &Oracles,
     expected: &str,
     limits: Limits,
@@ -125,7 +124,7 @@ pub fn minimize(
                 return Ok(Verdict::Pass);
             }
             tests += 1;
-            let seq: Vec<Action> = cand.iter().map(|&i| actions[i].clone()).collect();
+            let seq: Vec<S> = cand.iter().map(|&i| actions[i].clone()).collect();
             let t = Instant::now();
             let v = replay(env, &seq, oracles, expected, true)?.verdict();
             if v != Verdict::Pass {
@@ -140,7 +139,7 @@ pub fn minimize(
             // The first replay's actions again: with state only the browser holds, they
             // fail where they first did.
             tests += 1;
-            let seq: Vec<Action> = prefix.iter().map(|&i| actions[i].clone()).collect();
+            let seq: Vec<S> = prefix.iter().map(|&i| actions[i].clone()).collect();
             let again = replay(env, &seq, oracles, expected, true)?;
             progress(tests, seq.len(), again.verdict());
             let earlier = match again.verdict() {
@@ -164,7 +163,7 @@ pub fn minimize(
         }
     };
     // Replays of the result, so a flaky failure cannot pass off a wrong answer.
-    let seq: Vec<Action> = kept.iter().map(|&i| actions[i].clone()).collect();
+    let seq: Vec<S> = kept.iter().map(|&i| actions[i].clone()).collect();
     let runs = limits.confirm.max(1);
     let mut hits = 0;
     for k in 0..runs {
@@ -187,7 +186,7 @@ mod tests {
     use super::*;
     use crate::config::OracleConfig;
     use crate::env::{Outcome, WithApp};
-    use crate::model::{ActionKind, Event, Observation};
+    use crate::model::{Action, ActionKind, Event, Observation};
     use std::sync::atomic::{AtomicU32, Ordering};
     use std::sync::Arc;
 
@@ -530,7 +529,7 @@ mod tests {
             deadline: None,
             confirm: 3,
         };
-        let m = minimize(
+        let m = minimize::<Action>(
             &mut Broken,
             &[],
             &oracles(),

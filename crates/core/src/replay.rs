@@ -5,6 +5,52 @@ use crate::ddmin::Verdict;
 use crate::env::{EnvError, Environment};
 use crate::model::Action;
 use crate::oracle::Oracles;
+use crate::trace::{Chosen, LocatorKind, TraceStep};
+
+/// A step a replay performs: its action, and how an exported test would find its
+/// target. A recorded step's CSS path names a position (the third link of the menu, the
+/// second row); the page of a replay may have another row or link there.
+pub trait Replayable: Clone {
+    fn action(&self) -> &Action;
+
+    /// The test id, role and name, label or text to find the target by first; `None`:
+    /// the action's target as it is.
+    fn chosen(&self) -> Option<Chosen> {
+        None
+    }
+}
+
+impl Replayable for Action {
+    fn action(&self) -> &Action {
+        self
+    }
+}
+
+impl Replayable for TraceStep {
+    fn action(&self) -> &Action {
+        &self.action
+    }
+
+    fn chosen(&self) -> Option<Chosen> {
+        let t = self.action.target.as_deref()?;
+        Some(crate::trace::chosen(t, self.element.as_ref())).filter(|c| c.kind != LocatorKind::Css)
+    }
+}
+
+/// `step`'s action aimed where its locator finds its target now (the element the
+/// exported test would act on); where the locator finds none or several, the recorded
+/// target as it is. Only a fatal environment error is an error.
+fn aimed<S: Replayable>(env: &mut dyn Environment, step: &S) -> Result<Action, EnvError> {
+    let mut action = step.action().clone();
+    if let Some(c) = step.chosen() {
+        match env.resolve(&c) {
+            Ok(found) => action.target = Some(found),
+            Err(e) if e.is_fatal() => return Err(e),
+            Err(_) => {}
+        }
+    }
+    Ok(action)
+}
 
 /// What one replay saw.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -48,13 +94,13 @@ impl Replay {
     }
 }
 
-/// Reset `env`, perform `actions`, and look for `expected` among the failure signatures
+/// Reset `env`, perform `actions` (each aimed by its locator, see `Replayable`), and look for `expected` among the failure signatures
 /// the oracles find. With `stop_at_hit` the replay ends as soon as it appears. Only a
 /// fatal environment error is an error; an action that cannot be performed ends the
 /// replay as `blocked`.
-pub fn replay(
+pub fn replay<S: Replayable>(
     env: &mut dyn Environment,
-    actions: &[Action],
+    actions: &[S],
     oracles: &Oracles,
     expected: &str,
     stop_at_hit: bool,
@@ -83,8 +129,9 @@ pub fn replay(
             return Ok(r);
         }
     }
-    for (i, action) in actions.iter().enumerate() {
-        let out = match env.step(action) {
+    for (i, step) in actions.iter().enumerate() {
+        let action = aimed(env, step)?;
+        let out = match env.step(&action) {
             Ok(out) => out,
             Err(e) if e.is_fatal() => return Err(e),
             Err(e) => {
@@ -168,5 +215,61 @@ mod tests {
         assert!(min.len() <= 3, "{} of {n} actions kept: {min:?}", min.len());
         let r = replay(&mut env, &min, &oracles(), &sig, true).unwrap();
         assert!(r.reproduced());
+    }
+
+    /// The sim app, where a locator finds what a recorded CSS path no longer does: the
+    /// chosen locator's value is the element's target now.
+    struct Moved(SimEnv);
+
+    impl Environment for Moved {
+        fn reset(&mut self) -> Result<crate::env::Outcome, EnvError> {
+            self.0.reset()
+        }
+
+        fn step(&mut self, action: &Action) -> Result<crate::env::Outcome, EnvError> {
+            self.0.step(action)
+        }
+
+        fn resolve(&mut self, c: &Chosen) -> Result<String, EnvError> {
+            Ok(c.value.clone())
+        }
+    }
+
+    #[test]
+    fn a_step_is_aimed_by_its_locator_before_its_recorded_path() {
+        let mut env = Moved(SimEnv::new(SimApp::form_chain(3, 0)));
+        let (actions, sig) = path_to_bug(&mut env.0);
+        // Every recorded path is stale; the hints' locators find the elements.
+        let steps: Vec<TraceStep> = actions
+            .iter()
+            .map(|a| {
+                let locator = a.target.as_ref().map(|t| Chosen {
+                    kind: LocatorKind::Role,
+                    by: "button".into(),
+                    value: t.clone(),
+                    verified: true,
+                });
+                let mut action = a.clone();
+                if action.target.is_some() {
+                    action.target = Some("#moved-away".into());
+                }
+                TraceStep {
+                    action,
+                    element: Some(crate::trace::ElementHint {
+                        locator,
+                        ..Default::default()
+                    }),
+                    url: String::new(),
+                }
+            })
+            .collect();
+        let r = replay(&mut env, &steps, &oracles(), &sig, true).unwrap();
+        assert!(r.reproduced(), "{r:?}");
+        assert_eq!(r.performed, actions.len());
+        // The same actions without their hints stop at the first stale path.
+        let bare: Vec<Action> = steps.iter().map(|s| s.action.clone()).collect();
+        let r = replay(&mut env, &bare, &oracles(), &sig, true).unwrap();
+        assert!(!r.reproduced());
+        assert!(r.blocked.is_some(), "{r:?}");
     }
 }

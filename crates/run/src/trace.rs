@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use wayfarer_browser::{find_chrome, BrowserEnv, BrowserOptions};
 use wayfarer_core::config::{Restart, ServerConfig};
 use wayfarer_core::trace::{unmask, Trace};
-use wayfarer_core::{Action, Oracles, WithApp};
+use wayfarer_core::{Oracles, TraceStep, WithApp};
 
 use crate::app::{check_reachable, parse_url, Application};
 use crate::{usage, Notice, Notices, RunError, Why};
@@ -37,8 +37,9 @@ pub struct Place {
 pub struct Target {
     /// The trace as written (secrets as references, recorded origin).
     pub trace: Trace,
-    /// The actions to perform: moved to where the application runs now, secrets filled in.
-    pub actions: Vec<Action>,
+    /// The steps to perform: moved to where the application runs now, secrets filled in;
+    /// replays aim each by its hint's locator (see `wayfarer_core::replay::Replayable`).
+    pub steps: Vec<TraceStep>,
     /// The browser, behind the application.
     pub env: WithApp<BrowserEnv>,
     pub oracles: Oracles,
@@ -169,13 +170,13 @@ pub fn open_trace(trace: Trace, place: &Place, say: Notices) -> Result<Target, R
     }
     let start = app.start_url().clone();
     let moved = trace.rebased(&start);
-    let mut actions = Vec::with_capacity(moved.steps.len());
+    let mut steps = Vec::with_capacity(moved.steps.len());
     for st in &moved.steps {
-        let mut a = st.action.clone();
-        if let Some(v) = &a.value {
-            a.value = Some(fill(v)?);
+        let mut st = st.clone();
+        if let Some(v) = &st.action.value {
+            st.action.value = Some(fill(v)?);
         }
-        actions.push(a);
+        steps.push(st);
     }
     let mut login = moved.setup.login.clone();
     for l in &mut login {
@@ -226,7 +227,7 @@ pub fn open_trace(trace: Trace, place: &Place, say: Notices) -> Result<Target, R
         expected: moved.expected.signature.clone(),
         start_url: start.to_string(),
         trace,
-        actions,
+        steps,
         env,
         oracles,
         app,
@@ -237,8 +238,8 @@ pub fn open_trace(trace: Trace, place: &Place, say: Notices) -> Result<Target, R
 #[cfg(test)]
 mod tests {
     use proptest::prelude::*;
-    use wayfarer_core::trace::{Expected, ReplaySetup, TraceStep, TRACE_VERSION};
-    use wayfarer_core::ActionKind;
+    use wayfarer_core::trace::{Expected, ReplaySetup, TRACE_VERSION};
+    use wayfarer_core::{Action, ActionKind};
 
     use super::*;
 
