@@ -101,11 +101,8 @@ pub fn minimal_of(data: &RunData, index: usize) -> Option<Trace> {
                 format!(", {verdict}")
             }
         ),
-        steps: s
-            .kept
-            .iter()
-            .filter_map(|&k| f.trace.get(k).cloned())
-            .collect(),
+        // The shorter way shrinking took may hold steps from elsewhere in the run.
+        steps: s.steps(&f.trace)?,
         ..whole
     })
 }
@@ -177,5 +174,55 @@ mod tests {
             file_name(2, &failure(FailureKind::PageCrash, "")),
             "03-page-crash.json"
         );
+    }
+
+    #[test]
+    fn a_minimal_trace_keeps_the_steps_its_shorter_way_took_from_elsewhere() {
+        use wayfarer_core::summary::FailureLine;
+        use wayfarer_core::{Action, ActionKind, TraceStep};
+        let step = |t: &str| TraceStep {
+            action: Action::on(ActionKind::Click, t.to_string()),
+            element: None,
+            url: String::new(),
+        };
+        let mut f = failure(FailureKind::Exception, "boom");
+        f.signature = "exception|boom".into();
+        f.trace = ["#help", "#back", "#register", "#boom"].map(step).to_vec();
+        let mut line = FailureLine::from(&f);
+        // Kept: a step of another episode (index 4 = via[0]), then the trace's last.
+        line.shrunk = Some(Shrunk {
+            kept: vec![4, 3],
+            of: 4,
+            via: vec![step("#register-direct")],
+            finished: true,
+            ..Shrunk::default()
+        });
+        let data = RunData {
+            dir: PathBuf::from("out"),
+            meta: Default::default(),
+            summary: wayfarer_core::RunSummary {
+                failures: vec![line],
+                ..Default::default()
+            },
+            complete: true,
+            steps: vec![],
+            resets: vec![],
+            states: vec![],
+            transitions: vec![],
+            failures: vec![wayfarer_store::StoredFailure {
+                failure: f,
+                screenshot: None,
+            }],
+            strategy: None,
+            knowledge: vec![],
+            features: None,
+        };
+        let t = minimal_of(&data, 0).expect("a minimal trace");
+        let targets: Vec<_> = t
+            .steps
+            .iter()
+            .map(|s| s.action.target.clone().unwrap())
+            .collect();
+        assert_eq!(targets, ["#register-direct", "#boom"]);
     }
 }
