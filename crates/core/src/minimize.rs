@@ -7,9 +7,9 @@
 use crate::ddmin::{ddmin_with_loops, Verdict};
 use crate::env::{EnvError, Environment};
 use crate::oracle::Oracles;
-use crate::replay::{replay, Replayable};
+use crate::replay::{replay, Replay, Replayable};
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// What `minimize` found.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -84,13 +84,37 @@ pub fn minimize<S: Replayable>(
     limits: Limits,
     progress: Progress,
 ) -> Result<Option<Minimized>, EnvError> {
-    let n = actions.len();
     let began = Instant::now();
     let whole = replay(env, actions, oracles, expected, true)?;
+    progress(1, actions.len(), whole.verdict());
+    let took = began.elapsed();
+    minimize_replayed(
+        env,
+        actions,
+        (whole, took),
+        oracles,
+        expected,
+        limits,
+        progress,
+    )
+}
+
+/// `minimize` after its first replay of all of `actions`, done by the caller (`whole`,
+/// which took the time given): a replay that found the trace is not done twice. The
+/// caller's replay counts as the first test.
+pub fn minimize_replayed<S: Replayable>(
+    env: &mut dyn Environment,
+    actions: &[S],
+    (whole, took): (Replay, Duration),
+    oracles: &Oracles,
+    expected: &str,
+    limits: Limits,
+    progress: Progress,
+) -> Result<Option<Minimized>, EnvError> {
+    let n = actions.len();
     let mut tests = 1u32;
-    progress(tests, n, whole.verdict());
     // The cost of a confirming replay: the shortest failing replay seen so far.
-    let mut failing_replay = began.elapsed();
+    let mut failing_replay = took;
     let first = match whole.verdict() {
         Verdict::Pass => return Ok(None),
         Verdict::FailAt(k) => k,
@@ -299,6 +323,56 @@ mod tests {
             "typing and help are not needed: {:?}",
             m.kept
         );
+    }
+
+    #[test]
+    fn a_first_replay_done_by_the_caller_is_not_done_again() {
+        let hooked = |failed: &Arc<AtomicU32>| {
+            let clear = failed.clone();
+            WithApp::new(
+                Throttled {
+                    failed: failed.clone(),
+                    limit: 5,
+                },
+                Some(Box::new(move || {
+                    clear.store(0, Ordering::SeqCst);
+                    Ok(())
+                })),
+            )
+        };
+        let actions = trace();
+        let mut env = hooked(&Arc::new(AtomicU32::new(0)));
+        let sig = expected(&mut env, &actions);
+        let count = |env: &mut dyn Environment, replayed: bool| {
+            let mut calls = 0u32;
+            let mut progress = |_: u32, _: usize, _: Verdict| calls += 1;
+            let m = if replayed {
+                let whole = replay(env, &actions, &oracles(), &sig, true).unwrap();
+                minimize_replayed(
+                    env,
+                    &actions,
+                    (whole, Duration::from_millis(1)),
+                    &oracles(),
+                    &sig,
+                    Limits::default(),
+                    &mut progress,
+                )
+            } else {
+                minimize(
+                    env,
+                    &actions,
+                    &oracles(),
+                    &sig,
+                    Limits::default(),
+                    &mut progress,
+                )
+            };
+            (m.unwrap().expect("reproduces"), calls)
+        };
+        let (all, calls_all) = count(&mut env, false);
+        let (after, calls_after) = count(&mut env, true);
+        assert_eq!(after, all, "the same search, the same result");
+        assert_eq!(calls_after + 1, calls_all, "one replay fewer");
     }
 
     #[test]
