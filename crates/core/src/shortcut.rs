@@ -130,6 +130,51 @@ fn shortest_paths(moves: &[Move], start: StateId) -> HashMap<StateId, Vec<usize>
     best.into_iter().map(|(s, (_, p))| (s, p)).collect()
 }
 
+/// The steps of `steps` worth keeping without a replay to ask: a value typed (or chosen)
+/// into a field and replaced on the same page before anything but more typing ran is
+/// dropped, and so is the typing a link click then leaves behind. Shrinking tries the
+/// pruned sequence once before delta debugging, whose tests would find the same one by
+/// one. `None` when nothing is dropped. The last step, the one that raised the failure,
+/// is always kept.
+pub fn pruned(steps: &[TraceStep]) -> Option<Vec<usize>> {
+    use crate::model::ActionKind::{Click, Select, Type};
+    let filling = |s: &TraceStep| matches!(s.action.kind, Type | Select);
+    let n = steps.len();
+    let mut drop = vec![false; n];
+    // The last step (index n - 1) is never looked at: it raised the failure.
+    for i in 0..n.saturating_sub(1) {
+        if !filling(&steps[i]) {
+            continue;
+        }
+        let same_page = |s: &TraceStep| s.url == steps[i].url;
+        // Overwritten: the same field gets another value on the same page, only filling between.
+        let later = steps[i + 1..]
+            .iter()
+            .take_while(|s| filling(s) && same_page(s))
+            .any(|s| {
+                s.action.kind == steps[i].action.kind && s.action.target == steps[i].action.target
+            });
+        // Left behind: filling up to a click on a link to another page.
+        let lost = steps[i + 1..]
+            .iter()
+            .find(|s| !(filling(s) && same_page(s)))
+            .is_some_and(|s| s.action.kind == Click && same_page(s) && leaves(s));
+        drop[i] = later || lost;
+    }
+    let kept: Vec<usize> = (0..n).filter(|&i| !drop[i]).collect();
+    (kept.len() < n).then_some(kept)
+}
+
+/// A click on a link to another document (not an in-page `#fragment`).
+fn leaves(s: &TraceStep) -> bool {
+    s.element.as_ref().is_some_and(|e| {
+        e.tag == "a"
+            && e.attrs
+                .get("href")
+                .is_some_and(|h| !h.trim().is_empty() && !h.trim_start().starts_with('#'))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -259,5 +304,51 @@ mod tests {
         assert!(candidates(&moves, StateId(0), &states, &trace, 4).is_empty());
         // Misaligned states: nothing is guessed.
         assert!(candidates(&moves, StateId(0), &states[..1], &trace, 4).is_empty());
+    }
+
+    fn on(kind: ActionKind, target: &str, url: &str) -> TraceStep {
+        TraceStep {
+            action: Action::on(kind, target.to_string()).with_value("v"),
+            element: None,
+            url: url.to_string(),
+        }
+    }
+
+    fn link(target: &str, href: &str, url: &str) -> TraceStep {
+        let mut s = on(ActionKind::Click, target, url);
+        s.action.value = None;
+        s.element = Some(crate::trace::ElementHint {
+            tag: "a".into(),
+            attrs: [("href".to_string(), href.to_string())].into(),
+            ..Default::default()
+        });
+        s
+    }
+
+    #[test]
+    fn typing_replaced_or_left_behind_by_a_link_is_pruned() {
+        use ActionKind::{Click, Select, Type};
+        let steps = vec![
+            on(Type, "#email", "/"),             // 0: left behind by the link (with 1)
+            on(Type, "#pw", "/"),                // 1
+            link("#register", "/register", "/"), // 2
+            on(Type, "#desc", "/new"),           // 3: replaced by 5, only a choice between
+            on(Select, "#cat", "/new"),          // 4
+            on(Type, "#desc", "/new"),           // 5: a click (6) ran before 7 replaced it
+            link("#frag", "#top", "/new"),       // 6: an in-page link leaves nothing behind
+            on(Type, "#desc", "/new"),           // 7: the submit (8) read it
+            on(Click, "#save", "/new"),          // 8
+            on(Type, "#desc", "/new"),           // 9: replaced by the last step
+            on(Type, "#desc", "/new"),           // 10: the last step is always kept
+        ];
+        assert_eq!(pruned(&steps), Some(vec![2, 4, 5, 6, 7, 8, 10]));
+        // Typing on another page than the next one is another field.
+        let two_pages = vec![
+            on(Type, "#q", "/a"),
+            on(Type, "#q", "/b"),
+            on(Click, "#go", "/b"),
+        ];
+        assert_eq!(pruned(&two_pages), None);
+        assert_eq!(pruned(&[]), None);
     }
 }

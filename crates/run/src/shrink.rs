@@ -8,8 +8,8 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use wayfarer_core::findings::{ShrinkSummary, Shrunk};
-use wayfarer_core::minimize::{minimize, Limits};
-use wayfarer_core::replay::replay;
+use wayfarer_core::minimize::{minimize, minimize_replayed, Limits};
+use wayfarer_core::replay::{replay, Replay};
 use wayfarer_core::shortcut::{self, Move, Part};
 use wayfarer_core::{
     Environment, Failure, Observer, Oracles, RunSummary, StateId, StepRecord, TraceStep,
@@ -307,13 +307,16 @@ fn shrink_one(
     };
     let mut tried = 0u32;
     let mut outcomes: Vec<String> = Vec::new();
-    let mut base: Option<Vec<Part>> = None;
+    // The shortcut that raised it, and its replay (delta debugging's first test).
+    let mut base: Option<(Vec<Part>, Replay, Duration)> = None;
     for cand in ways {
         if !fits(cand.len()) {
             break;
         }
         tried += 1;
+        let t = Instant::now();
         let r = replay(env, &steps_of(cand, &f.trace), oracles, &f.signature, true)?;
+        let took = t.elapsed();
         outcomes.push(match (&r.blocked, r.hit) {
             (_, Some(_)) => format!("{} actions raised it", cand.len()),
             (Some((at, why)), None) => format!(
@@ -324,14 +327,20 @@ fn shrink_one(
             ),
             (None, None) => format!("{} actions did not raise it", cand.len()),
         });
+        tracing::debug!(
+            failure = %one_line(&f.message, 60),
+            shortcut = %steps_of(cand, &f.trace).iter().map(|s| s.action.describe()).collect::<Vec<_>>().join(" | "),
+            outcome = %outcomes.last().map(String::as_str).unwrap_or(""),
+            "shortcut replayed"
+        );
         if let (Some(k), false) = (r.hit, r.at_reset) {
-            base = Some(cand[..=k].to_vec());
+            base = Some((cand[..=k].to_vec(), r, took));
             break;
         }
     }
-    let base = match base {
-        Some(b) => b,
-        None if fits(n) => (0..n).map(Part::Trace).collect(),
+    let (base, replayed) = match base {
+        Some((b, r, took)) => (b, Some((r, took))),
+        None if fits(n) => ((0..n).map(Part::Trace).collect(), None),
         None => {
             return Ok(Err(format!(
                 "replaying its {n} actions {} times takes about {:.0} s, more than the time left{}",
@@ -345,19 +354,35 @@ fn shrink_one(
             )))
         }
     };
+    let (base, replayed) = prune(env, base, replayed, f, oracles, fits, &mut tried)?;
     let steps = steps_of(&base, &f.trace);
     let limits = Limits {
         deadline: Some(deadline),
         confirm,
     };
-    let result = minimize(
-        env,
-        &steps,
-        oracles,
-        &f.signature,
-        limits,
-        &mut |_, _, _| {},
-    )?;
+    let result = match replayed {
+        // The shortcut's replay was the first test: one replay fewer.
+        Some(whole) => {
+            tried -= 1;
+            minimize_replayed(
+                env,
+                &steps,
+                whole,
+                oracles,
+                &f.signature,
+                limits,
+                &mut |_, _, _| {},
+            )?
+        }
+        None => minimize(
+            env,
+            &steps,
+            oracles,
+            &f.signature,
+            limits,
+            &mut |_, _, _| {},
+        )?,
+    };
     let mut shrunk = Shrunk {
         of: n,
         ..Shrunk::default()
@@ -392,6 +417,41 @@ fn shrink_one(
         }
     }
     Ok(Ok(shrunk))
+}
+
+/// `base` without the typing a replay can do without (`shortcut::pruned`), when one replay
+/// of that shows the failure still comes: then with that replay.
+fn prune(
+    env: &mut dyn Environment,
+    base: Vec<Part>,
+    replayed: Option<(Replay, Duration)>,
+    f: &Failure,
+    oracles: &Oracles,
+    fits: impl Fn(usize) -> bool,
+    tried: &mut u32,
+) -> Result<(Vec<Part>, Option<(Replay, Duration)>), wayfarer_core::EnvError> {
+    let Some(kept) = shortcut::pruned(&steps_of(&base, &f.trace)) else {
+        return Ok((base, replayed));
+    };
+    if !fits(kept.len()) {
+        return Ok((base, replayed));
+    }
+    let cand: Vec<Part> = kept.iter().map(|&i| base[i].clone()).collect();
+    *tried += 1;
+    let t = Instant::now();
+    let r = replay(env, &steps_of(&cand, &f.trace), oracles, &f.signature, true)?;
+    let took = t.elapsed();
+    tracing::debug!(
+        failure = %one_line(&f.message, 60),
+        of = base.len(),
+        kept = cand.len(),
+        raised = r.hit.is_some(),
+        "pruned typing replayed"
+    );
+    match (r.hit, r.at_reset) {
+        (Some(k), false) => Ok((cand[..=k].to_vec(), Some((r, took)))),
+        _ => Ok((base, replayed)),
+    }
 }
 
 /// The steps of a candidate, each with its hint: replays aim by its locator.
@@ -468,11 +528,21 @@ impl Observer for Graph {
             here.push(step);
             return;
         }
+        let mut before = std::mem::take(here);
+        // A link leads where its href says, whatever was typed before it.
+        let link = step.element.as_ref().is_some_and(|e| {
+            r.action.kind == wayfarer_core::ActionKind::Click
+                && e.tag == "a"
+                && e.attrs.contains_key("href")
+        });
+        if link {
+            before.clear();
+        }
         self.moves.push(Move {
             from: r.state_before,
             to: r.state_after,
             step,
-            before: std::mem::take(here),
+            before,
         });
     }
 
@@ -773,6 +843,18 @@ mod tests {
                 Part::Via(s) => format!("via {} on {}", s.action.target.clone().unwrap(), s.url),
             })
             .collect();
+        // Typing before a link is not part of the way through it.
+        let mut typed = record(10, 3, 0, 0, "#q");
+        typed.action.kind = wayfarer_core::ActionKind::Type;
+        g.on_step(&typed, &p);
+        let mut link = record(11, 3, 0, 5, "#help-link");
+        link.element = Some(wayfarer_core::trace::ElementHint {
+            tag: "a".into(),
+            attrs: [("href".to_string(), "/help".to_string())].into(),
+            ..Default::default()
+        });
+        g.on_step(&link, &p);
+        assert!(g.moves.last().unwrap().before.is_empty());
         // Episode 1's login is a move that needed the filling before it.
         let login = &g.moves[0];
         assert_eq!(login.step.action.target.as_deref(), Some("#login"));
