@@ -419,17 +419,20 @@ fn shrink_one(
     Ok(Ok(shrunk))
 }
 
+/// A replay done, and what it took: delta debugging's first test when it raised the failure.
+type Replayed = (Replay, Duration);
+
 /// `base` without the typing a replay can do without (`shortcut::pruned`), when one replay
 /// of that shows the failure still comes: then with that replay.
 fn prune(
     env: &mut dyn Environment,
     base: Vec<Part>,
-    replayed: Option<(Replay, Duration)>,
+    replayed: Option<Replayed>,
     f: &Failure,
     oracles: &Oracles,
     fits: impl Fn(usize) -> bool,
     tried: &mut u32,
-) -> Result<(Vec<Part>, Option<(Replay, Duration)>), wayfarer_core::EnvError> {
+) -> Result<(Vec<Part>, Option<Replayed>), wayfarer_core::EnvError> {
     let Some(kept) = shortcut::pruned(&steps_of(&base, &f.trace)) else {
         return Ok((base, replayed));
     };
