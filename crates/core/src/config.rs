@@ -278,6 +278,12 @@ pub struct BudgetConfig {
     pub budget: Option<String>,
     /// Steps per episode before a reset.
     pub episode_steps: Option<u32>,
+    /// Time for shrinking the failures after the run: "off", a share of the exploring
+    /// time ("20%", the default) or a time ("90s"); `--shrink` wins.
+    pub shrink: Option<String>,
+    /// Replays of each minimal trace that tell a confirmed failure from a flaky one
+    /// (default 3); `--confirm` wins.
+    pub confirm: Option<u32>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -781,6 +787,10 @@ impl Config {
             (
                 self.budget.episode_steps != Some(0),
                 "budget.episode_steps must be at least 1",
+            ),
+            (
+                self.budget.confirm != Some(0),
+                "budget.confirm must be at least 1 (replays of each minimal trace)",
             ),
             (
                 v.episode_steps > 0,

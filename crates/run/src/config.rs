@@ -94,6 +94,10 @@ fn check(text: &str) -> Result<Config, RunError> {
         }
     }
     config.validate().map_err(RunError::Usage)?;
+    if let Some(sh) = &config.budget.shrink {
+        sh.parse::<crate::ShrinkBudget>()
+            .map_err(|e| usage!("budget.shrink: {}", e.replace("--shrink ", "")))?;
+    }
     Ok(config)
 }
 
@@ -633,5 +637,19 @@ quiet_ms = 150
         let e = format!("{:#}", load(Some(&path)).unwrap_err());
         assert!(e.contains(&path.display().to_string()), "{e}");
         assert!(e.contains("budget.episode_steps must be at least 1"), "{e}");
+    }
+
+    #[test]
+    fn the_file_sets_shrinking_and_says_what_is_wrong_with_it() {
+        let c = check("[budget]\nshrink = \"90s\"\nconfirm = 5\n").unwrap();
+        assert_eq!(c.budget.shrink.as_deref(), Some("90s"));
+        assert_eq!(c.budget.confirm, Some(5));
+        let e = check("[budget]\nshrink = \"lots\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("budget.shrink") && e.contains("`off`"), "{e}");
+        assert!(!e.contains("--shrink"), "{e}");
+        let e = check("[budget]\nconfirm = 0\n").unwrap_err().to_string();
+        assert!(e.contains("budget.confirm must be at least 1"), "{e}");
     }
 }

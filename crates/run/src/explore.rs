@@ -304,8 +304,7 @@ pub fn explore(
         store.on_end(&summary);
     }
     let stopped = s.stop.load(std::sync::atomic::Ordering::SeqCst);
-    let shrink = s.shrink.unwrap_or_default();
-    let confirm = s.confirm.unwrap_or(DEFAULT_CONFIRM);
+    let (shrink, confirm) = shrinking(s, &config);
     let launch = || launch_replayer(&base, &s.cdp, app);
     if crate::shrink::after_run(
         &mut summary,
@@ -498,6 +497,20 @@ fn baseline_actions(
     Ok(data.steps.into_iter().map(|s| s.record.action).collect())
 }
 
+/// Shrinking's time and confirming replays: the flags, then the file (checked when it
+/// was read), then the defaults.
+fn shrinking(s: &Settings, config: &Config) -> (ShrinkBudget, u32) {
+    let shrink = s
+        .shrink
+        .or_else(|| config.budget.shrink.as_deref()?.parse().ok())
+        .unwrap_or_default();
+    let confirm = s
+        .confirm
+        .or(config.budget.confirm)
+        .unwrap_or(DEFAULT_CONFIRM);
+    (shrink, confirm)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -525,5 +538,24 @@ mod tests {
         assert!("0".parse::<Workers>().unwrap_err().contains("from 1 to 64"));
         assert!("many".parse::<Workers>().is_err());
         assert_eq!(Workers::Auto.to_string(), "auto");
+    }
+
+    #[test]
+    fn shrinking_comes_from_the_flags_then_the_file_then_the_defaults() {
+        let mut config = Config::default();
+        let mut s = Settings::default();
+        assert_eq!(
+            shrinking(&s, &config),
+            (ShrinkBudget::default(), DEFAULT_CONFIRM)
+        );
+        config.budget.shrink = Some("5m".into());
+        config.budget.confirm = Some(5);
+        assert_eq!(
+            shrinking(&s, &config),
+            (ShrinkBudget::Fixed(std::time::Duration::from_secs(300)), 5)
+        );
+        s.shrink = Some(ShrinkBudget::Off);
+        s.confirm = Some(2);
+        assert_eq!(shrinking(&s, &config), (ShrinkBudget::Off, 2));
     }
 }
