@@ -24,6 +24,7 @@ impl Inner {
             // Leave first, so the app's unload handlers cannot write after the clear.
             self.blank().await?;
         }
+        let left = t.elapsed();
         let l = self
             .launched
             .as_ref()
@@ -35,6 +36,7 @@ impl Inner {
             s.close(&l.browser, cdp).await;
         }
         self.open_session().await?;
+        let opened = t.elapsed();
         if !self.opts.config.isolate {
             // The clears are independent commands: sent together, awaited once.
             let page = self.page()?;
@@ -57,6 +59,7 @@ impl Inner {
             s.net.clear();
             s.doc_status = None;
         }
+        let cleared = t.elapsed();
         let steps = self.opts.login.clone();
         for (i, step) in steps.iter().enumerate() {
             match self.login_step(step).await {
@@ -103,7 +106,16 @@ impl Inner {
             self.first_reset_done = true;
             self.shared.lock().cov.lock().mark_first_load();
         }
-        tracing::debug!(timings = ?outcome.timings, url = %outcome.observation.url, "reset");
+        // Where a reset's time goes, cumulative: left the page, a new page open, cleared, loaded.
+        tracing::debug!(
+            timings = ?outcome.timings,
+            left_ms = left.as_millis() as u64,
+            opened_ms = opened.as_millis() as u64,
+            cleared_ms = cleared.as_millis() as u64,
+            loaded_ms = act.as_millis() as u64,
+            url = %outcome.observation.url,
+            "reset"
+        );
         Ok(outcome)
     }
 
