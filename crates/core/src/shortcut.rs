@@ -137,7 +137,7 @@ fn shortest_paths(moves: &[Move], start: StateId) -> HashMap<StateId, Vec<usize>
 /// one. `None` when nothing is dropped. The last step, the one that raised the failure,
 /// is always kept.
 pub fn pruned(steps: &[TraceStep]) -> Option<Vec<usize>> {
-    use crate::model::ActionKind::{Click, Select, Type};
+    use crate::model::ActionKind::{Select, Type};
     let filling = |s: &TraceStep| matches!(s.action.kind, Type | Select);
     let n = steps.len();
     let mut drop = vec![false; n];
@@ -158,21 +158,23 @@ pub fn pruned(steps: &[TraceStep]) -> Option<Vec<usize>> {
         let lost = steps[i + 1..]
             .iter()
             .find(|s| !(filling(s) && same_page(s)))
-            .is_some_and(|s| s.action.kind == Click && same_page(s) && leaves(s));
+            .is_some_and(|s| same_page(s) && leaves(s));
         drop[i] = later || lost;
     }
     let kept: Vec<usize> = (0..n).filter(|&i| !drop[i]).collect();
     (kept.len() < n).then_some(kept)
 }
 
-/// A click on a link to another document (not an in-page `#fragment`).
-fn leaves(s: &TraceStep) -> bool {
-    s.element.as_ref().is_some_and(|e| {
-        e.tag == "a"
-            && e.attrs
-                .get("href")
-                .is_some_and(|h| !h.trim().is_empty() && !h.trim_start().starts_with('#'))
-    })
+/// A click on a link to another document (not an in-page `#fragment`): what was typed
+/// before it is left behind.
+pub fn leaves(s: &TraceStep) -> bool {
+    s.action.kind == crate::model::ActionKind::Click
+        && s.element.as_ref().is_some_and(|e| {
+            e.tag == "a"
+                && e.attrs
+                    .get("href")
+                    .is_some_and(|h| !h.trim().is_empty() && !h.trim_start().starts_with('#'))
+        })
 }
 
 #[cfg(test)]

@@ -533,12 +533,7 @@ impl Observer for Graph {
         }
         let mut before = std::mem::take(here);
         // A link leads where its href says, whatever was typed before it.
-        let link = step.element.as_ref().is_some_and(|e| {
-            r.action.kind == wayfarer_core::ActionKind::Click
-                && e.tag == "a"
-                && e.attrs.contains_key("href")
-        });
-        if link {
+        if shortcut::leaves(&step) {
             before.clear();
         }
         self.moves.push(Move {
