@@ -88,15 +88,19 @@ pub fn settings(url: Option<&str>, args: &RunArgs) -> Result<Settings> {
 }
 
 /// Flags that only make sense together, checked before a minute is spent exploring.
-fn check_flags(args: &RunArgs) -> Result<()> {
+fn check_flags(args: &RunArgs, config: &Config) -> Result<()> {
     if args.fail_on.new && args.baseline.is_none() {
         bail!(
             "--fail-on new compares with an earlier run: give --baseline PATH (its report.json or run directory)"
         );
     }
-    if args.fail_on.at_least.is_some() && args.shrink == Some(wayfarer_run::ShrinkBudget::Off) {
+    // The flag, else the file's `[budget] shrink` (checked when it was read).
+    let from_file = config.budget.shrink.as_deref().and_then(|s| s.parse().ok());
+    if args.fail_on.at_least.is_some()
+        && args.shrink.or(from_file) == Some(wayfarer_run::ShrinkBudget::Off)
+    {
         bail!(
-            "--fail-on confirmed/flaky needs the confirming replays that come after shrinking; drop --shrink off"
+            "--fail-on confirmed/flaky needs the confirming replays that come after shrinking; drop --shrink off (or `shrink = \"off\"` under [budget] in the config)"
         );
     }
     if args.annotations.is_some() && args.json {
@@ -140,8 +144,8 @@ pub(crate) fn explore_url(
     bundled: Option<Bundled>,
     adjust: impl FnOnce(&mut Config),
 ) -> Result<PathBuf> {
-    check_flags(args)?;
     let (mut config, secrets) = config(args)?;
+    check_flags(args, &config)?;
     adjust(&mut config);
     let mut settings = settings(url, args)?;
     settings.bundled = bundled.map(|b| (b.app.to_string(), b.bugs));

@@ -46,6 +46,22 @@ fn bad_flags_and_configs_exit_2() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown field"));
+    // Confirming replays come after shrinking: shrinking off in the file cannot give them.
+    std::fs::write(&cfg, "[budget]\nshrink = \"off\"\n").unwrap();
+    let out = wayfarer()
+        .args([
+            "explore",
+            "http://127.0.0.1:1/",
+            "--fail-on",
+            "confirmed",
+            "--config",
+        ])
+        .arg(&cfg)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--fail-on confirmed/flaky needs"), "{err}");
     let out = wayfarer()
         .args(["demo", "--budget", "ten"])
         .output()
