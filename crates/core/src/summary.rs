@@ -226,6 +226,13 @@ pub struct RunSummary {
     pub baseline: Option<crate::findings::BaselineSummary>,
 }
 
+impl RunSummary {
+    /// The summary line of the failure with this signature.
+    pub fn line(&self, signature: &str) -> Option<&FailureLine> {
+        self.failures.iter().find(|l| l.signature == signature)
+    }
+}
+
 /// One worker of a run with several.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct WorkerLine {

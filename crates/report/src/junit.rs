@@ -94,7 +94,7 @@ pub fn render(data: &RunData) -> String {
         if let (Some(src), Some(line)) = (&f.source, f.line) {
             let _ = writeln!(body, "source: {src}:{line}:{}", f.column.unwrap_or(0));
         }
-        let line = s.failures.iter().find(|l| l.signature == f.signature);
+        let line = s.line(&f.signature);
         if let Some(b) = line.and_then(|l| l.baseline) {
             let _ = writeln!(
                 body,

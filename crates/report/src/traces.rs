@@ -52,9 +52,7 @@ pub fn minimised_name(file: &str) -> String {
 /// What shrinking after the run did to the failure `f`, when it ran.
 fn shrunk_of<'a>(data: &'a RunData, f: &Failure) -> Option<&'a Shrunk> {
     data.summary
-        .failures
-        .iter()
-        .find(|l| l.signature == f.signature)
+        .line(&f.signature)
         .and_then(|l| l.shrunk.as_ref())
 }
 

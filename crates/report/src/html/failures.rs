@@ -96,11 +96,7 @@ fn card(data: &RunData, n: usize, sf: &StoredFailure) -> Card {
         (None, None) => &[],
     };
     let (screenshot, screenshot_note) = screenshot(data, sf);
-    let line = data
-        .summary
-        .failures
-        .iter()
-        .find(|l| l.signature == f.signature);
+    let line = data.summary.line(&f.signature);
     let shrunk = line.and_then(|l| l.shrunk.as_ref());
     let verdict = shrunk.and_then(Shrunk::verdict);
     let shown: Vec<&Event> = events.iter().filter(|e| !routine(e)).collect();
