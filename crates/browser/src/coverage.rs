@@ -125,6 +125,24 @@ impl CoverageAcc {
             );
             return;
         }
+        // A script's top level spans its whole source: one that ends elsewhere is another
+        // script under a reused id (a new renderer after a process swap; its `scriptParsed`
+        // not read yet) mapped to a stale entry. Painted here it covered a 297-byte function
+        // that never ran (the flake of coverage_modes under load).
+        let top_end = functions
+            .iter()
+            .filter_map(|f| f.ranges.first())
+            .find(|r| r.start_offset == 0)
+            .map(|r| r.end_offset.max(0) as usize);
+        if len > 0 && top_end.is_some_and(|end| end != len) {
+            tracing::debug!(
+                hash,
+                len,
+                top_end,
+                "coverage take skipped: another script under this id"
+            );
+            return;
+        }
         let id = self.register(hash, len.max(max_end));
         let mut ranges: Vec<(usize, usize, i64)> = Vec::new();
         for f in functions {
@@ -288,6 +306,20 @@ mod tests {
         acc.merge("h", 100, &[func(&[(0, 9000, 1)])]);
         let c = acc.snapshot();
         assert_eq!((c.total_bytes, c.covered_bytes), (100, 100));
+    }
+
+    #[test]
+    fn a_take_of_another_script_under_the_id_is_not_merged() {
+        // Under load coverage_modes saw expense.js (11924 chars) painted with a take whose
+        // top level spanned [0, 808): a shorter script under a reused id.
+        let mut acc = CoverageAcc::default();
+        acc.merge("h", 1000, &[func(&[(0, 1000, 1)]), func(&[(500, 800, 0)])]);
+        assert_eq!(acc.snapshot().covered_bytes, 700);
+        acc.merge("h", 1000, &[func(&[(0, 808, 1)])]);
+        assert_eq!(acc.snapshot().covered_bytes, 700);
+        // Its own top level, the function now run: merged.
+        acc.merge("h", 1000, &[func(&[(0, 1000, 0)]), func(&[(500, 800, 1)])]);
+        assert_eq!(acc.snapshot().covered_bytes, 1000);
     }
 
     #[test]
