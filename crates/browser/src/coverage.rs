@@ -126,9 +126,9 @@ impl CoverageAcc {
             return;
         }
         // A script's top level spans its whole source: one that ends elsewhere is another
-        // script under a reused id (a new renderer after a process swap; its `scriptParsed`
-        // not read yet) mapped to a stale entry. Painted here it covered a 297-byte function
-        // that never ran (the flake of coverage_modes under load).
+        // script under an id still mapped to this one (seen under load: [0, 808) under
+        // expense.js's id; how the id came to be reused is not known). Painted here it
+        // covered a 297-byte function that never ran (the flake of coverage_modes).
         let top_end = functions
             .iter()
             .filter_map(|f| f.ranges.first())
