@@ -585,19 +585,18 @@ fn replay_one(
         // order changed is no reason to click another row.
         let mut action = s.action.clone();
         let mut resolved = false;
-        if let Some(t) = s.action.target.as_deref() {
-            let c = wayfarer_core::trace::chosen(t, s.element.as_ref());
-            if c.kind != wayfarer_core::trace::LocatorKind::Css {
-                match target.env.resolve(&c) {
-                    Ok(found) => {
-                        action.target = Some(found);
-                        resolved = true;
-                    }
-                    Err(e) if e.is_fatal() => return Err(e.into()),
-                    Err(e) => {
-                        problem = Some(format!("step {} ({}): {e}", i + 1, s.describe()));
-                        break;
-                    }
+        // Strict, unlike shrinking's replays: a locator that finds none or several fails
+        // the feature test, as it would fail the exported one.
+        if let Some(c) = wayfarer_core::replay::Replayable::chosen(s) {
+            match target.env.resolve(&c) {
+                Ok(found) => {
+                    action.target = Some(found);
+                    resolved = true;
+                }
+                Err(e) if e.is_fatal() => return Err(e.into()),
+                Err(e) => {
+                    problem = Some(format!("step {} ({}): {e}", i + 1, s.describe()));
+                    break;
                 }
             }
         }

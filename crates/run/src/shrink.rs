@@ -314,8 +314,9 @@ fn shrink_one(
             break;
         }
         tried += 1;
+        let steps = steps_of(cand, &f.trace);
         let t = Instant::now();
-        let r = replay(env, &steps_of(cand, &f.trace), oracles, &f.signature, true)?;
+        let r = replay(env, &steps, oracles, &f.signature, true)?;
         let took = t.elapsed();
         outcomes.push(match (&r.blocked, r.hit) {
             (_, Some(_)) => format!("{} actions raised it", cand.len()),
@@ -329,7 +330,7 @@ fn shrink_one(
         });
         tracing::debug!(
             failure = %one_line(&f.message, 60),
-            shortcut = %steps_of(cand, &f.trace).iter().map(|s| s.action.describe()).collect::<Vec<_>>().join(" | "),
+            shortcut = %steps.iter().map(|s| s.action.describe()).collect::<Vec<_>>().join(" | "),
             outcome = %outcomes.last().map(String::as_str).unwrap_or(""),
             "shortcut replayed"
         );
