@@ -55,8 +55,7 @@ fn md(s: &str) -> String {
 /// Write `findings.md` into the bench's output; returns its path.
 pub(crate) fn write(plan: &Plan, result: &BenchResult) -> Result<PathBuf, BenchError> {
     let path = plan.out.join("findings.md");
-    std::fs::write(&path, markdown(plan, result))
-        .map_err(|e| BenchError::Write(path.clone(), e))?;
+    crate::write_masked(&path, &markdown(plan, result))?;
     Ok(path)
 }
 

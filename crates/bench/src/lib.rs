@@ -56,3 +56,10 @@ pub enum BenchError {
     #[error("cannot write {path}: {1}", path = .0.display())]
     Write(PathBuf, #[source] std::io::Error),
 }
+
+/// Write one of the bench's files, secrets masked: its tables and findings quote pages,
+/// messages and URLs of runs that typed the apps' `${NAME}` values.
+pub(crate) fn write_masked(path: &std::path::Path, text: &str) -> Result<(), BenchError> {
+    std::fs::write(path, wayfarer_core::secrets::mask_known(text))
+        .map_err(|e| BenchError::Write(path.to_path_buf(), e))
+}

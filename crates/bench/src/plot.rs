@@ -115,7 +115,7 @@ pub(crate) fn write(plan: &Plan, result: &BenchResult) -> Result<Vec<PathBuf>, B
             let title = format!("{} · {}", target.name(), m.title());
             let svg = chart(&title, &lines, m.unit());
             let path = dir.join(format!("{}-{}.svg", target.slug(), m.file()));
-            std::fs::write(&path, svg).map_err(|e| BenchError::Write(path.clone(), e))?;
+            crate::write_masked(&path, &svg)?;
             written.push(path);
         }
     }

@@ -40,7 +40,7 @@ pub(crate) fn keep_peer(plan: &Plan, dir: &Path, out: &RunOutcome) -> Result<(),
         failures: out.failures.clone(),
     };
     let text = serde_json::to_string(&kept).expect("a peer run serialises");
-    std::fs::write(peer_file(dir), text).map_err(|e| BenchError::Write(peer_file(dir), e))
+    crate::write_masked(&peer_file(dir), &text)
 }
 
 /// The finished peer run in `dir`, when it was made with this plan's budget.

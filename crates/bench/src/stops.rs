@@ -149,8 +149,7 @@ pub(crate) fn write(plan: &Plan, result: &BenchResult) -> Result<PathBuf, BenchE
             Err(e) => unread.push(format!("{}: {e}", dir.display())),
         }
     }
-    std::fs::write(&path, markdown(&rows, &unread))
-        .map_err(|e| BenchError::Write(path.clone(), e))?;
+    crate::write_masked(&path, &markdown(&rows, &unread))?;
     Ok(path)
 }
 

@@ -12,10 +12,9 @@ use crate::BenchError;
 pub(crate) fn write(plan: &Plan, result: &BenchResult) -> Result<Vec<PathBuf>, BenchError> {
     let rows: Vec<&RunRow> = result.runs.iter().map(|(_, o)| &o.row).collect();
     let csv_path = plan.out.join("bench.csv");
-    std::fs::write(&csv_path, csv(&rows)).map_err(|e| BenchError::Write(csv_path.clone(), e))?;
+    crate::write_masked(&csv_path, &csv(&rows))?;
     let md_path = plan.out.join("bench.md");
-    std::fs::write(&md_path, markdown(plan, result))
-        .map_err(|e| BenchError::Write(md_path.clone(), e))?;
+    crate::write_masked(&md_path, &markdown(plan, result))?;
     Ok(vec![md_path, csv_path])
 }
 

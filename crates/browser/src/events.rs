@@ -655,7 +655,11 @@ pub(crate) fn console_event(e: &EventConsoleApiCalled) -> Option<Event> {
         return None;
     }
     let text: Vec<String> = e.args.iter().map(object_text).collect();
-    let msg: String = console_text(&text).chars().take(500).collect();
+    // Masked before it is cut: a cut secret no longer matches the mask.
+    let msg: String = wayfarer_core::secrets::mask_known(&console_text(&text))
+        .chars()
+        .take(500)
+        .collect();
     let event = Event::new(EventKind::ConsoleError, msg);
     Some(match top_frame(e.stack_trace.as_ref()) {
         Some((u, l, c)) => event.at(u, Some(l), Some(c)),

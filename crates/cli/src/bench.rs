@@ -210,7 +210,7 @@ pub fn command(args: &BenchArgs) -> Result<i32> {
     };
     let quiet = args.quiet;
     if !quiet {
-        eprintln!(
+        meprintln!(
             "wayfarer bench: {} runs ({} target(s) x {} seed(s) x {} strategy/peer), budget {} each",
             plan.runs(),
             plan.targets.len(),
@@ -236,23 +236,23 @@ pub fn command(args: &BenchArgs) -> Result<i32> {
         &plan,
         &mut |line| {
             if !quiet {
-                eprintln!("{line}");
+                meprintln!("{line}");
             }
         },
         suite,
     )
     .context("the benchmark stopped")?;
     if !quiet {
-        eprintln!(
+        meprintln!(
             "wayfarer bench: {} runs in {:.1} min; wrote:",
             result.runs.len(),
             started.elapsed().as_secs_f64() / 60.0
         );
         for f in &result.written {
-            eprintln!("  {}", f.display());
+            meprintln!("  {}", f.display());
         }
         if !result.skipped.is_empty() {
-            eprintln!(
+            meprintln!(
                 "{} run(s) skipped (listed in bench.md)",
                 result.skipped.len()
             );

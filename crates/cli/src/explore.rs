@@ -48,9 +48,9 @@ pub fn stop_flag() -> Arc<AtomicBool> {
 /// Print a run's notices: progress unless quiet (or JSON), warnings always.
 pub fn printer(show: bool) -> impl FnMut(Notice) {
     move |n| match n {
-        Notice::Info(line) if show => eprintln!("{line}"),
+        Notice::Info(line) if show => meprintln!("{line}"),
         Notice::Info(_) => {}
-        Notice::Warning(line) => eprintln!("{line}"),
+        Notice::Warning(line) => meprintln!("{line}"),
     }
 }
 
@@ -233,7 +233,7 @@ fn serve_bundled(app: &str, fixed: bool, quiet: bool) -> Result<wayfarer_testapp
     )
     .context("cannot start the demo application")?;
     if !quiet {
-        eprintln!(
+        meprintln!(
             "wayfarer: serving the {app} demo at {} (seeded bugs {})",
             server.url(),
             if fixed { "off" } else { "on" }
@@ -259,7 +259,7 @@ pub fn serve(app: &str, fixed: bool, port: u16, latency_ms: u64) -> Result<i32> 
         },
     )
     .with_context(|| format!("cannot serve {app} on port {port}"))?;
-    println!("{}", server.url());
+    mprintln!("{}", server.url());
     let stop = stop_flag();
     while !stop.load(Ordering::SeqCst) {
         std::thread::sleep(std::time::Duration::from_millis(50));

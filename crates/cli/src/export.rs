@@ -34,7 +34,7 @@ fn traces(dir: &Path) -> Result<Vec<NamedTrace>> {
     for (name, path) in by_name {
         match read_trace(&path) {
             Ok(trace) => out.push(NamedTrace { name, trace }),
-            Err(e) => eprintln!("warning: skipped {}: {e:#}", path.display()),
+            Err(e) => meprintln!("warning: skipped {}: {e:#}", path.display()),
         }
     }
     Ok(out)
@@ -59,7 +59,7 @@ pub fn command(format: &str, dir: &Path, out: Option<&Path>, chrome: Option<&str
     let chromium = match wayfarer_browser::find_chrome(chrome) {
         Ok(p) => Some(p.to_string_lossy().into_owned()),
         Err(e) => {
-            eprintln!("warning: {e}; playwright.config.ts will use Playwright's own browser");
+            meprintln!("warning: {e}; playwright.config.ts will use Playwright's own browser");
             None
         }
     };
@@ -68,12 +68,12 @@ pub fn command(format: &str, dir: &Path, out: Option<&Path>, chrome: Option<&str
         .iter()
         .filter(|p| p.to_string_lossy().ends_with(".spec.ts"))
         .count();
-    println!(
+    mprintln!(
         "{specs} Playwright spec(s) from {} trace(s) in {}",
         traces.len(),
         out.display()
     );
-    println!(
+    mprintln!(
         "run them: cd {} && npm install && npx playwright test",
         out.display()
     );

@@ -38,7 +38,7 @@ fn embedder() -> Box<dyn TextEmbedder> {
     match wayfarer_ml::MiniLm::locate() {
         Some(Ok(m)) => Box::new(m),
         Some(Err(e)) => {
-            eprintln!("warning: {e}; feature labels are matched by hashed words instead");
+            meprintln!("warning: {e}; feature labels are matched by hashed words instead");
             Box::new(HashedText::default())
         }
         None => Box::new(HashedText::default()),
@@ -147,11 +147,14 @@ fn features(a: FeaturesArgs) -> Result<Vec<Vec<String>>> {
             );
             wayfarer_features::infer(&x, &app, &mut inferrer, &mut model)?;
             if !a.quiet {
-                println!("{}", inferrer.stats());
+                mprintln!("{}", inferrer.stats());
                 if let Some(u) = usage.as_ref().and_then(|u| u.lock().ok()) {
-                    println!(
+                    mprintln!(
                         "llm: {} model calls, {} from the cache, {} failed, {} unreadable",
-                        u.calls, u.cache_hits, u.failed, u.malformed
+                        u.calls,
+                        u.cache_hits,
+                        u.failed,
+                        u.malformed
                     );
                 }
             }
@@ -210,7 +213,7 @@ fn features(a: FeaturesArgs) -> Result<Vec<Vec<String>>> {
     let chromium = match wayfarer_browser::find_chrome(a.chrome) {
         Ok(p) => Some(p.to_string_lossy().into_owned()),
         Err(e) => {
-            eprintln!("warning: {e}; playwright.config.ts will use Playwright's own browser");
+            meprintln!("warning: {e}; playwright.config.ts will use Playwright's own browser");
             None
         }
     };
@@ -240,7 +243,7 @@ fn features(a: FeaturesArgs) -> Result<Vec<Vec<String>>> {
     if a.quiet {
         return Ok(logs);
     }
-    println!(
+    mprintln!(
         "{} features kept of {} inferred ({} questions, labels matched by {}); {} tests in {}",
         model.kept().len(),
         model.db.len(),
@@ -250,10 +253,10 @@ fn features(a: FeaturesArgs) -> Result<Vec<Vec<String>>> {
         out.display()
     );
     for s in &skipped {
-        println!("  no test for {:?}: {}", s.label, s.why);
+        mprintln!("  no test for {:?}: {}", s.label, s.why);
     }
-    println!("features: {}", md_path.display());
-    println!(
+    mprintln!("features: {}", md_path.display());
+    mprintln!(
         "run them: cd {} && npm install && npx playwright test",
         out.display()
     );
@@ -290,7 +293,7 @@ fn score(g: &FeatureGrammar, suite: &[FeatureTest], verdicts: &[Verdict]) {
         if !covered.is_empty() {
             precise += 1;
         }
-        println!(
+        mprintln!(
             "  {:<40} {} steps{}; covers {}",
             t.label,
             t.steps.len(),
@@ -308,7 +311,7 @@ fn score(g: &FeatureGrammar, suite: &[FeatureTest], verdicts: &[Verdict]) {
     }
     let logs: Vec<Vec<String>> = verdicts.iter().map(|v| v.log.clone()).collect();
     let covered = g.covered_by_any(&logs);
-    println!(
+    mprintln!(
         "feature coverage {:.1}% ({} of {} grammar features: {}); precision {:.2} ({precise} of {} tests cover one)",
         100.0 * covered.len() as f64 / g.len().max(1) as f64,
         covered.len(),

@@ -1,12 +1,18 @@
 //! `wayfarer`: the command line. It parses arguments, reads the configuration, and hands
 //! everything to the engine; output goes through observers.
 
+// Every line printed goes through the secrets mask: `mprintln!` and friends.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
+// First: its masked print macros are used by every module below.
+#[macro_use]
+mod log_mask;
+
 mod args;
 mod bench;
 mod explore;
 mod export;
 mod features;
-mod log_mask;
 mod minimize;
 mod print;
 mod progress;
@@ -77,7 +83,7 @@ fn main() {
     let code = match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            meprintln!("error: {e:#}");
             2
         }
     };

@@ -30,7 +30,7 @@ pub fn command(path: &Path, args: &TraceArgs, out: Option<&Path>) -> Result<i32>
     let mut t = wayfarer_run::trace::open(path, &crate::replay::place(args), &mut say)?;
     let n = t.steps.len();
     if !args.quiet {
-        eprintln!(
+        meprintln!(
             "wayfarer: minimising {} ({n} actions) against {}; keeping {}",
             path.display(),
             t.start_url,
@@ -40,7 +40,7 @@ pub fn command(path: &Path, args: &TraceArgs, out: Option<&Path>) -> Result<i32>
     let quiet = args.quiet;
     let mut progress = |test: u32, len: usize, v: Verdict| {
         if !quiet {
-            eprintln!("  test {test}: {len} actions → {}", verdict_text(v));
+            meprintln!("  test {test}: {len} actions → {}", verdict_text(v));
         }
     };
     let result = minimize(
@@ -92,16 +92,16 @@ pub fn command(path: &Path, args: &TraceArgs, out: Option<&Path>) -> Result<i32>
     std::fs::write(&out, minimal.to_json())
         .with_context(|| format!("cannot write {}", out.display()))?;
     if !m.confirmed() {
-        eprintln!(
+        meprintln!(
             "warning: the minimal trace did not reproduce on its confirming replay; the \
              failure may be flaky (check with `wayfarer replay --repeat 5 {}`)",
             out.display()
         );
     }
     if let Some(why) = &m.outside_state {
-        eprintln!("warning: the failure {why}; the trace was not shrunk");
+        meprintln!("warning: the failure {why}; the trace was not shrunk");
     }
-    println!(
+    mprintln!(
         "minimal trace: {} of {n} actions ({} replays, {:.1}s) → {}",
         m.kept.len(),
         m.tests,
@@ -109,7 +109,7 @@ pub fn command(path: &Path, args: &TraceArgs, out: Option<&Path>) -> Result<i32>
         out.display()
     );
     for (k, st) in minimal.steps.iter().enumerate() {
-        println!("  {}. {}", k + 1, st.describe());
+        mprintln!("  {}. {}", k + 1, st.describe());
     }
     refresh_report(&out);
     Ok(0)
@@ -127,8 +127,8 @@ fn refresh_report(out: &Path) {
         return;
     };
     match crate::report::rebuild(run) {
-        Ok((_, _, written)) => println!("report updated: {}", written.html.display()),
-        Err(e) => eprintln!("warning: the run's report was not updated: {e:#}"),
+        Ok((_, _, written)) => mprintln!("report updated: {}", written.html.display()),
+        Err(e) => meprintln!("warning: the run's report was not updated: {e:#}"),
     }
 }
 

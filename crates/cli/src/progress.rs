@@ -33,7 +33,7 @@ impl ProgressLine {
 
     fn clear(&mut self) {
         if self.tty && self.drawn {
-            eprint!("\r\x1b[2K");
+            meprint!("\r\x1b[2K");
             self.drawn = false;
         }
     }
@@ -82,15 +82,19 @@ impl Observer for ProgressLine {
 
     fn on_failure(&mut self, f: &Failure, _screenshot: Option<&[u8]>) {
         self.clear();
-        let msg: String = f.message.chars().take(120).collect();
-        eprintln!("  ✗ step {}: {} {}", f.step, f.kind.as_str(), msg);
+        // Masked before it is cut: a cut secret no longer matches the mask.
+        let msg: String = wayfarer_core::secrets::mask_known(&f.message)
+            .chars()
+            .take(120)
+            .collect();
+        meprintln!("  ✗ step {}: {} {}", f.step, f.kind.as_str(), msg);
     }
 
     fn on_retire(&mut self, worker: u32, browser: &str, why: &str) {
         // With one worker the run ends here, and its summary says why.
         if self.fleet {
             self.clear();
-            eprintln!("  ! worker {worker} ({browser}) stopped, the others go on: {why}");
+            meprintln!("  ! worker {worker} ({browser}) stopped, the others go on: {why}");
         }
     }
 

@@ -61,7 +61,7 @@ pub fn command(path: &Path, args: &TraceArgs, repeat: u32, json: bool) -> Result
     let mut say = printer(!quiet);
     let mut t = wayfarer_run::trace::open(path, &place(args), &mut say)?;
     if !quiet {
-        eprintln!(
+        meprintln!(
             "wayfarer: replaying {} ({} actions) against {}; expecting {}: {}",
             path.display(),
             t.steps.len(),
@@ -93,7 +93,7 @@ pub fn command(path: &Path, args: &TraceArgs, repeat: u32, json: bool) -> Result
                 }
                 let l = line(&r, &t.expected);
                 if !quiet {
-                    eprintln!("  run {i}/{repeat}: {}", describe(&l, t.steps.len()));
+                    meprintln!("  run {i}/{repeat}: {}", describe(&l, t.steps.len()));
                 }
                 runs.push(l);
             }
@@ -112,10 +112,10 @@ pub fn command(path: &Path, args: &TraceArgs, repeat: u32, json: bool) -> Result
         bail!("run {} stopped: {e}", runs.len() + 1);
     }
     if let (Some(why), false) = (&outside_state, json) {
-        eprintln!("warning: the failure {why}");
+        meprintln!("warning: the failure {why}");
     }
     if json {
-        println!(
+        mprintln!(
             "{}",
             serde_json::to_string(&ReplayJson {
                 trace: path.display().to_string(),
@@ -134,7 +134,7 @@ pub fn command(path: &Path, args: &TraceArgs, repeat: u32, json: bool) -> Result
             h if h == repeat => "reproduced",
             _ => "reproduced sometimes (flaky)",
         };
-        println!("{verdict}: {hits}/{repeat} runs raised {expected}");
+        mprintln!("{verdict}: {hits}/{repeat} runs raised {expected}");
     }
     Ok(if hits > 0 { 1 } else { 0 })
 }

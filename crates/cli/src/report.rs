@@ -35,7 +35,7 @@ pub fn emit(dir: &Path, args: &RunArgs) -> Result<i32> {
     let (data, seeded, written) = rebuild(dir)?;
     let summary = &data.summary;
     if args.json {
-        println!(
+        mprintln!(
             "{}",
             serde_json::to_string(&Summary {
                 summary,
@@ -43,17 +43,17 @@ pub fn emit(dir: &Path, args: &RunArgs) -> Result<i32> {
             })?
         );
     } else if !args.quiet {
-        print!("{}", print::summary_text(summary));
-        print!(
+        mprint!("{}", print::summary_text(summary));
+        mprint!(
             "{}",
             print::failures_text(summary, &|sig| trace_of(&data, sig))
         );
         if let Some(seeded) = &seeded {
-            print!("{}", seeded::text(seeded));
+            mprint!("{}", seeded::text(seeded));
         }
-        println!("Report: {}", written.html.display());
+        mprintln!("Report: {}", written.html.display());
         if !written.traces.is_empty() {
-            println!(
+            mprintln!(
                 "Traces: {} (wayfarer replay / minimize TRACE; wayfarer export --format playwright {})",
                 dir.join("traces").display(),
                 dir.display()
@@ -61,7 +61,7 @@ pub fn emit(dir: &Path, args: &RunArgs) -> Result<i32> {
         }
     }
     if args.annotations.as_deref() == Some("github") {
-        print!("{}", wayfarer_report::ci::github_annotations(&data));
+        mprint!("{}", wayfarer_report::ci::github_annotations(&data));
     }
     if let Some(path) = &args.summary_md {
         // Appended: GitHub's step summary file may already hold other steps' output.
@@ -72,7 +72,7 @@ pub fn emit(dir: &Path, args: &RunArgs) -> Result<i32> {
             .open(path)
             .and_then(|mut f| std::io::Write::write_all(&mut f, md.as_bytes()));
         if let Err(e) = written {
-            eprintln!(
+            meprintln!(
                 "warning: --summary-md: cannot write {}: {e}",
                 path.display()
             );
@@ -105,17 +105,17 @@ pub fn exit_code(summary: &RunSummary, fail_on: &FailOn) -> i32 {
 pub fn command(dir: &Path) -> Result<i32> {
     let (data, _, written) = rebuild(dir)?;
     if !data.complete {
-        eprintln!(
+        meprintln!(
             "note: the run in {} did not finish; the reports hold its {} recorded steps",
             dir.display(),
             data.steps.len()
         );
     }
-    println!("{}", written.html.display());
-    println!("{}", written.json.display());
-    println!("{}", written.junit.display());
+    mprintln!("{}", written.html.display());
+    mprintln!("{}", written.json.display());
+    mprintln!("{}", written.junit.display());
     for t in &written.traces {
-        println!("{}", t.display());
+        mprintln!("{}", t.display());
     }
     Ok(0)
 }
@@ -125,7 +125,7 @@ pub fn diff(a: &Path, b: &Path) -> Result<i32> {
     use wayfarer_report::baseline::{compare, diff_text, load};
     let a = load(a).context("A")?;
     let b = load(b).context("B")?;
-    print!("{}", diff_text(&a, &b));
+    mprint!("{}", diff_text(&a, &b));
     let mut lines = b.failures.clone();
     Ok(i32::from(compare(&a, &b.target, &mut lines).new > 0))
 }

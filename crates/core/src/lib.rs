@@ -33,6 +33,7 @@ pub mod oracle;
 pub mod record;
 pub mod replay;
 pub mod runner;
+pub mod secrets;
 pub mod shortcut;
 pub mod signature;
 pub mod similarity;

@@ -36,8 +36,10 @@ fn patterns() -> &'static Patterns {
 /// Only hex words of at least 8 characters count as hex, so identifiers like `deadline`
 /// or `cafe` stay as they are.
 pub fn normalize_message(message: &str) -> String {
+    // Masked first: a normalised secret (its digits made `<n>`) no longer matches the mask.
+    let message = crate::secrets::mask_known(message);
     let p = patterns();
-    let s = p.quoted.replace_all(message, "<str>");
+    let s = p.quoted.replace_all(&message, "<str>");
     let s = p.uuid.replace_all(&s, "<uuid>");
     let s = p.hex.replace_all(&s, |c: &regex::Captures| {
         let m = &c[0];
@@ -84,6 +86,13 @@ pub fn signature(
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn a_secret_is_masked_before_its_digits_are_made_placeholders() {
+        crate::secrets::remember([("SIG_SECRET".into(), "Sig s3cr3t 42x".into())]);
+        let n = normalize_message("cannot search for Sig s3cr3t 42x at 7");
+        assert_eq!(n, "cannot search for ${SIG_SECRET} at <n>");
+    }
 
     #[test]
     fn identifiers_stay_apart() {

@@ -57,6 +57,9 @@ pub struct ServerSpec {
     pub log: PathBuf,
     /// Between SIGTERM and SIGKILL when it is stopped.
     pub stop_timeout: Duration,
+    /// Applied to each line before it reaches the log (secrets masked: an access log
+    /// quotes the URLs the run opened). `None`: the output goes to the file directly.
+    pub filter: Option<fn(&str) -> String>,
 }
 
 /// Why a server could not be started, or stopped running.
@@ -231,20 +234,26 @@ impl Server {
             .append(true)
             .open(&self.spec.log)
             .map_err(log_err)?;
-        writeln!(
-            log,
+        let header = format!(
             "== wayfarer: start {} of `{}`",
             self.starts, self.spec.command
-        )
-        .map_err(log_err)?;
+        );
+        let header = self.spec.filter.map_or(header.clone(), |f| f(&header));
+        writeln!(log, "{header}").map_err(log_err)?;
         self.offset = log.seek(SeekFrom::End(0)).map_err(log_err)?;
-        let out = log.try_clone().map_err(log_err)?;
+        let (stdout, stderr) = match self.spec.filter {
+            None => {
+                let out = log.try_clone().map_err(log_err)?;
+                (Stdio::from(out), Stdio::from(log))
+            }
+            Some(_) => (Stdio::piped(), Stdio::piped()),
+        };
         let mut cmd = Command::new("/bin/sh");
         cmd.arg("-c")
             .arg(&self.spec.command)
             .stdin(Stdio::null())
-            .stdout(Stdio::from(out))
-            .stderr(Stdio::from(log))
+            .stdout(stdout)
+            .stderr(stderr)
             // Its own group: stopped as a whole, and a Ctrl-C at the terminal reaches
             // wayfarer only, which then stops it in order.
             .process_group(0);
@@ -254,10 +263,27 @@ impl Server {
         for (k, v) in &self.spec.env {
             cmd.env(k, v);
         }
-        let child = cmd.spawn().map_err(|source| ServerError::Spawn {
+        let mut child = cmd.spawn().map_err(|source| ServerError::Spawn {
             command: self.spec.command.clone(),
             source,
         })?;
+        if let Some(filter) = self.spec.filter {
+            let out = child
+                .stdout
+                .take()
+                .map(|s| Box::new(s) as Box<dyn Read + Send>);
+            let err = child
+                .stderr
+                .take()
+                .map(|s| Box::new(s) as Box<dyn Read + Send>);
+            for pipe in [out, err].into_iter().flatten() {
+                let file = OpenOptions::new()
+                    .append(true)
+                    .open(&self.spec.log)
+                    .map_err(log_err)?;
+                copy_lines(pipe, file, filter);
+            }
+        }
         self.pgid = child.id();
         self.leader = Some(child);
         self.exited = None;
@@ -406,6 +432,33 @@ pub fn answers(url: &Url, deadline: Instant) -> Option<u16> {
 
 /// Complete lines appended to `log` since byte `from` (the unfinished last line kept in
 /// `partial`), and the position read up to.
+/// Copy `pipe` into `log` line by line through `filter`, on a thread of its own that
+/// ends with the pipe (when the last process of the server's group holding it exits).
+fn copy_lines(pipe: Box<dyn Read + Send>, mut log: File, filter: fn(&str) -> String) {
+    let spawned = std::thread::Builder::new()
+        .name("server-log".into())
+        .spawn(move || {
+            let mut reader = std::io::BufReader::new(pipe);
+            let mut line = Vec::new();
+            loop {
+                line.clear();
+                match std::io::BufRead::read_until(&mut reader, b'\n', &mut line) {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) => {
+                        let text = filter(&String::from_utf8_lossy(&line));
+                        // One write per line: the two pipes' lines do not interleave.
+                        if log.write_all(text.as_bytes()).is_err() {
+                            break;
+                        }
+                    }
+                }
+            }
+        });
+    if let Err(e) = spawned {
+        tracing::warn!("cannot copy the server's output into its log: {e}");
+    }
+}
+
 fn new_lines(log: &std::path::Path, from: u64, partial: &mut String) -> (Vec<String>, u64) {
     let Ok(mut f) = File::open(log) else {
         return (Vec::new(), from);
@@ -465,6 +518,7 @@ mod tests {
             cwd: Some(dir.to_path_buf()),
             log: dir.join("server.log"),
             stop_timeout: Duration::from_secs(2),
+            filter: None,
         }
     }
 
@@ -491,6 +545,30 @@ mod tests {
         assert!(log.contains("== wayfarer: stopped by wayfarer"), "{log}");
         // Stopping twice is harmless.
         server.stop();
+    }
+
+    fn hide(line: &str) -> String {
+        line.replace("pw-s3cr3t", "${PW}")
+    }
+
+    #[test]
+    fn a_filtered_log_gets_every_line_of_both_streams_through_the_filter() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = spec(
+            dir.path(),
+            "echo \"login pw-s3cr3t\"; echo \"GET /?q=pw-s3cr3t\" >&2; \
+             echo listening; sleep 300 & wait",
+            output("^listening"),
+        );
+        s.command = format!("{} # pw-s3cr3t", s.command);
+        s.filter = Some(hide);
+        let mut server = Server::start(s).unwrap();
+        server.stop();
+        let log = std::fs::read_to_string(dir.path().join("server.log")).unwrap();
+        assert!(!log.contains("pw-s3cr3t"), "{log}");
+        for line in ["login ${PW}", "GET /?q=${PW}", "listening", "# ${PW}`"] {
+            assert!(log.contains(line), "{line} not in {log}");
+        }
     }
 
     #[test]

@@ -70,7 +70,7 @@ impl Application {
                 let plan = plan(sv, url)?;
                 say(Notice::Info(format!(
                     "wayfarer: starting the application: `{}` (port {}, output in {})",
-                    crate::mask::mask(&plan.spec.command),
+                    wayfarer_core::secrets::mask_known(&plan.spec.command),
                     plan.port,
                     log.display()
                 )));
@@ -173,7 +173,7 @@ impl Application {
     pub fn server_tail(&self) -> String {
         self.server
             .as_ref()
-            .map(|s| crate::mask::mask(&lock(s).server.tail()))
+            .map(|s| wayfarer_core::secrets::mask_known(&lock(s).server.tail()))
             .unwrap_or_default()
     }
 }
@@ -185,7 +185,9 @@ fn lock(s: &Mutex<Slot>) -> MutexGuard<'_, Slot> {
 /// A server error with the secrets this process knows masked (its output may hold them).
 fn masked(e: RunError) -> RunError {
     match e {
-        RunError::Server(s) => RunError::Environment(crate::mask::mask(&s.to_string())),
+        RunError::Server(s) => {
+            RunError::Environment(wayfarer_core::secrets::mask_known(&s.to_string()))
+        }
         e => e,
     }
 }
@@ -202,9 +204,9 @@ impl AppUnderTest for Handle {
         if let (Some(s), true) = (&self.server, self.restart_each) {
             let mut slot = lock(s);
             if slot.used {
-                slot.server
-                    .restart()
-                    .map_err(|e| EnvError::Server(crate::mask::mask(&e.to_string())))?;
+                slot.server.restart().map_err(|e| {
+                    EnvError::Server(wayfarer_core::secrets::mask_known(&e.to_string()))
+                })?;
             }
             slot.used = true;
         }
@@ -225,7 +227,7 @@ impl AppUnderTest for Handle {
         let mut slot = lock(s);
         if slot.dead.is_none() {
             if let Err(e) = slot.server.check() {
-                slot.dead = Some(crate::mask::mask(&e.to_string()));
+                slot.dead = Some(wayfarer_core::secrets::mask_known(&e.to_string()));
             }
         }
         match &slot.dead {
@@ -320,6 +322,8 @@ fn plan(sv: &ServerConfig, url: Option<&str>) -> Result<Plan, RunError> {
             cwd: sv.cwd.as_ref().map(Into::into),
             log: Default::default(),
             stop_timeout: Duration::from_secs(sv.stop_timeout_s),
+            // The application's output is kept: masked like everything kept.
+            filter: Some(wayfarer_core::secrets::mask_known),
         },
         port,
         start,

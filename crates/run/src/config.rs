@@ -56,7 +56,7 @@ fn parse_with_secrets(
         }
         v
     })?;
-    crate::mask::add(used.iter().cloned());
+    wayfarer_core::secrets::remember(used.iter().cloned());
     let secrets = Secrets::new(used.clone());
     // TOML errors quote the offending line and our checks quote values: neither may show
     // a secret, raw or as escaped into the text.

@@ -14,7 +14,6 @@ pub mod config;
 pub mod explore;
 pub mod hook;
 pub mod llm;
-pub mod mask;
 pub mod shrink;
 pub mod trace;
 

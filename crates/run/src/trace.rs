@@ -85,7 +85,7 @@ pub fn open(path: &Path, place: &Place, say: Notices) -> Result<Target, RunError
 fn env_var(k: &str) -> Option<String> {
     let v = std::env::var(k).ok();
     if let Some(v) = &v {
-        crate::mask::add([(k.to_string(), v.clone())]);
+        wayfarer_core::secrets::remember([(k.to_string(), v.clone())]);
     }
     v
 }

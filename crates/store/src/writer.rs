@@ -44,8 +44,19 @@ fn json<T: serde::Serialize>(v: &T) -> String {
 }
 
 impl StoreWriter {
+    /// A record as JSON, every string in it masked.
     fn masked<T: serde::Serialize>(&self, v: &T) -> String {
-        self.secrets.mask_json(&json(v))
+        self.secrets.mask_serialized(v)
+    }
+
+    /// A column's text, masked: URLs, titles and messages are what the application
+    /// answered, and it may echo a secret back (a GET form's URL, a "Welcome, alice").
+    fn text(&self, s: &str) -> String {
+        self.secrets.mask(s)
+    }
+
+    fn texts(&self, all: &[String]) -> Vec<String> {
+        all.iter().map(|s| self.text(s)).collect()
     }
 }
 
@@ -163,6 +174,8 @@ impl Observer for StoreWriter {
     fn on_reset(&mut self, r: &ResetRecord, p: &Progress) {
         let record = self.masked(r);
         let smp = json(&sample(p));
+        let (url, title) = (self.text(&r.url), self.text(&r.title));
+        let findings = self.texts(&r.findings);
         self.write("a reset", |c| {
             c.prepare_cached(
                 "INSERT OR REPLACE INTO resets (episode, after_step, record, sample) \
@@ -172,24 +185,23 @@ impl Observer for StoreWriter {
             c.prepare_cached(
                 "INSERT OR IGNORE INTO states (id, first_step, url, title) VALUES (?1, ?2, ?3, ?4)",
             )?
-            .execute(params![
-                r.state.0 as i64,
-                r.after_step as i64,
-                r.url,
-                r.title
-            ])?;
-            Self::count_findings(c, &r.findings)
+            .execute(params![r.state.0 as i64, r.after_step as i64, url, title])?;
+            Self::count_findings(c, &findings)
         });
     }
 
     fn on_step(&mut self, r: &StepRecord, p: &Progress) {
         let record = self.masked(r);
         let smp = json(&sample(p));
-        let edge = format!(
+        let edge = self.text(&format!(
             "{} {}",
             r.action.kind.as_str(),
             r.action.target.as_deref().unwrap_or("")
-        );
+        ));
+        let url = self.text(&r.url_after);
+        let title = self.text(&r.title_after);
+        let error = r.error.as_deref().map(|e| self.text(e));
+        let findings = self.texts(&r.findings);
         self.write("a step", |c| {
             c.prepare_cached(
                 "INSERT OR REPLACE INTO steps (step, episode, state_before, state_after, url_after, \
@@ -201,9 +213,9 @@ impl Observer for StoreWriter {
                 r.episode as i64,
                 r.state_before.0 as i64,
                 r.state_after.0 as i64,
-                r.url_after,
+                url,
                 r.new_state,
-                r.error,
+                error,
                 r.timings.total.as_micros() as i64,
                 record,
                 smp
@@ -214,8 +226,8 @@ impl Observer for StoreWriter {
             .execute(params![
                 r.state_after.0 as i64,
                 r.step as i64,
-                r.url_after,
-                r.title_after
+                url,
+                title
             ])?;
             if r.error.is_none() {
                 c.prepare_cached(
@@ -228,7 +240,7 @@ impl Observer for StoreWriter {
                     edge
                 ])?;
             }
-            Self::count_findings(c, &r.findings)
+            Self::count_findings(c, &findings)
         });
     }
 
@@ -246,6 +258,8 @@ impl Observer for StoreWriter {
             }
         }
         let failure = self.masked(f);
+        // Masked like the findings that count it: one secret, one signature.
+        let signature = self.text(&f.signature);
         // Counted by the findings of the record that raised it, like every repeat.
         self.write("a failure", |c| {
             c.prepare_cached(
@@ -253,7 +267,7 @@ impl Observer for StoreWriter {
                  VALUES (?1, ?2, ?3, 0, ?4, ?5)",
             )?
             .execute(params![
-                f.signature,
+                signature,
                 f.kind.as_str(),
                 f.step as i64,
                 failure,

@@ -15,6 +15,8 @@ mod role;
 
 pub use locate::{choose, chosen, finds_now, Chosen, LocatorKind};
 
+pub use crate::secrets::Secrets;
+
 /// The trace file format version this build reads and writes.
 pub const TRACE_VERSION: u32 = 1;
 
@@ -252,8 +254,9 @@ impl TraceStep {
     }
 }
 
+/// Masked before it is cut: a cut secret no longer matches the mask.
 fn short(s: &str, n: usize) -> String {
-    s.chars().take(n).collect()
+    crate::secrets::mask_known(s).chars().take(n).collect()
 }
 
 /// The failure a trace is expected to raise.
@@ -380,50 +383,6 @@ impl Trace {
     }
 }
 
-/// Values that came from `${NAME}` references in the configuration. They are written
-/// back as references wherever a trace, report or test would otherwise hold them.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Secrets {
-    /// (name, value), longest value first so a value that contains another masks whole.
-    pairs: Vec<(String, String)>,
-}
-
-impl Secrets {
-    pub fn new(pairs: impl IntoIterator<Item = (String, String)>) -> Secrets {
-        let mut pairs: Vec<_> = pairs.into_iter().filter(|(_, v)| !v.is_empty()).collect();
-        pairs.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then(a.0.cmp(&b.0)));
-        pairs.dedup();
-        Secrets { pairs }
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.pairs.is_empty()
-    }
-
-    /// Replace every secret value in `s` by its `${NAME}` reference.
-    pub fn mask(&self, s: &str) -> String {
-        let mut out = s.to_string();
-        for (name, value) in &self.pairs {
-            out = out.replace(value.as_str(), &format!("${{{name}}}"));
-        }
-        out
-    }
-
-    /// `mask` for JSON text, where a value with quotes or backslashes appears escaped.
-    pub fn mask_json(&self, json: &str) -> String {
-        if self.pairs.is_empty() {
-            return json.to_string();
-        }
-        let mut out = json.to_string();
-        for (name, value) in &self.pairs {
-            let quoted = serde_json::to_string(value).expect("a string serialises");
-            let escaped = &quoted[1..quoted.len() - 1];
-            out = out.replace(escaped, &format!("${{{name}}}"));
-        }
-        out
-    }
-}
-
 /// The `${NAME}` reference syntax, compiled once.
 fn reference() -> &'static regex::Regex {
     static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
@@ -522,15 +481,7 @@ mod tests {
     }
 
     #[test]
-    fn secrets_are_masked_longest_first_and_unmasked_from_env() {
-        let s = Secrets::new([
-            ("PW".to_string(), "hunter2".to_string()),
-            ("PWX".to_string(), "hunter2x".to_string()),
-        ]);
-        assert_eq!(s.mask("a hunter2x b hunter2"), "a ${PWX} b ${PW}");
-        let q = Secrets::new([("Q".to_string(), "a\"b".to_string())]);
-        let json = serde_json::to_string(&vec!["xa\"by"]).unwrap();
-        assert_eq!(q.mask_json(&json), r#"["x${Q}y"]"#);
+    fn secrets_are_unmasked_from_env() {
         let env = |k: &str| (k == "PW").then(|| "pw".to_string());
         assert_eq!(unmask("x${PW}y", env).unwrap(), "xpwy");
         assert!(unmask("${NOPE}", env).unwrap_err().contains("NOPE"));
