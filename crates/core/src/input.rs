@@ -70,6 +70,11 @@ pub trait InputGenerator {
     fn note(&self) -> Option<String> {
         None
     }
+
+    /// Values that are typed whole or not at all (the configuration's `${NAME}` secrets):
+    /// a value made from one (cut, padded) would carry part of it past the mask.
+    /// Generators that rewrite values keep them; layers pass them on.
+    fn keep_whole(&mut self, _secrets: &crate::secrets::Secrets) {}
 }
 
 // Strategies hold their generator in a box; cloning the box forks the generator, so a

@@ -86,6 +86,9 @@ pub fn setup(
         wayfarer_inputs::by_name(&inputs, dictionary)
             .map_err(|e| SetupError::Inputs { name: e.name })?
     };
+    // The configuration's secrets were read before the run is set up.
+    let mut generator = generator;
+    generator.keep_whole(&wayfarer_core::secrets::known());
     let usage = client
         .as_ref()
         .map(|c| c.lock().unwrap_or_else(|p| p.into_inner()).usage());

@@ -7,6 +7,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use wayfarer_core::input::{InputGenerator, MUTATE_NOTE};
 use wayfarer_core::model::{Action, ActionKind, Element, Event, Observation};
+use wayfarer_core::secrets::Secrets;
 
 use super::catalogue::{boundary_values, Family, Row};
 use super::judge::{judge_submission, shows, FormKey, Submission};
@@ -51,6 +52,8 @@ pub struct Mutate {
     note: Option<String>,
     /// The layer's own rng, derived from the first rng it is handed (see [`STREAM`]).
     own: Option<ChaCha8Rng>,
+    /// Values never cut or padded into a boundary value ([`InputGenerator::keep_whole`]).
+    whole: Secrets,
 }
 
 /// What the layer knows about one form.
@@ -94,6 +97,17 @@ impl Mutate {
             handed: BTreeMap::new(),
             note: None,
             own: None,
+            whole: Secrets::default(),
+        }
+    }
+
+    /// What boundary values are made from: `valid`, or a stand-in when it holds a
+    /// secret (a boundary of the same field, without a piece of the secret in it).
+    fn base<'a>(&self, valid: &'a str) -> &'a str {
+        if self.whole.occurs_in(valid) {
+            "x"
+        } else {
+            valid
         }
     }
 
@@ -121,7 +135,7 @@ impl Mutate {
         if !rng.gen_bool(0.5) {
             return valid;
         }
-        let cands = boundary_values(e, &valid)
+        let cands = boundary_values(e, self.base(&valid))
             .into_iter()
             .map(|(row, value)| Candidate {
                 index: 0,
@@ -301,6 +315,11 @@ impl InputGenerator for Mutate {
         Box::new(self.clone())
     }
 
+    fn keep_whole(&mut self, secrets: &Secrets) {
+        self.whole = secrets.clone();
+        self.inner.keep_whole(secrets);
+    }
+
     fn text_for(&mut self, e: &Element, page: &Observation, rng: &mut ChaCha8Rng) -> String {
         self.note = None;
         self.handed.clear();
@@ -351,7 +370,7 @@ impl InputGenerator for Mutate {
             .filter(|(_, (f, _))| f.tag != "select")
             .filter_map(|(i, (f, v))| Some((i, *f, v.as_deref()?)))
             .flat_map(|(index, f, valid)| {
-                boundary_values(f, valid)
+                boundary_values(f, self.base(valid))
                     .into_iter()
                     .map(move |(row, value)| Candidate { index, row, value })
             })

@@ -550,3 +550,50 @@ fn attacks_spread_over_fields_and_try_what_a_field_declares_first() {
     assert!(email[..accepted].iter().all(|r| r.passes_html()));
     assert!(email[accepted..specific].iter().all(|r| !r.passes_html()));
 }
+
+/// Answers every field with one value, as a dictionary entry `${NAME}` would.
+#[derive(Clone)]
+struct Always(&'static str);
+
+impl InputGenerator for Always {
+    fn name(&self) -> &str {
+        "always"
+    }
+    fn fork(&self) -> Box<dyn InputGenerator + Send> {
+        Box::new(self.clone())
+    }
+    fn text_for(&mut self, _: &Element, _: &Observation, _: &mut ChaCha8Rng) -> String {
+        self.0.to_string()
+    }
+}
+
+/// Every value the layer types into a maxlength'd e-mail field over many accepted
+/// submissions, with `keep` (or not) telling it the value is a secret.
+fn values_over_a_secret(keep: bool) -> Vec<String> {
+    const SECRET: &str = "zk9-secret@vault.test";
+    let p = page(vec![field(
+        "#email",
+        "email",
+        &[("name", "email"), ("maxlength", "30"), ("minlength", "8")],
+    )]);
+    let mut m = Mutate::new(Box::new(Always(SECRET)));
+    if keep {
+        m.keep_whole(&Secrets::new([("PW".to_string(), SECRET.to_string())]));
+    }
+    let mut r = rng(9);
+    (0..60)
+        .flat_map(|_| submit(&mut m, &p, &mut r, true))
+        .collect()
+}
+
+#[test]
+fn a_secret_is_typed_whole_or_not_at_all() {
+    let cut_or_padded = |v: &String| v.contains("zk9-se") && !v.contains("zk9-secret@vault.test");
+    // Without being told, boundary values are made of it (cut, padded before the `@`).
+    assert!(values_over_a_secret(false).iter().any(cut_or_padded));
+    let told = values_over_a_secret(true);
+    let bad: Vec<&String> = told.iter().filter(|v| cut_or_padded(v)).collect();
+    assert!(bad.is_empty(), "{bad:?}");
+    // It is still attacked, with boundary values of its own.
+    assert!(told.iter().any(|v| !v.contains("zk9-se")), "{told:?}");
+}
