@@ -864,18 +864,86 @@ impl BrowserEnv {
                 .capture_beyond_viewport(true);
         }
         let params = params.build();
+        let secrets = wayfarer_core::secrets::known();
         self.rt.block_on(async move {
-            match tokio::time::timeout(limit, page.screenshot(params)).await {
+            let blanked = !secrets.is_empty() && blank_secrets(&page, &secrets, limit).await;
+            let png = match tokio::time::timeout(limit, page.screenshot(params)).await {
                 Ok(Ok(png)) => Some(png),
                 Ok(Err(e)) => {
                     tracing::debug!("screenshot: {e}");
                     None
                 }
                 Err(_) => None,
+            };
+            if blanked {
+                if let Err(e) = crate::cdp::eval(&page, UNBLANK, limit).await {
+                    tracing::debug!("restoring the fields blanked for a screenshot: {e}");
+                }
             }
+            png
         })
     }
 }
+
+/// Hides every secret the page shows before a picture is taken (issue 44): a field
+/// holding one is drawn as discs, a text node quoting one has it replaced by as many
+/// bullets; [`UNBLANK`] puts everything back. Password fields are discs already; shadow
+/// roots and canvases are not searched. Whether anything was blanked.
+async fn blank_secrets(
+    page: &chromiumoxide::Page,
+    secrets: &wayfarer_core::secrets::Secrets,
+    limit: std::time::Duration,
+) -> bool {
+    let values: Vec<&str> = secrets.values().collect();
+    let script = BLANK.replace(
+        "__VALUES__",
+        &serde_json::to_string(&values).expect("strings serialise"),
+    );
+    match crate::cdp::eval(page, script, limit).await {
+        Ok(v) => v.as_i64().is_some_and(|n| n > 0),
+        Err(e) => {
+            tracing::debug!("blanking secrets before a screenshot: {e}");
+            false
+        }
+    }
+}
+
+const BLANK: &str = r#"(() => { try {
+  const vals = __VALUES__;
+  const hit = (t) => typeof t === 'string' && vals.some((v) => t.includes(v));
+  const prop = '-webkit-text-security';
+  const fields = [];
+  for (const el of document.querySelectorAll('input, textarea')) {
+    if (el.type === 'password' || !hit(el.value)) continue;
+    fields.push([el, el.style.getPropertyValue(prop), el.style.getPropertyPriority(prop)]);
+    el.style.setProperty(prop, 'disc', 'important');
+  }
+  const texts = [];
+  const root = document.body || document.documentElement;
+  if (root) {
+    const w = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    for (let n = w.nextNode(); n; n = w.nextNode()) if (hit(n.data)) texts.push([n, n.data]);
+  }
+  for (const [n, d] of texts) {
+    let m = d;
+    for (const v of vals) m = m.split(v).join('•'.repeat(v.length));
+    n.data = m;
+  }
+  window[Symbol.for('wayfarer.unblank')] = () => {
+    for (const [el, v, p] of fields) {
+      if (v) el.style.setProperty(prop, v, p); else el.style.removeProperty(prop);
+    }
+    for (const [n, d] of texts) n.data = d;
+  };
+  return fields.length + texts.length;
+} catch (e) { return -1; } })()"#;
+
+const UNBLANK: &str = r#"(() => {
+  const k = Symbol.for('wayfarer.unblank');
+  const f = window[k];
+  delete window[k];
+  if (f) f();
+})()"#;
 
 // The CLI may drive the environment from a worker thread.
 const _: fn() = || {

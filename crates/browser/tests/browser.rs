@@ -1267,3 +1267,57 @@ fn the_scan_names_the_regions_open_on_the_page() {
     open.sort();
     assert_eq!(open, vec!["dialog:Edit item #", "tabpanel:General"]);
 }
+
+const SECRET_PAGE: &str = r#"<!doctype html><html><head><title>Secrets</title><style>
+  body { margin: 0; font: 20px monospace; }
+  input { position: absolute; left: 0; width: 300px; height: 30px; border: 0; padding: 0;
+          font: 20px monospace; color: black; background: white; outline: none; }
+  p { position: absolute; left: 0; margin: 0; height: 30px; }
+</style></head><body>
+<input id="held" style="top: 0" value="Pic-s3cr3t-77">
+<input id="discs" style="top: 50px; -webkit-text-security: disc" value="0123456789abc">
+<p id="said" style="top: 100px">Pic-s3cr3t-77</p>
+<p id="dots" style="top: 150px">&bull;&bull;&bull;&bull;&bull;&bull;&bull;&bull;&bull;&bull;&bull;&bull;&bull;</p>
+</body></html>"#;
+
+/// A picture never shows a secret the process read: a field holding one is drawn as
+/// discs, text quoting one as bullets, exactly as a field and a text made that way; and
+/// the page is put back afterwards.
+#[test]
+fn pictures_blank_secret_fields_and_text_and_put_them_back() {
+    let srv = TestServer::start(vec![("/", html(SECRET_PAGE))]);
+    let mut env = launch(options(&srv.url("/")));
+    env.reset().unwrap();
+    let at = |y: f64| wayfarer_core::Rect {
+        x: 0.0,
+        y,
+        width: 300.0,
+        height: 30.0,
+    };
+    let shot = |env: &mut wayfarer_browser::BrowserEnv, y: f64| {
+        let png = env.picture(at(y)).expect("a picture");
+        image::load_from_memory(&png).unwrap().to_rgba8()
+    };
+    // Before the secret is known, the field and the text are drawn as they are.
+    // Compared with `==`: a failed assert_eq would print every pixel.
+    assert!(shot(&mut env, 0.0) != shot(&mut env, 50.0));
+    wayfarer_core::secrets::remember([("PIC_SECRET".into(), "Pic-s3cr3t-77".into())]);
+    assert!(
+        shot(&mut env, 0.0) == shot(&mut env, 50.0),
+        "the field shows its secret"
+    );
+    assert!(
+        shot(&mut env, 100.0) == shot(&mut env, 150.0),
+        "the text shows the secret"
+    );
+    // Put back: the page still holds the value and the text.
+    let out = env
+        .step(&Action::on(ActionKind::Click, "#said"))
+        .expect("a step after the picture");
+    assert!(out.observation.html.contains("Pic-s3cr3t-77"));
+    assert!(!out
+        .observation
+        .html
+        .contains("text-security: disc !important"));
+    env.close();
+}
