@@ -84,6 +84,8 @@ pub(crate) fn router() -> Router {
             get(|| async { common::html(INNER.to_string()) }),
         )
         .route("/xss", get(xss))
+        // Not linked from the index: a test of secrets starts there (it throws on purpose).
+        .route("/echo", get(echo))
         .route(
             "/naming",
             get(|| async { page("Naming traps", "naming", NAMING) }),
@@ -319,6 +321,40 @@ async fn download_file() -> Response {
         HeaderValue::from_static("attachment; filename=\"report.csv\""),
     );
     r
+}
+
+/// `/echo`: a search form sent with GET whose answer repeats the query the ways an
+/// application shows back a value typed into it: in its URL, its title, its text
+/// (HTML-escaped), the field's value, a link, a console error and an exception.
+async fn echo(
+    axum::extract::Query(q): axum::extract::Query<std::collections::HashMap<String, String>>,
+) -> Response {
+    let form = "<form method=\"get\" action=\"/echo\">\n\
+         <label for=\"echo-q\">Description</label>\n\
+         <input id=\"echo-q\" name=\"q\" type=\"text\" value=\"__VALUE__\" \
+         data-action-id=\"hazards.echo.q\">\n\
+         <button type=\"submit\" data-action-id=\"hazards.echo.search\">Search</button>\n</form>\n";
+    let Some(q) = q.get("q").filter(|q| !q.is_empty()) else {
+        let body = format!("<h1>Search</h1>\n{}", form.replace("__VALUE__", ""));
+        return page("Search", "echo", &body);
+    };
+    let link: String = q
+        .bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' => (b as char).to_string(),
+            _ => format!("%{b:02X}"),
+        })
+        .collect();
+    let body = format!(
+        "<h1>Search</h1>\n{form}<p id=\"echo-said\">No result for {h}.</p>\n\
+         <p><a href=\"/echo?q={link}&amp;page=2\" data-action-id=\"hazards.echo.next\">Next page</a></p>\n\
+         <script>console.error('no result for ' + {j});</script>\n\
+         <script>throw new Error('cannot search for ' + {j});</script>",
+        form = form.replace("__VALUE__", &esc(q)),
+        h = esc(q),
+        j = js_json(q),
+    );
+    page(&format!("Search: {q}"), "echo", &body)
 }
 
 async fn xss() -> Response {
