@@ -56,6 +56,16 @@ fn parse_with_secrets(
         }
         v
     })?;
+    for (name, value) in &used {
+        // Masked wherever it occurs: a short one turns up in URLs and text by chance.
+        if value.chars().count() < 4 {
+            tracing::warn!(
+                "${{{name}}} is {} character(s) long: every occurrence of it in what the \
+                 application shows (URLs, titles, messages) is written as ${{{name}}}",
+                value.chars().count()
+            );
+        }
+    }
     wayfarer_core::secrets::remember(used.iter().cloned());
     let secrets = Secrets::new(used.clone());
     // TOML errors quote the offending line and our checks quote values: neither may show
