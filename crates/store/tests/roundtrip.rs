@@ -118,14 +118,15 @@ fn secrets_are_stored_as_references_never_as_values() {
         target: None,
         state_before: wayfarer_core::StateId(1),
         state_after: wayfarer_core::StateId(2),
-        url_after: "http://app/".into(),
-        title_after: String::new(),
+        // What the application echoes: a GET form's URL (percent-encoded), a title.
+        url_after: "http://app/find?q=hunter%222&p=1".into(),
+        title_after: "Results for hunter\"2".into(),
         element: None,
         new_state: true,
         events: vec![],
         timings: Default::default(),
-        error: None,
-        findings: vec![],
+        error: Some("no page for hunter\"2".into()),
+        findings: vec!["console_error|no result for hunter\"2".into()],
         app_actions: vec![],
         app_state: None,
         decision: None,
@@ -147,6 +148,12 @@ fn secrets_are_stored_as_references_never_as_values() {
         Some("${WF_PASSWORD}")
     );
     assert_eq!(data.meta.config["login"][0]["value"], "${WF_PASSWORD}");
+    // The columns beside the record too: the URL (its encoded form), the state's title.
+    assert_eq!(
+        data.steps[0].record.url_after,
+        "http://app/find?q=${WF_PASSWORD}&p=1"
+    );
+    assert!(data.states.iter().any(|s| s.title == "Results for ${WF_PASSWORD}"));
 }
 
 #[test]
