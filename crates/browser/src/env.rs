@@ -35,6 +35,9 @@ pub(crate) struct Inner {
     pub shared: SharedRef,
     pub launched: Option<Launched>,
     pub session: Option<Session>,
+    /// Actions the current page performed since it was opened: a reset keeps a page that
+    /// served few ([`crate::reset::KEEP_PAGE_BELOW`]).
+    pub page_steps: u32,
     pub first_reset_done: bool,
     /// Which kinds of action leave their document (when to take coverage first).
     pub leave: LeaveStats,
@@ -96,6 +99,7 @@ impl BrowserEnv {
             shared: SharedRef::with_coverage(opts.coverage.clone()),
             launched: None,
             session: None,
+            page_steps: 0,
             first_reset_done: false,
             leave: LeaveStats::default(),
             last_action: None,
@@ -368,6 +372,7 @@ impl Inner {
         )
         .await?;
         self.session = Some(s);
+        self.page_steps = 0;
         Ok(())
     }
 
@@ -596,6 +601,7 @@ impl Inner {
     /// Perform the action and wait for stability: the time each took.
     async fn act_and_wait(&mut self, action: &Action) -> Result<Acted, BrowserError> {
         let page = self.page()?;
+        self.page_steps += 1;
         let documents = {
             let mut s = self.shared.lock();
             s.cov_paused = Duration::ZERO;

@@ -14,6 +14,10 @@ use crate::cdp::{call, eval, BrowserError};
 use crate::env::Inner;
 use crate::login::{self, LoginWatch};
 
+/// A reset keeps the page when it performed fewer actions than this since it was opened
+/// (episodes of the strategies are 50-100 actions: the first reset after one replaces it).
+pub(crate) const KEEP_PAGE_BELOW: u32 = 40;
+
 impl Inner {
     pub(crate) async fn reset_once(&mut self) -> Result<Outcome, BrowserError> {
         let t = Instant::now();
@@ -29,13 +33,21 @@ impl Inner {
             .launched
             .as_ref()
             .ok_or_else(|| BrowserError::Dead("no browser".into()))?;
-        // A fresh page every episode (a fresh context when isolating): a renderer that
-        // served a long episode with the profiler and the debugger attached kept every
-        // document's functions alive, and a 1000-step run slowed to a quarter of its speed.
-        if let Some(s) = self.session.take() {
-            s.close(&l.browser, cdp).await;
+        // A fresh page once the page served many actions (a fresh context when isolating):
+        // a renderer that served a long episode with the profiler and the debugger attached
+        // kept every document's functions alive, and a 1000-step run slowed to a quarter of
+        // its speed. A page that served few (a replay while shrinking) is kept: a new one
+        // costs 0.2-0.4 s, most of a short replay's reset. It is on about:blank by now.
+        let keep = !self.opts.config.isolate
+            && self.page_steps < KEEP_PAGE_BELOW
+            && self.session.is_some()
+            && !self.shared.lock().crashed;
+        if !keep {
+            if let Some(s) = self.session.take() {
+                s.close(&l.browser, cdp).await;
+            }
+            self.open_session().await?;
         }
-        self.open_session().await?;
         let opened = t.elapsed();
         if !self.opts.config.isolate {
             // The clears are independent commands: sent together, awaited once.
@@ -108,6 +120,7 @@ impl Inner {
         }
         // Where a reset's time goes, cumulative: left the page, a new page open, cleared, loaded.
         tracing::debug!(
+            kept_page = keep,
             timings = ?outcome.timings,
             left_ms = left.as_millis() as u64,
             opened_ms = opened.as_millis() as u64,
