@@ -153,7 +153,10 @@ fn secrets_are_stored_as_references_never_as_values() {
         data.steps[0].record.url_after,
         "http://app/find?q=${WF_PASSWORD}&p=1"
     );
-    assert!(data.states.iter().any(|s| s.title == "Results for ${WF_PASSWORD}"));
+    assert!(data
+        .states
+        .iter()
+        .any(|s| s.title == "Results for ${WF_PASSWORD}"));
 }
 
 #[test]
