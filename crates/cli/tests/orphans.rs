@@ -1,5 +1,7 @@
 //! No orphan browser: a `wayfarer` killed with SIGKILL at any moment of a run (launching
-//! Chromium, mid-step, resetting) leaves no Chromium of its own behind after 2 seconds.
+//! Chromium, mid-step, resetting) leaves no Chromium of its own behind. Gone within 2 s on
+//! an idle machine; the bound is 10 s, for a loaded one (issue 45: at a load of ~9 on two
+//! cores the watchdog's walk of /proc and the crash handler's own exit took over 2 s).
 //! The processes of one run are told apart by an environment variable they all inherit.
 
 mod common;
@@ -64,13 +66,17 @@ fn sigkill_at_ten_random_moments_leaves_no_chromium() {
         }
         let killed = Instant::now();
         let mut left = chromium_of(&value);
-        while !left.is_empty() && killed.elapsed() < Duration::from_secs(2) {
+        while !left.is_empty() && killed.elapsed() < Duration::from_secs(10) {
             std::thread::sleep(Duration::from_millis(100));
             left = chromium_of(&value);
         }
+        eprintln!(
+            "kill {i}: {before} Chromium processes, gone after {} ms",
+            killed.elapsed().as_millis()
+        );
         assert!(
             left.is_empty(),
-            "kill {i} after {after} ms ({before} Chromium processes then): still alive 2 s later: {left:?}"
+            "kill {i} after {after} ms ({before} Chromium processes then): still alive 10 s later: {left:?}"
         );
     }
     // The kills must have hit running browsers, or the test proves nothing.
