@@ -13,7 +13,7 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
-use wayfarer_core::trace::Secrets;
+use wayfarer_core::secrets::Secrets;
 use wayfarer_core::Config;
 
 use crate::BenchError;

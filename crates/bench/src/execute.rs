@@ -8,8 +8,8 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use wayfarer_core::infer::InferenceConfig;
+use wayfarer_core::secrets::Secrets;
 use wayfarer_core::summary::FailureLine;
-use wayfarer_core::trace::Secrets;
 use wayfarer_core::{Observer, RunSummary};
 use wayfarer_run::{Application, Notice, Settings, Workers};
 use wayfarer_testapps::{ServeOptions, Server};

@@ -655,11 +655,7 @@ pub(crate) fn console_event(e: &EventConsoleApiCalled) -> Option<Event> {
         return None;
     }
     let text: Vec<String> = e.args.iter().map(object_text).collect();
-    // Masked before it is cut: a cut secret no longer matches the mask.
-    let msg: String = wayfarer_core::secrets::mask_known(&console_text(&text))
-        .chars()
-        .take(500)
-        .collect();
+    let msg = wayfarer_core::secrets::mask_then_cut(&console_text(&text), 500);
     let event = Event::new(EventKind::ConsoleError, msg);
     Some(match top_frame(e.stack_trace.as_ref()) {
         Some((u, l, c)) => event.at(u, Some(l), Some(c)),

@@ -119,7 +119,7 @@ fn check_flags(args: &RunArgs, config: &Config) -> Result<()> {
 }
 
 /// The configuration file with `--serve` applied.
-pub fn config(args: &RunArgs) -> Result<(Config, wayfarer_core::trace::Secrets)> {
+pub fn config(args: &RunArgs) -> Result<(Config, wayfarer_core::secrets::Secrets)> {
     let (mut config, secrets) = wayfarer_run::config::load(args.config.as_deref())?;
     if let Some(cmd) = &args.serve {
         let mut sv = config.server.take().unwrap_or_default();

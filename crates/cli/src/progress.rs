@@ -82,11 +82,7 @@ impl Observer for ProgressLine {
 
     fn on_failure(&mut self, f: &Failure, _screenshot: Option<&[u8]>) {
         self.clear();
-        // Masked before it is cut: a cut secret no longer matches the mask.
-        let msg: String = wayfarer_core::secrets::mask_known(&f.message)
-            .chars()
-            .take(120)
-            .collect();
+        let msg = wayfarer_core::secrets::mask_then_cut(&f.message, 120);
         meprintln!("  ✗ step {}: {} {}", f.step, f.kind.as_str(), msg);
     }
 

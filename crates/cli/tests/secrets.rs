@@ -13,13 +13,30 @@ const USER: &str = "sam.q7vk2@example.test";
 const PASS: &str = "Pw-zr83ms1x";
 const NOTE: &str = "Note-hk29vw";
 
-fn wayfarer() -> Command {
+/// The binary with these variables set, and no RUST_LOG of the caller.
+fn with_env(vars: &[(&str, &str)]) -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_wayfarer"));
-    c.env("WF_SECRET_USER", USER)
-        .env("WF_SECRET_PASS", PASS)
-        .env("WF_SECRET_NOTE", NOTE)
-        .env_remove("RUST_LOG");
+    c.envs(vars.iter().copied()).env_remove("RUST_LOG");
     c
+}
+
+fn wayfarer() -> Command {
+    with_env(&[
+        ("WF_SECRET_USER", USER),
+        ("WF_SECRET_PASS", PASS),
+        ("WF_SECRET_NOTE", NOTE),
+    ])
+}
+
+/// Run a command that explores: it must finish (exit 0, or 1 for failures found).
+fn finished(c: &mut Command) -> Output {
+    let out = c.output().unwrap();
+    assert!(
+        matches!(out.status.code(), Some(0 | 1)),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
 }
 
 const CONFIG: &str = r##"
@@ -90,26 +107,21 @@ fn no_secret_value_in_any_file_log_report_or_export_of_a_run() {
     let config = dir.path().join("wayfarer.toml");
     std::fs::write(&config, CONFIG).unwrap();
     let run = dir.path().join("run");
-    let explore = wayfarer()
-        .args([
-            "explore",
-            &server.url(),
-            "-vv",
-            "--budget",
-            "40",
-            "--seed",
-            "3",
-        ])
-        .arg("--config")
-        .arg(&config)
-        .arg("--out")
-        .arg(&run)
-        .output()
-        .unwrap();
-    assert!(
-        matches!(explore.status.code(), Some(0 | 1)),
-        "{}",
-        String::from_utf8_lossy(&explore.stderr)
+    let explore = finished(
+        wayfarer()
+            .args([
+                "explore",
+                &server.url(),
+                "-vv",
+                "--budget",
+                "40",
+                "--seed",
+                "3",
+            ])
+            .arg("--config")
+            .arg(&config)
+            .arg("--out")
+            .arg(&run),
     );
     let export = wayfarer()
         .args(["export", "-vv"])
@@ -262,28 +274,19 @@ fn a_secret_the_application_echoes_is_masked_in_every_form() {
     )
     .unwrap();
     let run = dir.path().join("run");
-    let cmd = || {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_wayfarer"));
-        c.env("WF_ECHO_SECRET", ECHOED).env_remove("RUST_LOG");
-        c
-    };
-    let explore = cmd()
-        .args([
-            "explore",
-            &format!("{}/echo", server.url().trim_end_matches('/')),
-            "-vv",
-        ])
-        .args(["--budget", "30", "--seed", "1", "--shrink", "off"])
-        .arg("--config")
-        .arg(&config)
-        .arg("--out")
-        .arg(&run)
-        .output()
-        .unwrap();
-    assert!(
-        matches!(explore.status.code(), Some(0 | 1)),
-        "{}",
-        String::from_utf8_lossy(&explore.stderr)
+    let cmd = || with_env(&[("WF_ECHO_SECRET", ECHOED)]);
+    let explore = finished(
+        cmd()
+            .args([
+                "explore",
+                &format!("{}/echo", server.url().trim_end_matches('/')),
+                "-vv",
+            ])
+            .args(["--budget", "30", "--seed", "1", "--shrink", "off"])
+            .arg("--config")
+            .arg(&config)
+            .arg("--out")
+            .arg(&run),
     );
     let export = cmd().args(["export", "-vv"]).arg(&run).output().unwrap();
     let report = cmd().args(["report", "-vv"]).arg(&run).output().unwrap();
@@ -337,18 +340,11 @@ fn the_demo_with_a_secret_in_a_search_form_writes_it_nowhere() {
         "[inputs]\n\"(?i)description|name|city|address\" = \"${WF_BAR_SECRET}\"\n",
     )
     .unwrap();
-    let demo = Command::new(env!("CARGO_BIN_EXE_wayfarer"))
-        .current_dir(dir.path())
-        .env("WF_BAR_SECRET", SECRET)
-        .env_remove("RUST_LOG")
-        .args(["demo", "--app", "clinic", "--budget", "150", "--seed", "2"])
-        .args(["--config", "c.toml", "-vv"])
-        .output()
-        .unwrap();
-    assert!(
-        matches!(demo.status.code(), Some(0 | 1)),
-        "{}",
-        String::from_utf8_lossy(&demo.stderr)
+    let demo = finished(
+        with_env(&[("WF_BAR_SECRET", SECRET)])
+            .current_dir(dir.path())
+            .args(["demo", "--app", "clinic", "--budget", "150", "--seed", "2"])
+            .args(["--config", "c.toml", "-vv"]),
     );
     let found = every_leak(dir.path(), &[("demo", &demo)], SECRET);
     assert!(found.is_empty(), "the secret was written: {found:#?}");

@@ -227,9 +227,9 @@ pub fn refusal(before: &Observation, button: &Element, after: &Observation) -> O
         .map(|e| format!("error text: {}", clip(&e.text)))
 }
 
-/// Masked before it is cut: the page may quote a secret typed into the form.
+/// The page may quote a secret typed into the form.
 fn clip(s: &str) -> String {
-    crate::secrets::mask_known(s).chars().take(80).collect()
+    crate::secrets::mask_then_cut(s, 80)
 }
 
 #[cfg(test)]

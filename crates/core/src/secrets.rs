@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::{PoisonError, RwLock};
 
+use percent_encoding::{utf8_percent_encode, AsciiSet, CONTROLS, NON_ALPHANUMERIC};
 use regex::Regex;
 
 /// Values to mask, and the matcher built from every form of them.
@@ -49,19 +50,19 @@ impl Secrets {
         }
         let mut needles: Vec<&String> = named.keys().collect();
         needles.sort_by(|a, b| b.len().cmp(&a.len()).then(a.cmp(b)));
-        let matcher = (!needles.is_empty()).then(|| {
-            let alternation = needles
-                .iter()
-                .map(|n| regex::escape(n))
-                .collect::<Vec<_>>()
-                .join("|");
-            // Alternatives are tried in order: longest first, so a value that contains
-            // another (or a form that extends another) masks whole.
+        // Alternatives are tried in order: longest first, so a value that contains another
+        // (or a form that extends another) masks whole.
+        let alternation = needles
+            .iter()
+            .map(|n| regex::escape(n))
+            .collect::<Vec<_>>()
+            .join("|");
+        let matcher = (!named.is_empty()).then(|| {
             let re = regex::RegexBuilder::new(&alternation)
                 .size_limit(64 << 20)
                 .build()
                 .expect("escaped literals always compile");
-            (re, named.clone())
+            (re, named)
         });
         Secrets { pairs, matcher }
     }
@@ -74,11 +75,6 @@ impl Secrets {
     /// through the mask: the pixels of a screenshot).
     pub fn values(&self) -> impl Iterator<Item = &str> {
         self.pairs.iter().map(|(_, v)| v.as_str())
-    }
-
-    /// The names, in mask order.
-    pub fn names(&self) -> impl Iterator<Item = &str> {
-        self.pairs.iter().map(|(n, _)| n.as_str())
     }
 
     /// Whether `s` holds a secret value in any of its forms.
@@ -99,8 +95,11 @@ impl Secrets {
     /// `v` serialised to JSON with every string in it (object keys too) masked: the text
     /// stays valid JSON whatever the values are.
     pub fn mask_serialized<T: serde::Serialize>(&self, v: &T) -> String {
-        if self.matcher.is_none() {
-            return serde_json::to_string(v).expect("run records always serialise");
+        let text = serde_json::to_string(v).expect("run records always serialise");
+        // Most records hold none (a value inside a JSON string is there as typed or
+        // JSON-escaped, both among its forms): only those that do are rebuilt.
+        if !self.occurs_in(&text) {
+            return text;
         }
         let mut value = serde_json::to_value(v).expect("run records always serialise");
         self.mask_value(&mut value);
@@ -136,23 +135,21 @@ impl Secrets {
 /// The secrets this process has read so far (the configuration's, a trace's filled from
 /// the environment), for text made where no `Secrets` is at hand: the log, a line cut
 /// short (mask first, or a cut value escapes the mask), a console message.
-static KNOWN: RwLock<Vec<(String, String)>> = RwLock::new(Vec::new());
-static KNOWN_MASK: RwLock<Option<Secrets>> = RwLock::new(None);
+static KNOWN: RwLock<Option<Secrets>> = RwLock::new(None);
 
 /// Mask these (name, value) pairs in `mask_known` from now on.
 pub fn remember(pairs: impl IntoIterator<Item = (String, String)>) {
     let mut known = KNOWN.write().unwrap_or_else(PoisonError::into_inner);
-    let before = known.len();
-    known.extend(pairs);
-    if known.len() > before {
-        let secrets = Secrets::new(known.iter().cloned());
-        *KNOWN_MASK.write().unwrap_or_else(PoisonError::into_inner) = Some(secrets);
+    let old = known.as_ref().map(|k| k.pairs.clone()).unwrap_or_default();
+    let all = Secrets::new(old.iter().cloned().chain(pairs));
+    if all.pairs != old {
+        *known = Some(all);
     }
 }
 
 /// Every secret this process has read so far.
 pub fn known() -> Secrets {
-    KNOWN_MASK
+    KNOWN
         .read()
         .unwrap_or_else(PoisonError::into_inner)
         .clone()
@@ -161,56 +158,69 @@ pub fn known() -> Secrets {
 
 /// `text` with every secret this process has read masked (see [`Secrets::mask`]).
 pub fn mask_known(text: &str) -> String {
-    match &*KNOWN_MASK.read().unwrap_or_else(PoisonError::into_inner) {
+    match &*KNOWN.read().unwrap_or_else(PoisonError::into_inner) {
         Some(s) => s.mask(text),
         None => text.to_string(),
     }
 }
+
+/// `text` masked, then cut to its first `n` characters: cut first, a secret across the
+/// cut would no longer match the mask.
+pub fn mask_then_cut(text: &str, n: usize) -> String {
+    mask_known(text).chars().take(n).collect()
+}
+
+/// encodeURIComponent leaves letters, digits and `-_.!~*'()`.
+const COMPONENT: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'_')
+    .remove(b'.')
+    .remove(b'!')
+    .remove(b'~')
+    .remove(b'*')
+    .remove(b'\'')
+    .remove(b'(')
+    .remove(b')');
+/// RFC 3986's unreserved characters stay, every other byte is escaped.
+const UNRESERVED: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'_')
+    .remove(b'.')
+    .remove(b'~');
+/// The WHATWG URL parser's query set for special schemes (it leaves most punctuation).
+const QUERY: &AsciiSet = &CONTROLS
+    .add(b' ')
+    .add(b'"')
+    .add(b'#')
+    .add(b'<')
+    .add(b'>')
+    .add(b'\'');
+/// The WHATWG URL parser's path set.
+const PATH: &AsciiSet = &CONTROLS
+    .add(b' ')
+    .add(b'"')
+    .add(b'#')
+    .add(b'<')
+    .add(b'>')
+    .add(b'?')
+    .add(b'`')
+    .add(b'{')
+    .add(b'}');
 
 /// The forms a value takes where we keep or show what an application answered: as typed;
 /// escaped in JSON and in a `{:?}` log line; percent-encoded by a form submission (`+` for
 /// a space), by `encodeURIComponent`, by the URL parser (which leaves most punctuation),
 /// every byte but the unreserved ones, each in upper and lower case hex; escaped in HTML
 /// (quotes as entities or left alone).
-pub fn forms(value: &str) -> Vec<String> {
+fn forms(value: &str) -> Vec<String> {
     let mut out = vec![value.to_string()];
     let json = serde_json::to_string(value).expect("a string serialises");
     out.push(json[1..json.len() - 1].to_string());
     out.push(value.escape_debug().to_string());
-    let form = percent(
-        value,
-        |b| b.is_ascii_alphanumeric() || b"*-._".contains(&b),
-        true,
-    );
-    let component = percent(
-        value,
-        |b| b.is_ascii_alphanumeric() || b"-_.!~*'()".contains(&b),
-        false,
-    );
-    let unreserved = percent(
-        value,
-        |b| b.is_ascii_alphanumeric() || b"-_.~".contains(&b),
-        false,
-    );
-    // WHATWG URL: the query set of a special scheme, and the path set.
-    let query = percent(
-        value,
-        |b| b.is_ascii_graphic() && !b"\"#<>'".contains(&b),
-        false,
-    );
-    let path = percent(
-        value,
-        |b| b.is_ascii_graphic() && !b"\"#<>?`{}".contains(&b),
-        false,
-    );
-    for p in [
-        form.clone(),
-        form.replace('+', "%20"),
-        component,
-        unreserved,
-        query,
-        path,
-    ] {
+    let form: String = url::form_urlencoded::byte_serialize(value.as_bytes()).collect();
+    let encoded =
+        [COMPONENT, UNRESERVED, QUERY, PATH].map(|set| utf8_percent_encode(value, set).to_string());
+    for p in [form.replace('+', "%20"), form].into_iter().chain(encoded) {
         out.push(lower_hex(&p));
         out.push(p);
     }
@@ -224,21 +234,6 @@ pub fn forms(value: &str) -> Vec<String> {
     out.sort();
     out.dedup();
     out.retain(|f| !f.is_empty());
-    out
-}
-
-/// `s` with every byte `keep` refuses written `%XX` (a space as `+` when `plus`).
-fn percent(s: &str, keep: impl Fn(u8) -> bool, plus: bool) -> String {
-    let mut out = String::with_capacity(s.len());
-    for &b in s.as_bytes() {
-        if keep(b) {
-            out.push(b as char);
-        } else if plus && b == b' ' {
-            out.push('+');
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
     out
 }
 

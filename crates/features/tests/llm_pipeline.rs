@@ -5,7 +5,7 @@
 use wayfarer_core::config::LlmConfig;
 use wayfarer_core::embed::text::HashedText;
 use wayfarer_core::llm::MemoryCache;
-use wayfarer_core::trace::Secrets;
+use wayfarer_core::secrets::Secrets;
 use wayfarer_core::{ActionKind, StateId};
 use wayfarer_features::db::Query;
 use wayfarer_features::explore::{describe, ObservedAction, StateInfo};

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use sha2::{Digest, Sha256};
 use wayfarer_core::llm::{AnswerCache, CachedAnswer, LlmUsage, MemoryCache, SharedUsage};
-use wayfarer_core::trace::Secrets;
+use wayfarer_core::secrets::Secrets;
 
 use crate::answer;
 use crate::heuristic::HeuristicProvider;

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use wayfarer_core::config::LlmConfig;
 use wayfarer_core::llm::AnswerCache;
-use wayfarer_core::trace::Secrets;
+use wayfarer_core::secrets::Secrets;
 
 use crate::client::{LlmClient, Prices};
 use crate::openai::{BadEndpoint, OpenAiConfig, OpenAiProvider};

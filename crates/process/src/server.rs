@@ -238,7 +238,10 @@ impl Server {
             "== wayfarer: start {} of `{}`",
             self.starts, self.spec.command
         );
-        let header = self.spec.filter.map_or(header.clone(), |f| f(&header));
+        let header = match self.spec.filter {
+            Some(f) => f(&header),
+            None => header,
+        };
         writeln!(log, "{header}").map_err(log_err)?;
         self.offset = log.seek(SeekFrom::End(0)).map_err(log_err)?;
         let (stdout, stderr) = match self.spec.filter {
@@ -268,20 +271,12 @@ impl Server {
             source,
         })?;
         if let Some(filter) = self.spec.filter {
-            let out = child
-                .stdout
-                .take()
-                .map(|s| Box::new(s) as Box<dyn Read + Send>);
-            let err = child
-                .stderr
-                .take()
-                .map(|s| Box::new(s) as Box<dyn Read + Send>);
-            for pipe in [out, err].into_iter().flatten() {
-                let file = OpenOptions::new()
-                    .append(true)
-                    .open(&self.spec.log)
-                    .map_err(log_err)?;
-                copy_lines(pipe, file, filter);
+            let open = || OpenOptions::new().append(true).open(&self.spec.log);
+            if let Some(out) = child.stdout.take() {
+                copy_lines(out, open().map_err(log_err)?, filter);
+            }
+            if let Some(err) = child.stderr.take() {
+                copy_lines(err, open().map_err(log_err)?, filter);
             }
         }
         self.pgid = child.id();
@@ -430,11 +425,9 @@ pub fn answers(url: &Url, deadline: Instant) -> Option<u16> {
     (code < 500).then_some(code)
 }
 
-/// Complete lines appended to `log` since byte `from` (the unfinished last line kept in
-/// `partial`), and the position read up to.
 /// Copy `pipe` into `log` line by line through `filter`, on a thread of its own that
 /// ends with the pipe (when the last process of the server's group holding it exits).
-fn copy_lines(pipe: Box<dyn Read + Send>, mut log: File, filter: fn(&str) -> String) {
+fn copy_lines(pipe: impl Read + Send + 'static, mut log: File, filter: fn(&str) -> String) {
     let spawned = std::thread::Builder::new()
         .name("server-log".into())
         .spawn(move || {
@@ -459,6 +452,8 @@ fn copy_lines(pipe: Box<dyn Read + Send>, mut log: File, filter: fn(&str) -> Str
     }
 }
 
+/// Complete lines appended to `log` since byte `from` (the unfinished last line kept in
+/// `partial`), and the position read up to.
 fn new_lines(log: &std::path::Path, from: u64, partial: &mut String) -> (Vec<String>, u64) {
     let Ok(mut f) = File::open(log) else {
         return (Vec::new(), from);

@@ -4,7 +4,8 @@
 
 use std::path::Path;
 
-use wayfarer_core::trace::{unmask, Secrets};
+use wayfarer_core::secrets::Secrets;
+use wayfarer_core::trace::unmask;
 use wayfarer_core::Config;
 
 use crate::{usage, RunError, Why};

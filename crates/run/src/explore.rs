@@ -10,7 +10,7 @@ use wayfarer_browser::{find_chrome, BrowserEnv, BrowserOptions, CoveragePool};
 use wayfarer_core::candidates::DenyText;
 use wayfarer_core::config::Restart;
 use wayfarer_core::infer::InferenceConfig;
-use wayfarer_core::trace::Secrets;
+use wayfarer_core::secrets::Secrets;
 use wayfarer_core::{
     run_workers, AutoWorkers, Budget, Config, Environment, Observer, Oracles, RunOptions,
     RunSummary, WithApp,

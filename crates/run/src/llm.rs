@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use wayfarer_core::config::LlmConfig;
-use wayfarer_core::trace::Secrets;
+use wayfarer_core::secrets::Secrets;
 use wayfarer_llm::SharedClient;
 use wayfarer_store::StoreCache;
 

@@ -160,7 +160,7 @@ impl AnswerCache for StoreCache {
 mod tests {
     use super::*;
     use crate::{RunMeta, StoreWriter};
-    use wayfarer_core::trace::Secrets;
+    use wayfarer_core::secrets::Secrets;
 
     fn entry<'a>(prompt: &'a str, answer: &'a str) -> CachedAnswer<'a> {
         CachedAnswer {

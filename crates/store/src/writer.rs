@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::{params, Connection};
 use wayfarer_core::runner::KnowledgeRow;
-use wayfarer_core::trace::Secrets;
+use wayfarer_core::secrets::Secrets;
 use wayfarer_core::{
     Failure, Observer, Progress, ResetRecord, RunSummary, StepRecord, StrategySnapshot,
 };

@@ -103,7 +103,7 @@ fn another_schema_version_is_refused_with_a_clear_message() {
 
 #[test]
 fn secrets_are_stored_as_references_never_as_values() {
-    use wayfarer_core::trace::Secrets;
+    use wayfarer_core::secrets::Secrets;
     let dir = tempfile::tempdir().unwrap();
     let secrets = Secrets::new([("WF_PASSWORD".to_string(), "hunter\"2".to_string())]);
     let mut m = meta();
@@ -161,7 +161,7 @@ fn secrets_are_stored_as_references_never_as_values() {
 
 #[test]
 fn the_latest_strategy_snapshot_is_kept_with_secrets_masked() {
-    use wayfarer_core::trace::Secrets;
+    use wayfarer_core::secrets::Secrets;
     use wayfarer_core::{SnapshotTable, StrategySnapshot};
     let dir = tempfile::tempdir().unwrap();
     let secrets = Secrets::new([("WF_PASSWORD".to_string(), "s3cret-value".to_string())]);
@@ -199,7 +199,7 @@ fn the_latest_strategy_snapshot_is_kept_with_secrets_masked() {
 #[test]
 fn the_knowledge_base_is_kept_with_secrets_masked() {
     use wayfarer_core::runner::KnowledgeRow;
-    use wayfarer_core::trace::Secrets;
+    use wayfarer_core::secrets::Secrets;
     let dir = tempfile::tempdir().unwrap();
     let secrets = Secrets::new([("WF_PASSWORD".to_string(), "s3cret-value".to_string())]);
     let mut w = StoreWriter::create(dir.path(), &meta(), secrets).unwrap();

@@ -15,8 +15,6 @@ mod role;
 
 pub use locate::{choose, chosen, finds_now, Chosen, LocatorKind};
 
-pub use crate::secrets::Secrets;
-
 /// The trace file format version this build reads and writes.
 pub const TRACE_VERSION: u32 = 1;
 
@@ -254,9 +252,8 @@ impl TraceStep {
     }
 }
 
-/// Masked before it is cut: a cut secret no longer matches the mask.
 fn short(s: &str, n: usize) -> String {
-    crate::secrets::mask_known(s).chars().take(n).collect()
+    crate::secrets::mask_then_cut(s, n)
 }
 
 /// The failure a trace is expected to raise.
