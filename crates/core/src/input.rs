@@ -71,6 +71,14 @@ pub trait InputGenerator {
         None
     }
 
+    /// Whether filling the form that `action` submits on `page` again would try something
+    /// this generator has not tried on it yet (the mutate layer's boundary values for a
+    /// form that took valid ones): work left on that form for a strategy that otherwise
+    /// moves on from actions that brought nothing new.
+    fn work_left(&self, _page: &Observation, _action: &Action) -> bool {
+        false
+    }
+
     /// Values that are typed whole or not at all (the configuration's `${NAME}` secrets):
     /// a value made from one (cut, padded) would carry part of it past the mask.
     /// Generators that rewrite values keep them; layers pass them on.

@@ -13,10 +13,12 @@
 //!    the loop offered, so deny rules hold;
 //! 2. an action never tried anywhere in the run (a control no other page had), then one
 //!    never tried in this state, chosen at random;
-//! 3. with nothing untried here: a link seen on another page and never followed, oldest
-//!    first, loaded directly (a `navigate`, scope enforced by the browser); else the newest
-//!    state seen elsewhere that still has untried actions, by loading the URL it was seen
-//!    at (given up after two loads that showed another state);
+//! 3. with nothing untried here: a form the input generator still has values for (the
+//!    mutate layer's boundary values, once the form took valid ones), filled and sent
+//!    again (at most `FORM_TRIES` times); else a link seen on another page and never
+//!    followed, oldest first, loaded directly (a `navigate`, scope enforced by the
+//!    browser); else the newest state seen elsewhere that still has untried actions, by
+//!    loading the URL it was seen at (given up after two loads that showed another state);
 //! 4. the best tried action here by UCB: novelty per try plus `ucb` * sqrt(ln N / n).
 //!
 //! Resets are rare: episodes are long (`episode_steps`), and one is asked for only when
@@ -43,12 +45,16 @@ use wayfarer_core::{
 };
 
 use crate::fill::{fill_noted, with_note};
-use crate::form::take;
+use crate::form::{fields_before, take};
 use crate::route::{Route, RouteNext};
 use crate::snapshot::capped;
 
 /// Loads of a state's URL that may show another state before returns to it stop.
 const MISSES: u32 = 2;
+
+/// Tries of one form's button in one state while the input generator has work left on
+/// the form: a bound of our own, whatever the generator says.
+const FORM_TRIES: u32 = 24;
 
 /// File types a link may point at that are downloads, not pages to explore.
 const DOWNLOADS: &[&str] = &[
@@ -105,6 +111,8 @@ struct Mind {
     steps: u64,
     followed: u64,
     returns: u64,
+    /// Forms filled again because the generator had values left for them.
+    refills: u64,
     productive: u64,
 }
 
@@ -330,6 +338,25 @@ impl Agent for GuidedAgent {
             );
         }
         if untried.is_empty() {
+            // A form the input generator still has values for (boundary values for a
+            // form that took valid ones) is work left here: the bugs behind a form
+            // want several fills of it, and nothing else here is new.
+            let forms: Vec<&Action> = view
+                .actions
+                .iter()
+                .filter(|a| {
+                    mind.stats
+                        .get(&(s, key(a)))
+                        .is_some_and(|st| st.tries < FORM_TRIES)
+                })
+                .filter(|a| self.inputs.work_left(view.observation, a))
+                .filter(|a| !fields_before(view.observation, a).is_empty())
+                .collect();
+            if let Some(choice) = forms.choose(rng).map(|a| (*a).clone()) {
+                mind.refills += 1;
+                drop(mind);
+                return self.take(&choice, "form with values left to try".into(), view, rng);
+            }
             if let Some(url) = mind.next_link() {
                 mind.followed += 1;
                 drop(mind);
@@ -465,6 +492,7 @@ impl Agent for GuidedAgent {
                 ("links followed".into(), mind.followed),
                 ("links left".into(), left.len() as u64),
                 ("returns to work left".into(), mind.returns),
+                ("forms filled again for values left".into(), mind.refills),
                 ("external actions".into(), mind.external.len() as u64),
             ],
             tables: vec![
@@ -750,6 +778,90 @@ mod tests {
             );
         }
         assert!(!fresh.wants_reset(&view));
+    }
+
+    /// Says it has values left for every form, as the mutate layer does for a form that
+    /// took valid values.
+    struct Pending;
+
+    impl InputGenerator for Pending {
+        fn fork(&self) -> Box<dyn InputGenerator + Send> {
+            Box::new(Pending)
+        }
+        fn name(&self) -> &str {
+            "pending"
+        }
+        fn text_for(&mut self, _: &Element, _: &Observation, _: &mut ChaCha8Rng) -> String {
+            "y".into()
+        }
+        fn work_left(&self, _: &Observation, _: &Action) -> bool {
+            true
+        }
+    }
+
+    /// A page with a one-field form (`#title`, `#save`) and a plain button.
+    fn composer() -> (Observation, Vec<Action>) {
+        let field = |loc: &str, tag: &str, ty: &str| Element {
+            locator: loc.into(),
+            tag: tag.into(),
+            input_type: Some(ty.into()),
+            form: Some("#f".into()),
+            actionable: vec![format!("tag:{tag}")],
+            visible: true,
+            enabled: true,
+            ..Element::default()
+        };
+        let obs = page(
+            "http://h/board",
+            vec![
+                field("#title", "input", "text"),
+                field("#save", "button", "submit"),
+            ],
+        );
+        let acts = vec![
+            Action::on(ActionKind::Type, "#title"),
+            click("#save"),
+            click("#other"),
+        ];
+        (obs, acts)
+    }
+
+    #[test]
+    fn a_form_the_generator_has_values_left_for_is_filled_again() {
+        let (obs, acts) = composer();
+        let mut rng = ChaCha8Rng::seed_from_u64(9);
+        let mut ag = GuidedAgent::new(
+            GuidedConfig {
+                frontier_share: 0.0,
+                ..GuidedConfig::default()
+            },
+            Box::new(Pending),
+        );
+        for a in &acts {
+            learn(&mut ag, 1, a, 1, Novelty::default(), &[]);
+        }
+        // Nothing untried here: the form is filled, then its button pressed.
+        let fill = choose(&mut ag, 1, &obs, &acts, &mut rng);
+        assert_eq!(fill, Action::on(ActionKind::Type, "#title").with_value("y"));
+        assert!(ag.rationale().unwrap().contains("values left"));
+        let press = choose(&mut ag, 1, &obs, &acts, &mut rng);
+        assert_eq!(press, click("#save"));
+        // The generator saying so is not enough: a bound of our own ends it.
+        for _ in 0..FORM_TRIES {
+            learn(&mut ag, 1, &click("#save"), 1, Novelty::default(), &[]);
+        }
+        let after = choose(&mut ag, 1, &obs, &acts, &mut rng);
+        assert!(
+            !ag.rationale().unwrap().contains("values left"),
+            "{after:?}"
+        );
+        // A generator with nothing left (the default) leaves the form to UCB.
+        let mut plain = agent();
+        for a in &acts {
+            learn(&mut plain, 1, a, 1, Novelty::default(), &[]);
+        }
+        choose(&mut plain, 1, &obs, &acts, &mut rng);
+        assert!(plain.rationale().unwrap().starts_with("best known"));
     }
 
     #[test]

@@ -374,6 +374,32 @@ fn what_the_page_no_longer_shows_is_forgotten() {
 }
 
 #[test]
+fn an_accepted_form_is_work_left_until_its_attacks_are_spent() {
+    let p = signup();
+    let go = Action::on(ActionKind::Click, "#go");
+    let mut m = mutate();
+    let mut r = rng(6);
+    submit(&mut m, &p, &mut r, false);
+    assert!(
+        !m.work_left(&p, &go),
+        "a form never accepted holds no attack"
+    );
+    submit(&mut m, &p, &mut r, true);
+    // Only a submitting element says which form: a field or another page's button does not.
+    assert!(!m.work_left(&p, &Action::on(ActionKind::Click, "#name")));
+    let mut elsewhere = p.clone();
+    elsewhere.url = "http://app.test/visits/new".into();
+    assert!(!m.work_left(&elsewhere, &go));
+    let mut valid_between = 0;
+    while m.work_left(&p, &go) {
+        submit(&mut m, &p, &mut r, true);
+        valid_between += u32::from(m.note().is_none());
+        assert!(valid_between <= ATTACKS_AS_WORK + 1, "never runs out");
+    }
+    assert_eq!(m.attacks(&key()).0, ATTACKS_AS_WORK);
+}
+
+#[test]
 fn a_failed_attack_is_counted() {
     let p = signup();
     let mut m = mutate();
