@@ -19,6 +19,8 @@
 //!    followed, oldest first, loaded directly (a `navigate`, scope enforced by the
 //!    browser); else the newest state seen elsewhere that still has untried actions, by
 //!    loading the URL it was seen at (given up after two loads that showed another state);
+//!    else an action that last led to a state where a form had values left (the button
+//!    that opens a composer);
 //! 4. the best tried action here by UCB: novelty per try plus `ucb` * sqrt(ln N / n).
 //!
 //! Resets are rare: episodes are long (`episode_steps`), and one is asked for only when
@@ -111,8 +113,14 @@ struct Mind {
     steps: u64,
     followed: u64,
     returns: u64,
-    /// Forms filled again because the generator had values left for them.
+    /// Where each (state, action) last led.
+    led: HashMap<(StateId, Action), StateId>,
+    /// States where, when last shown, a form had values left ([`FORM_TRIES`]).
+    refill_at: HashSet<StateId>,
+    /// Forms filled again because the generator had values left for them, and actions
+    /// taken to open such a form.
     refills: u64,
+    openings: u64,
     productive: u64,
 }
 
@@ -350,8 +358,15 @@ impl Agent for GuidedAgent {
                         .is_some_and(|st| st.tries < FORM_TRIES)
                 })
                 .filter(|a| self.inputs.work_left(view.observation, a))
-                .filter(|a| !fields_before(view.observation, a).is_empty())
+                .filter(|a| {
+                    a.kind == ActionKind::Type || !fields_before(view.observation, a).is_empty()
+                })
                 .collect();
+            if forms.is_empty() {
+                mind.refill_at.remove(&s);
+            } else {
+                mind.refill_at.insert(s);
+            }
             if let Some(choice) = forms.choose(rng).map(|a| (*a).clone()) {
                 mind.refills += 1;
                 drop(mind);
@@ -383,6 +398,25 @@ impl Agent for GuidedAgent {
             drop(mind);
             self.returning = Some(target);
             return self.navigate(url, format!("back to {target}: {n} untried action(s)"));
+        }
+        // An action that last led to a state where a form had values left (a button that
+        // opens a composer): the form is often not there until something opens it.
+        let openers: Vec<(&Action, StateId)> = view
+            .actions
+            .iter()
+            .filter_map(|a| {
+                let k = key(a);
+                let to = *mind.led.get(&(s, k.clone()))?;
+                let tries = mind.stats.get(&(s, k)).map_or(0, |st| st.tries);
+                (to != s && tries < FORM_TRIES && mind.refill_at.contains(&to)).then_some((a, to))
+            })
+            .collect();
+        if let Some(&(choice, to)) = openers.choose(rng) {
+            let choice = choice.clone();
+            mind.openings += 1;
+            drop(mind);
+            let why = format!("opens {to}, a form with values left to try");
+            return self.take(&choice, why, view, rng);
         }
         let acts: Vec<&Action> = view
             .actions
@@ -448,6 +482,7 @@ impl Agent for GuidedAgent {
         let st = mind.stats.entry((t.state, k.clone())).or_default();
         st.tries += 1;
         st.gain += gain;
+        mind.led.insert((t.state, k.clone()), t.next_state);
         mind.tried_anywhere.insert(k);
     }
 
@@ -493,6 +528,7 @@ impl Agent for GuidedAgent {
                 ("links left".into(), left.len() as u64),
                 ("returns to work left".into(), mind.returns),
                 ("forms filled again for values left".into(), mind.refills),
+                ("forms opened again for values left".into(), mind.openings),
                 ("external actions".into(), mind.external.len() as u64),
             ],
             tables: vec![
@@ -849,6 +885,7 @@ mod tests {
         // The generator saying so is not enough: a bound of our own ends it.
         for _ in 0..FORM_TRIES {
             learn(&mut ag, 1, &click("#save"), 1, Novelty::default(), &[]);
+            learn(&mut ag, 1, &acts[0], 1, Novelty::default(), &[]);
         }
         let after = choose(&mut ag, 1, &obs, &acts, &mut rng);
         assert!(
@@ -862,6 +899,31 @@ mod tests {
         }
         choose(&mut plain, 1, &obs, &acts, &mut rng);
         assert!(plain.rationale().unwrap().starts_with("best known"));
+    }
+
+    #[test]
+    fn the_action_that_opened_such_a_form_is_taken_again() {
+        let (composer, composer_acts) = composer();
+        let board = page("http://h/board", vec![]);
+        let board_acts = vec![click("#open"), click("#x")];
+        let mut rng = ChaCha8Rng::seed_from_u64(10);
+        let mut ag = GuidedAgent::new(GuidedConfig::default(), Box::new(Pending));
+        ag.cfg.frontier_share = 0.0;
+        learn(&mut ag, 1, &board_acts[0], 2, Novelty::default(), &[]);
+        learn(&mut ag, 1, &board_acts[1], 1, Novelty::default(), &[]);
+        // Nothing known to hold values left yet: the board's best known action.
+        choose(&mut ag, 1, &board, &board_acts, &mut rng);
+        assert!(ag.rationale().unwrap().starts_with("best known"));
+        for a in &composer_acts {
+            learn(&mut ag, 2, a, 2, Novelty::default(), &[]);
+        }
+        choose(&mut ag, 2, &composer, &composer_acts, &mut rng);
+        assert!(ag.rationale().unwrap().contains("values left"));
+        ag.plan = None;
+        // Back on the board, the composer is closed: what opened it is taken again.
+        let open = choose(&mut ag, 1, &board, &board_acts, &mut rng);
+        assert_eq!(open, board_acts[0], "{:?}", ag.rationale());
+        assert!(ag.rationale().unwrap().starts_with("opens s2"));
     }
 
     #[test]

@@ -70,6 +70,11 @@ struct FormMemory {
     attack_next: bool,
     /// (field locator, row id) pairs tried in this round.
     tried: BTreeSet<(String, &'static str)>,
+    /// The buttons (locators) whose submissions with valid values were accepted: pressing
+    /// another element of a div-made form (Cancel) sends nothing.
+    sent_by: BTreeSet<String>,
+    /// Boundary values typed into its fields (in a fill or alone).
+    typed_attacks: u32,
     /// Submissions that carried a boundary value, and how many of them failed.
     attacks: u32,
     failures: u32,
@@ -264,13 +269,15 @@ impl Mutate {
             return;
         };
         let boundary = self.handed.get(loc).is_some_and(|h| h == value);
+        let form = FormKey::of_element(before, e);
         if boundary {
             self.handed.remove(loc);
+            self.forms.entry(form.clone()).or_default().typed_attacks += 1;
         }
         self.typed.retain(|t| t.locator != loc);
         self.typed.push(Typed {
             locator: loc.to_string(),
-            form: FormKey::of_element(before, e),
+            form,
             value: value.to_string(),
             boundary,
         });
@@ -305,6 +312,9 @@ impl Mutate {
             memory.failures += u32::from(verdict == Submission::Failed);
         } else {
             memory.accepted += u32::from(verdict == Submission::Accepted);
+            if verdict == Submission::Accepted {
+                memory.sent_by.extend(action.target.clone());
+            }
             // Once the form took valid values, each valid submission is followed by an
             // attack: a later one may be refused for the state it meets (an e-mail
             // already registered), not for its values, and must not stop the attacks.
@@ -326,10 +336,28 @@ impl InputGenerator for Mutate {
     }
 
     fn work_left(&self, page: &Observation, action: &Action) -> bool {
-        // A valid submission between two attacks is part of the work: it re-arms the next.
+        // Only the button that sent an accepted submission; a valid submission between two
+        // attacks is part of the work: it re-arms the next.
+        // Typing alone into a field of an accepted form may attack it (half the time): a
+        // field that breaks on input (a length meter) breaks with no submission at all.
+        if action.kind == ActionKind::Type {
+            let Some(e) = action.target.as_deref().and_then(|t| page.element(t)) else {
+                return false;
+            };
+            return self
+                .forms
+                .get(&FormKey::of_element(page, e))
+                .is_some_and(|f| f.accepted > 0 && f.typed_attacks < ATTACKS_AS_WORK);
+        }
+        let sent = |f: &FormMemory| {
+            action
+                .target
+                .as_ref()
+                .is_some_and(|t| f.sent_by.contains(t))
+        };
         Mutate::form_of(page, action)
             .and_then(|key| self.forms.get(&key))
-            .is_some_and(|f| f.accepted > 0 && f.attacks < ATTACKS_AS_WORK)
+            .is_some_and(|f| sent(f) && f.attacks < ATTACKS_AS_WORK)
     }
 
     fn keep_whole(&mut self, secrets: &Secrets) {

@@ -385,8 +385,15 @@ fn an_accepted_form_is_work_left_until_its_attacks_are_spent() {
         "a form never accepted holds no attack"
     );
     submit(&mut m, &p, &mut r, true);
-    // Only a submitting element says which form: a field or another page's button does not.
+    // Only the button that sent it: not a field, another button of the form (a Cancel),
+    // or the same button on another page.
     assert!(!m.work_left(&p, &Action::on(ActionKind::Click, "#name")));
+    let mut cancel = field("#cancel", "button", &[]);
+    cancel.tag = "button".into();
+    let mut with_cancel = p.clone();
+    with_cancel.elements.push(cancel);
+    assert!(!m.work_left(&with_cancel, &Action::on(ActionKind::Click, "#cancel")));
+    assert!(m.work_left(&with_cancel, &go));
     let mut elsewhere = p.clone();
     elsewhere.url = "http://app.test/visits/new".into();
     assert!(!m.work_left(&elsewhere, &go));
@@ -397,6 +404,29 @@ fn an_accepted_form_is_work_left_until_its_attacks_are_spent() {
         assert!(valid_between <= ATTACKS_AS_WORK + 1, "never runs out");
     }
     assert_eq!(m.attacks(&key()).0, ATTACKS_AS_WORK);
+}
+
+#[test]
+fn typing_into_a_field_of_an_accepted_form_is_work_left_until_its_attacks_are_typed() {
+    let p = signup();
+    let name = Action::on(ActionKind::Type, "#name");
+    let mut m = mutate();
+    let mut r = rng(7);
+    assert!(!m.work_left(&p, &name));
+    submit(&mut m, &p, &mut r, true);
+    let mut attacks = 0;
+    while m.work_left(&p, &name) {
+        let v = boundary_name(&mut m, &p, &mut r);
+        m.learn(
+            &p,
+            &name.clone().with_value(&v),
+            &typed(&p, "#name", &v),
+            &[],
+        );
+        attacks += 1;
+        assert!(attacks <= ATTACKS_AS_WORK, "never runs out");
+    }
+    assert_eq!(attacks, ATTACKS_AS_WORK);
 }
 
 #[test]
