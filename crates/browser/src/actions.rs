@@ -14,7 +14,7 @@ use chromiumoxide::cdp::browser_protocol::page::{
 use chromiumoxide::Page;
 use wayfarer_core::{Action, ActionKind, Event, EventKind};
 
-use crate::cdp::{call, eval, eval_deep, BrowserError};
+use crate::cdp::{call, call_when_attached, eval, eval_deep, BrowserError};
 use crate::events::SharedRef;
 use crate::leave::Control;
 use crate::name::{identify_items, Identified, NAMES_JS};
@@ -486,7 +486,8 @@ impl Actor<'_> {
     }
 
     async fn back(&self) -> Result<(), BrowserError> {
-        let h = call(self.page, GetNavigationHistoryParams::default(), self.cdp).await?;
+        let h =
+            call_when_attached(self.page, GetNavigationHistoryParams::default(), self.cdp).await?;
         let i = h.current_index;
         if i <= 0 {
             return Ok(());
@@ -494,7 +495,7 @@ impl Actor<'_> {
         match h.entries.get((i - 1) as usize) {
             // Never back out of the application (e.g. to the about:blank before the start).
             Some(e) if self.scope.allows(&e.url) => {
-                call(self.page, NavigateToHistoryEntryParams::new(e.id), self.cdp)
+                call_when_attached(self.page, NavigateToHistoryEntryParams::new(e.id), self.cdp)
                     .await
                     .map(|_| ())
             }

@@ -57,6 +57,44 @@ pub(crate) async fn call<T: Command>(
     }
 }
 
+/// What Chromium answers a page command with while the page's frame is between two
+/// documents (a navigation committing); the same command a moment later works.
+const BETWEEN_DOCUMENTS: &str = "Not attached to an active page";
+
+/// Tries while the page is between two documents, and the pause between them.
+const ATTACH_TRIES: u32 = 5;
+const ATTACH_PAUSE: Duration = Duration::from_millis(100);
+
+/// `call`, again while the page is between two documents: a back on a page that kept
+/// navigating failed on it under load (issue 45), a step error for a passing moment.
+pub(crate) async fn call_when_attached<T: Command + Clone>(
+    page: &Page,
+    cmd: T,
+    limit: Duration,
+) -> Result<T::Response, BrowserError> {
+    when_attached(|| call(page, cmd.clone(), limit)).await
+}
+
+async fn when_attached<R, F, Fut>(mut attempt: F) -> Result<R, BrowserError>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<R, BrowserError>>,
+{
+    let mut tries = 1;
+    loop {
+        match attempt().await {
+            Err(BrowserError::Protocol(m, e))
+                if e.contains(BETWEEN_DOCUMENTS) && tries < ATTACH_TRIES =>
+            {
+                tracing::debug!("CDP {m}: {e}; again in {ATTACH_PAUSE:?}");
+                tries += 1;
+                tokio::time::sleep(ATTACH_PAUSE).await;
+            }
+            r => return r,
+        }
+    }
+}
+
 /// Run one browser-level command (no session), bounded by `limit`.
 pub(crate) async fn call_browser<T: Command>(
     browser: &chromiumoxide::Browser,
@@ -136,4 +174,63 @@ pub(crate) async fn eval_deep(
         Some(d) => crate::name::plain(&serde_json::to_value(d).unwrap_or_default()),
         None => result.value.unwrap_or(serde_json::Value::Null),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::Cell;
+
+    use super::*;
+
+    fn between() -> BrowserError {
+        BrowserError::Protocol("Page.getNavigationHistory".into(), BETWEEN_DOCUMENTS.into())
+    }
+
+    fn run<R>(f: impl std::future::Future<Output = R>) -> R {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .unwrap()
+            .block_on(f)
+    }
+
+    #[test]
+    fn a_page_between_two_documents_is_asked_again() {
+        let calls = Cell::new(0);
+        let got = run(when_attached(|| {
+            calls.set(calls.get() + 1);
+            let n = calls.get();
+            async move {
+                if n < 3 {
+                    Err(between())
+                } else {
+                    Ok(n)
+                }
+            }
+        }));
+        assert_eq!(got.unwrap(), 3);
+    }
+
+    #[test]
+    fn the_asking_is_bounded_and_other_errors_are_not_retried() {
+        let calls = Cell::new(0);
+        let got: Result<(), _> = run(when_attached(|| {
+            calls.set(calls.get() + 1);
+            async { Err(between()) }
+        }));
+        assert!(matches!(got, Err(BrowserError::Protocol(..))));
+        assert_eq!(calls.get(), ATTACH_TRIES);
+        calls.set(0);
+        let got: Result<(), _> = run(when_attached(|| {
+            calls.set(calls.get() + 1);
+            async {
+                Err(BrowserError::Protocol(
+                    "Page.navigate".into(),
+                    "Invalid url".into(),
+                ))
+            }
+        }));
+        assert!(got.is_err());
+        assert_eq!(calls.get(), 1);
+    }
 }
