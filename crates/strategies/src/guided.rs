@@ -81,6 +81,8 @@ struct Stat {
     tries: u32,
     /// The novelty the action caused, summed over its tries.
     gain: f64,
+    /// The state its last try led to.
+    led: Option<StateId>,
 }
 
 impl Stat {
@@ -113,9 +115,7 @@ struct Mind {
     steps: u64,
     followed: u64,
     returns: u64,
-    /// Where each (state, action) last led.
-    led: HashMap<(StateId, Action), StateId>,
-    /// States where, when last shown, a form had values left ([`FORM_TRIES`]).
+    /// States where, when last shown, a form had values left.
     refill_at: HashSet<StateId>,
     /// Forms filled again because the generator had values left for them, and actions
     /// taken to open such a form.
@@ -405,10 +405,10 @@ impl Agent for GuidedAgent {
             .actions
             .iter()
             .filter_map(|a| {
-                let k = key(a);
-                let to = *mind.led.get(&(s, k.clone()))?;
-                let tries = mind.stats.get(&(s, k)).map_or(0, |st| st.tries);
-                (to != s && tries < FORM_TRIES && mind.refill_at.contains(&to)).then_some((a, to))
+                let st = mind.stats.get(&(s, key(a)))?;
+                let to = st.led?;
+                (to != s && st.tries < FORM_TRIES && mind.refill_at.contains(&to))
+                    .then_some((a, to))
             })
             .collect();
         if let Some(&(choice, to)) = openers.choose(rng) {
@@ -482,7 +482,7 @@ impl Agent for GuidedAgent {
         let st = mind.stats.entry((t.state, k.clone())).or_default();
         st.tries += 1;
         st.gain += gain;
-        mind.led.insert((t.state, k.clone()), t.next_state);
+        st.led = Some(t.next_state);
         mind.tried_anywhere.insert(k);
     }
 
