@@ -71,10 +71,10 @@ pub trait InputGenerator {
         None
     }
 
-    /// Whether filling the form that `action` submits on `page` again would try something
-    /// this generator has not tried on it yet (the mutate layer's boundary values for a
-    /// form that took valid ones): work left on that form for a strategy that otherwise
-    /// moves on from actions that brought nothing new.
+    /// Whether filling the form that `action` submits on `page` again, or typing into the
+    /// field it types into, would try something this generator has not tried on that form
+    /// yet (the mutate layer's boundary values for a form that took valid ones): work left
+    /// for a strategy that otherwise moves on from actions that brought nothing new.
     fn work_left(&self, _page: &Observation, _action: &Action) -> bool {
         false
     }

@@ -336,8 +336,6 @@ impl InputGenerator for Mutate {
     }
 
     fn work_left(&self, page: &Observation, action: &Action) -> bool {
-        // Only the button that sent an accepted submission; a valid submission between two
-        // attacks is part of the work: it re-arms the next.
         // Typing alone into a field of an accepted form may attack it (half the time): a
         // field that breaks on input (a length meter) breaks with no submission at all.
         if action.kind == ActionKind::Type {
@@ -349,6 +347,8 @@ impl InputGenerator for Mutate {
                 .get(&FormKey::of_element(page, e))
                 .is_some_and(|f| f.accepted > 0 && f.typed_attacks < ATTACKS_AS_WORK);
         }
+        // Only the button that sent an accepted submission; a valid submission between two
+        // attacks is part of the work: it re-arms the next.
         let sent = |f: &FormMemory| {
             action
                 .target
