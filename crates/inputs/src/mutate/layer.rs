@@ -336,6 +336,14 @@ impl InputGenerator for Mutate {
     }
 
     fn work_left(&self, page: &Observation, action: &Action) -> bool {
+        // Asked for every action of a page: before any form took valid values (most steps
+        // of a run), and once their attacks are spent, no element lookup at all.
+        let open = |f: &FormMemory| {
+            f.accepted > 0 && (f.attacks < ATTACKS_AS_WORK || f.typed_attacks < ATTACKS_AS_WORK)
+        };
+        if !self.forms.values().any(open) {
+            return false;
+        }
         // Typing alone into a field of an accepted form may attack it (half the time): a
         // field that breaks on input (a length meter) breaks with no submission at all.
         if action.kind == ActionKind::Type {
