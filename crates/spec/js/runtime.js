@@ -446,12 +446,18 @@ __wf_define("@wayfarer/driver", function (exports, require) {
       this.deadline = deadline;
       this.from = from;
     }
+    toString() {
+      return "always(" + this.sub + ")";
+    }
   }
   class EventuallyFrom {
     constructor(sub, deadline, from) {
       this.sub = sub;
       this.deadline = deadline;
       this.from = from;
+    }
+    toString() {
+      return "eventually(" + this.sub + ")";
     }
   }
 

@@ -259,3 +259,132 @@ fn a_dynamic_import_is_refused_with_its_place() {
         "{text}"
     );
 }
+
+/// Step a spec of one cell (index 1) through `(value, time)` states; the steps and the end.
+fn stepped(spec_source: &str, states: &str) -> serde_json::Value {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), &[("spec.js", spec_source)]);
+    let b = bundle(&dir.path().join("spec.js")).unwrap();
+    node(
+        &b.script,
+        &format!(
+            "spec.begin();
+             const steps = {states}.map(([v, t]) => spec.step([[1, v]], t));
+             console.log(JSON.stringify({{ steps, end: spec.end() }}));"
+        ),
+    )
+}
+
+const ERROR_GONE: &str = r#"
+import { extract, always, now, eventually } from "@antithesishq/bombadil";
+const error = extract((s) => s.error);
+export const gone = always(now(() => error.current !== null).implies(
+  eventually(() => error.current === null).within(5, "seconds")));
+"#;
+
+#[test]
+fn eventually_within_is_violated_past_its_deadline_and_pending_before_it() {
+    // Shown at 1 s, still shown at 6.5 s: violated at the state past the deadline.
+    let late = stepped(
+        ERROR_GONE,
+        "[[null, 0], ['x', 1000], ['x', 3000], ['x', 6500]]",
+    );
+    assert_eq!(
+        late["steps"][2]["violations"],
+        serde_json::json!([]),
+        "{late}"
+    );
+    let v = &late["steps"][3]["violations"][0];
+    assert_eq!(v["property"], "gone", "{late}");
+    assert!(
+        v["note"]
+            .as_str()
+            .unwrap()
+            .contains("within 5000 ms of state 2"),
+        "{v}"
+    );
+    assert_eq!(v["cells"]["error"], "x", "the cells it last read: {v}");
+    // Gone in time: held. Shown again at the end: pending, not a pass.
+    let ok = stepped(ERROR_GONE, "[['x', 0], [null, 4000]]");
+    assert_eq!(ok["end"][0]["verdict"], "held", "{ok}");
+    let open = stepped(ERROR_GONE, "[['x', 0], [null, 4000], ['y', 4500]]");
+    assert_eq!(open["end"][0]["verdict"], "pending", "{open}");
+}
+
+#[test]
+fn connectives_and_negation_follow_the_three_valued_end() {
+    let src = r#"
+import { extract, always, eventually, not, now } from "@antithesishq/bombadil";
+const n = extract((s) => s.n);
+export const neverFive = not(eventually(() => n.current === 5));
+export const someday = eventually(() => n.current === 5).or(always(() => n.current < 3));
+export const both = always(() => n.current >= 0).and(eventually(() => n.current === 2));
+"#;
+    let r = stepped(src, "[[0, 0], [1, 10], [2, 20]]");
+    let verdict = |name: &str| {
+        r["end"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["property"] == name)
+            .unwrap()["verdict"]
+            .clone()
+    };
+    // not(eventually): nothing seen yet is "held so far", as an always would be.
+    assert_eq!(verdict("neverFive"), "held", "{r}");
+    assert_eq!(verdict("someday"), "held", "{r}");
+    assert_eq!(verdict("both"), "held", "{r}");
+    // A 5: the negated eventually is met (violated); the `or` is met by its left side.
+    let r5 = stepped(src, "[[0, 0], [5, 10]]");
+    let v = &r5["steps"][1]["violations"];
+    assert_eq!(v.as_array().unwrap().len(), 1, "{r5}");
+    assert_eq!(v[0]["property"], "neverFive", "{r5}");
+    assert_eq!(
+        v[0]["formula"], "not(eventually(() => n.current === 5))",
+        "{r5}"
+    );
+    let some = r5["end"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["property"] == "someday")
+        .unwrap();
+    assert_eq!(some["verdict"], "held", "{r5}");
+}
+
+#[test]
+fn a_formula_that_throws_is_an_error_of_its_property_only() {
+    let src = r#"
+import { extract, always } from "@antithesishq/bombadil";
+const n = extract((s) => s.n);
+export const throws = always(() => n.current.deep.value === 1);
+export const fine = always(() => n.current !== undefined);
+"#;
+    let r = stepped(src, "[[{}, 0], [{}, 10]]");
+    assert_eq!(r["steps"][0]["errors"][0]["property"], "throws", "{r}");
+    assert!(
+        r["steps"][0]["errors"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("reading 'value'"),
+        "{r}"
+    );
+    let end: Vec<(String, String)> = r["end"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["property"].as_str().unwrap().to_string(),
+                e["verdict"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        end,
+        [
+            ("fine".into(), "held".into()),
+            ("throws".into(), "error".into())
+        ]
+    );
+}
