@@ -11,10 +11,12 @@ use axum::Router;
 use crate::common::{self, esc, fill, js_json};
 
 mod hostile;
+mod props;
 mod throttle;
 mod verdicts;
 
 pub use hostile::{CROWD_ELEMENTS, HUGE_BYTES};
+pub use props::PROP_PAGES;
 pub use verdicts::BUG_VARIANTS;
 
 const LAYOUT: &str = include_str!("../assets/hazards/layout.html");
@@ -96,6 +98,7 @@ pub(crate) fn router() -> Router {
         )
         .merge(throttle::router())
         .merge(verdicts::router())
+        .merge(props::router())
         .merge(hostile::router())
         .route(
             "/worker",

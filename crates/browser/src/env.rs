@@ -50,6 +50,8 @@ pub(crate) struct Inner {
     /// The login form's fields (the login steps' `fill` selectors), watched after every
     /// step once a reset showed they are gone when logged in.
     pub login_watch: LoginWatch,
+    /// The user's specification, when the run has one.
+    pub spec: Option<crate::spec::SpecState>,
 }
 
 /// What performing an action took.
@@ -105,6 +107,7 @@ impl BrowserEnv {
             last_action: None,
             named: None,
             login_watch: LoginWatch::Undecided,
+            spec: opts.spec.clone().map(crate::spec::SpecState::new),
             tids: serde_json::to_string(&opts.config.test_id_attrs())
                 .unwrap_or_else(|_| "[]".into()),
             opts,
@@ -366,6 +369,7 @@ impl Inner {
             self.opts.config.isolate,
             self.coverage_mode() != CoverageMode::Off,
             self.opts.actions.listeners,
+            self.opts.spec.as_deref(),
             &self.shared,
             self.scope.clone(),
             self.lim.cdp,
@@ -379,6 +383,9 @@ impl Inner {
     /// Close everything we hold; errors are ignored (the browser may be dead).
     async fn stop(&mut self) {
         let cdp = self.lim.cdp.min(Duration::from_secs(2));
+        if let Some(s) = self.spec.as_mut() {
+            s.lost_browser();
+        }
         if let Some(l) = self.launched.take() {
             if let Some(s) = self.session.take() {
                 if !l.owned {
@@ -475,6 +482,7 @@ impl Inner {
         let t = Instant::now();
         let page = self.page()?;
         let mut observation = scan(&page, &self.scan, self.lim.cdp).await?;
+        self.spec_check().await;
         let mut s = self.shared.lock();
         observation.status = s.doc_status;
         Ok(Outcome {
@@ -493,6 +501,9 @@ impl Inner {
 
     async fn step_once(&mut self, action: &Action) -> Result<Outcome, BrowserError> {
         let acted = self.act_and_wait(action).await?;
+        if let Some(s) = self.spec.as_mut() {
+            s.last = Some(action.clone());
+        }
         let mut out = self.observe(acted.act, acted.wait).await?;
         if let LoginWatch::On(fields) = &self.login_watch {
             let page = self.page()?;
@@ -525,6 +536,11 @@ impl Inner {
             self.take_coverage().await?;
         }
         let coverage = tc.elapsed() + before;
+        // A replay without scans still captures the state for the properties.
+        if let Some(s) = self.spec.as_mut() {
+            s.last = Some(action.clone());
+        }
+        self.spec_check().await;
         let events = std::mem::take(&mut self.shared.lock().events);
         tracing::debug!(action = %action.describe(), events = events.len(), "performed without a scan");
         Ok(Performed::Acted {
@@ -808,6 +824,13 @@ impl Environment for BrowserEnv {
     fn coverage(&mut self) -> Option<Coverage> {
         (self.inner.coverage_mode() != CoverageMode::Off)
             .then(|| self.inner.shared.lock().cov.snapshot())
+    }
+
+    fn properties(&mut self) -> Vec<wayfarer_core::summary::PropertyVerdict> {
+        if self.inner.spec.is_none() || self.closed {
+            return Vec::new();
+        }
+        self.rt.block_on(self.inner.spec_verdicts())
     }
 
     fn flush(&mut self) {

@@ -23,6 +23,7 @@ mod scan;
 mod scan_answer;
 mod scope;
 mod session;
+mod spec;
 mod stability;
 mod watch;
 

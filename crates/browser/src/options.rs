@@ -30,6 +30,9 @@ pub struct BrowserOptions {
     /// Where JS coverage accumulates: give the workers of one run clones of one pool, so
     /// the run's coverage counts what any of them covered.
     pub coverage: CoveragePool,
+    /// The user's specification as one script (`wayfarer_spec::bundle`): its properties
+    /// are checked on every captured state, and violations come back as `Property` events.
+    pub spec: Option<std::sync::Arc<str>>,
 }
 
 impl BrowserOptions {
@@ -46,6 +49,7 @@ impl BrowserOptions {
             cdp_url: None,
             chrome: None,
             coverage: CoveragePool::default(),
+            spec: None,
         }
     }
 }

@@ -112,6 +112,8 @@ impl Inner {
         let wait = self.wait(Instant::now()).await;
         // Back from the start page must be a no-op, as in a fresh browser.
         let _ = call(&page, ResetNavigationHistoryParams::default(), cdp).await;
+        // The episode's properties begin at the state this reset captures.
+        self.spec_begin().await?;
         let outcome = self.observe(act, wait).await?;
         self.decide_login_watch(&page).await?;
         if !self.first_reset_done {

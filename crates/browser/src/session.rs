@@ -46,6 +46,7 @@ impl Session {
         isolate: bool,
         coverage: bool,
         listeners: bool,
+        spec: Option<&str>,
         shared: &SharedRef,
         scope: Arc<Scope>,
         cdp: Duration,
@@ -81,7 +82,9 @@ impl Session {
             context,
             task,
         };
-        session.enable(browser, coverage, listeners, cdp).await?;
+        session
+            .enable(browser, coverage, listeners, spec, cdp)
+            .await?;
         Ok(session)
     }
 
@@ -90,6 +93,7 @@ impl Session {
         browser: &Browser,
         coverage: bool,
         listeners: bool,
+        spec: Option<&str>,
         cdp: Duration,
     ) -> Result<(), BrowserError> {
         let p = &self.page;
@@ -141,6 +145,10 @@ impl Session {
             cdp,
         )
         .await?;
+        // The specification's extractors run in every document: its bundle is there first.
+        if let Some(script) = spec {
+            call(p, AddScriptToEvaluateOnNewDocumentParams::new(script), cdp).await?;
+        }
         let mut dl = SetDownloadBehaviorParams::builder()
             .behavior(SetDownloadBehaviorBehavior::Deny)
             .events_enabled(true);

@@ -244,6 +244,12 @@ pub struct RunArgs {
     /// No progress line and no summary (errors still go to stderr).
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    /// A specification of your own properties (a TypeScript or JavaScript module in
+    /// Bombadil's language: `extract`, `always`, `eventually(..).within(..)`, `next`),
+    /// checked on every state; a violation is a failure of kind `property`. Overrides
+    /// `[spec] file`.
+    #[arg(long, value_name = "FILE")]
+    pub spec: Option<PathBuf>,
     /// After the run, shrink each failure by replay in a fresh browser: `off`, a share of
     /// the exploring time (default 20%) or a time (90s, 5m).
     #[arg(long, value_name = "off|SHARE%|TIME")]

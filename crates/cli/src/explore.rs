@@ -146,6 +146,9 @@ pub(crate) fn explore_url(
 ) -> Result<PathBuf> {
     let (mut config, secrets) = config(args)?;
     check_flags(args, &config)?;
+    if let Some(spec) = &args.spec {
+        config.spec.file = Some(spec.to_string_lossy().into_owned());
+    }
     adjust(&mut config);
     let mut settings = settings(url, args)?;
     settings.bundled = bundled.map(|b| (b.app.to_string(), b.bugs));

@@ -33,6 +33,19 @@ pub fn summary_text(s: &RunSummary) -> String {
             c.functions_total
         );
     }
+    for p in &s.properties {
+        let episodes = p.violated + p.pending + p.held + p.errors;
+        let _ = writeln!(
+            o,
+            "  property {}: {} (episodes: {} violated, {} pending, {} held, {} not evaluable; of {episodes})",
+            p.name,
+            p.verdict(),
+            p.violated,
+            p.pending,
+            p.held,
+            p.errors
+        );
+    }
     let t = &s.timings_ms;
     let _ = writeln!(
         o,

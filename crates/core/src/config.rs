@@ -34,6 +34,18 @@ pub struct Config {
     /// the application is already running at the start URL.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub server: Option<ServerConfig>,
+    /// The user's own properties, in Bombadil's specification language.
+    pub spec: SpecConfig,
+}
+
+/// `[spec]`: a specification (an ES module in TypeScript or JavaScript exporting
+/// properties in Bombadil's language), checked on every captured state.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SpecConfig {
+    /// The module's path (relative to the current directory); `--spec` overrides it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
 }
 
 /// `[server]`: the application under test as a process wayfarer starts, waits for,

@@ -274,6 +274,12 @@ pub trait Environment {
         None
     }
 
+    /// The verdicts of the specification's properties over the episodes so far (the one
+    /// under way ends here); empty without a specification.
+    fn properties(&mut self) -> Vec<crate::summary::PropertyVerdict> {
+        Vec::new()
+    }
+
     /// A PNG of the current viewport, when the environment can take one (for failures).
     fn screenshot(&mut self) -> Option<Vec<u8>> {
         None
@@ -416,6 +422,9 @@ impl<E: Environment> Environment for WithApp<E> {
     }
     fn coverage(&mut self) -> Option<Coverage> {
         self.inner.coverage()
+    }
+    fn properties(&mut self) -> Vec<crate::summary::PropertyVerdict> {
+        self.inner.properties()
     }
     fn screenshot(&mut self) -> Option<Vec<u8>> {
         self.inner.screenshot()

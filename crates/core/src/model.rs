@@ -385,6 +385,9 @@ pub enum EventKind {
     /// The page shows the login form again mid-run: the session ended (a log-out link,
     /// an expiry); the loop resets, which logs in again.
     LoggedOut,
+    /// A property of the user's specification was violated at this state, or could not be
+    /// evaluated (its extractor or formula threw); `property` names it.
+    Property,
 }
 
 /// Something that happened while acting, collected from CDP events.
@@ -405,6 +408,9 @@ pub struct Event {
     /// Whether the response or request was for the main document.
     #[serde(default)]
     pub document: bool,
+    /// For `Property`: the property's name (its export in the specification).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub property: Option<String>,
 }
 
 impl Event {
@@ -417,6 +423,15 @@ impl Event {
             column: None,
             status: None,
             document: false,
+            property: None,
+        }
+    }
+
+    /// A property of the specification: violated, or (`error`) not evaluable here.
+    pub fn property(name: impl Into<String>, message: impl Into<String>) -> Event {
+        Event {
+            property: Some(name.into()),
+            ..Event::new(EventKind::Property, message)
         }
     }
 

@@ -24,6 +24,8 @@ pub enum FailureKind {
     PageCrash,
     ErrorText,
     Hang,
+    /// A property of the user's specification was violated (or could not be evaluated).
+    Property,
 }
 
 impl FailureKind {
@@ -38,6 +40,7 @@ impl FailureKind {
             FailureKind::PageCrash => "page_crash",
             FailureKind::ErrorText => "error_text",
             FailureKind::Hang => "hang",
+            FailureKind::Property => "property",
         }
     }
 }
@@ -172,6 +175,14 @@ impl Oracles {
                     None,
                 )),
                 EventKind::Hang => Some(Finding::new(FailureKind::Hang, ev.message.clone(), None)),
+                EventKind::Property => {
+                    // One failure per property: its cells' values differ from state to state.
+                    let mut f = Finding::new(FailureKind::Property, ev.message.clone(), None);
+                    let name = ev.property.as_deref().unwrap_or("?");
+                    f.signature = format!("property|{name}");
+                    f.source = Some(format!("property {name}"));
+                    Some(f)
+                }
                 _ => None,
             };
             out.extend(finding);

@@ -247,6 +247,7 @@ pub fn run_workers(
         .iter_mut()
         .find_map(|w| w.env.coverage())
         .map(Into::into);
+    let properties = merge_properties(workers.iter_mut().map(|w| w.env.properties()));
     let worker_lines = if asked > 1 {
         workers
             .iter()
@@ -277,6 +278,7 @@ pub fn run_workers(
         actions_discovered: s.tally.actions.len(),
         failures: s.book.failures().iter().map(Into::into).collect(),
         js_coverage,
+        properties,
         timings_ms: s.tally.medians(),
         time_split: crate::summary::TimeSplit::of(&s.tally.timings, &s.tally.observers),
         resets_s: s.tally.resets.as_secs_f64(),
@@ -312,6 +314,25 @@ pub fn run_workers(
 }
 
 /// The model's answer time so far, seconds (0 without a model).
+/// Every worker's verdicts, property by property (each checks the same specification).
+fn merge_properties(
+    all: impl Iterator<Item = Vec<crate::summary::PropertyVerdict>>,
+) -> Vec<crate::summary::PropertyVerdict> {
+    let mut out: Vec<crate::summary::PropertyVerdict> = Vec::new();
+    for v in all.flatten() {
+        match out.iter_mut().find(|o| o.name == v.name) {
+            Some(o) => {
+                o.violated += v.violated;
+                o.pending += v.pending;
+                o.held += v.held;
+                o.errors += v.errors;
+            }
+            None => out.push(v),
+        }
+    }
+    out
+}
+
 fn llm_seconds(opts: &RunOptions) -> f64 {
     opts.llm.as_ref().map_or(0.0, |u| {
         u.lock().unwrap_or_else(|p| p.into_inner()).latency_s_total

@@ -81,6 +81,21 @@ pub fn explore(
     say: Notices,
 ) -> Result<Explored, RunError> {
     let s = settings;
+    // A specification that does not load stops the run before anything starts.
+    let spec = match &config.spec.file {
+        Some(file) => {
+            let b = wayfarer_spec::bundle(std::path::Path::new(file))
+                .map_err(|e| usage!("the specification: {e}"))?;
+            say(Notice::Info(format!(
+                "wayfarer: checking the properties of {} ({} file{}) on every state",
+                b.entry.display(),
+                b.files.len(),
+                if b.files.len() == 1 { "" } else { "s" }
+            )));
+            Some(std::sync::Arc::<str>::from(b.script))
+        }
+        None => None,
+    };
     let budget: Budget = match s.budget {
         Some(b) => b,
         None => config
@@ -268,6 +283,7 @@ pub fn explore(
         chrome,
         // One pool: the run's coverage is what any worker's browser covered.
         coverage: CoveragePool::default(),
+        spec,
     };
     let browsers = launch_workers(&base, &s.cdp, workers, say)?;
     let mut envs: Vec<WithApp<BrowserEnv>> = browsers

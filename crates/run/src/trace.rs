@@ -220,6 +220,9 @@ pub fn open_trace(trace: Trace, place: &Place, say: Notices) -> Result<Target, R
         cdp_url: place.cdp.clone(),
         chrome,
         coverage: Default::default(),
+        // A trace does not carry the specification yet: its replay checks the generic
+        // oracles only.
+        spec: None,
     })
     .environment(|| "cannot start the browser".to_string())?;
     let env = WithApp::new(browser, app.handle());

@@ -248,6 +248,8 @@ pub(crate) fn rebuild_summary(d: &RunData) -> RunSummary {
             .map(|f| FailureLine::from(&f.failure))
             .collect(),
         js_coverage: sample.coverage.map(CoverageSummary::from),
+        // Verdicts are counted when the run ends; a run rebuilt from its steps has none.
+        properties: Vec::new(),
         timings_ms: TimingMedians::of(&timings),
         time_split: wayfarer_core::summary::TimeSplit::of(&timings, &[]),
         resets_s: 0.0,

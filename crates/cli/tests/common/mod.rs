@@ -43,6 +43,7 @@ pub fn launch(url: &str, config: BrowserConfig) -> BrowserEnv {
             find_chrome(None).expect("Chromium is installed (scripts/ensure-chromium.sh)"),
         ),
         coverage: Default::default(),
+        spec: None,
     })
     .expect("browser starts")
 }

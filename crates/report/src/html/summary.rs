@@ -233,6 +233,21 @@ pub fn rows(data: &RunData) -> Vec<Row> {
             ));
         }
     }
+    for p in &s.properties {
+        out.push(row(
+            "Property",
+            format!(
+                "{}: {} (episodes: {} violated, {} pending, {} held, {} not evaluable) {}",
+                p.name,
+                p.verdict(),
+                p.violated,
+                p.pending,
+                p.held,
+                p.errors,
+                p.formula
+            ),
+        ));
+    }
     if let Some(c) = &s.js_coverage {
         out.push(row(
             "JS functions covered",

@@ -1,0 +1,474 @@
+//! The user's specification (`BrowserOptions::spec`, a bundle from `wayfarer-spec`) in the
+//! browser. The bundle runs in every document of the page, where ONE evaluation per
+//! captured state runs all its extractors; a host page (about:blank in the same browser)
+//! holds its properties, whose formulas and closures must outlive the application's page
+//! loads, and steps them with the extracted values. Each episode checks every property
+//! from its first state to its last.
+
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use chromiumoxide::cdp::browser_protocol::target::CreateTargetParams;
+use chromiumoxide::cdp::js_protocol::runtime::{EvaluateParams, TimeDelta};
+use chromiumoxide::Page;
+use serde::Deserialize;
+use serde_json::{json, Value};
+use wayfarer_core::summary::PropertyVerdict;
+use wayfarer_core::{Action, ActionKind, Event, EventKind};
+
+use crate::cdp::{call, BrowserError};
+use crate::env::Inner;
+
+/// How long the spec's code may run in one evaluation before V8 stops it (an endless
+/// loop in an extractor or a formula).
+const RUN_LIMIT: Duration = Duration::from_secs(2);
+
+/// A value shown in a violation is cut to this many characters.
+const VALUE_CHARS: usize = 120;
+
+/// The specification's side of the environment.
+pub(crate) struct SpecState {
+    script: std::sync::Arc<str>,
+    host: Option<Page>,
+    /// An episode is under way in the host.
+    open: bool,
+    pub verdicts: Vec<PropertyVerdict>,
+    /// The cells' names, by index (for an extractor's error).
+    cells: Vec<String>,
+    /// The action that led to the state about to be checked.
+    pub last: Option<Action>,
+}
+
+impl SpecState {
+    pub fn new(script: std::sync::Arc<str>) -> SpecState {
+        SpecState {
+            script,
+            host: None,
+            open: false,
+            verdicts: Vec::new(),
+            cells: Vec::new(),
+            last: None,
+        }
+    }
+
+    pub fn script(&self) -> &str {
+        &self.script
+    }
+
+    /// The host went with its browser (a restart): the next episode opens a new one.
+    pub fn lost_browser(&mut self) {
+        self.host = None;
+        self.open = false;
+    }
+}
+
+#[derive(Deserialize)]
+struct Described {
+    properties: Vec<DescribedProperty>,
+    cells: Vec<String>,
+}
+
+#[derive(Deserialize)]
+struct DescribedProperty {
+    name: String,
+    formula: String,
+}
+
+#[derive(Deserialize)]
+struct Stepped {
+    violations: Vec<Value>,
+    errors: Vec<StepError>,
+}
+
+#[derive(Deserialize)]
+struct StepError {
+    property: String,
+    message: String,
+}
+
+#[derive(Deserialize)]
+struct Ended {
+    property: String,
+    verdict: String,
+}
+
+/// Evaluate `expression` in `page`, stopped after `RUN_LIMIT`; its JSON value.
+async fn run(page: &Page, expression: String, cdp: Duration) -> Result<Value, BrowserError> {
+    let params = EvaluateParams::builder()
+        .expression(expression)
+        .return_by_value(true)
+        .await_promise(false)
+        .timeout(TimeDelta::new(RUN_LIMIT.as_millis() as f64))
+        .build()
+        .map_err(BrowserError::Step)?;
+    let ret = call(page, params, cdp + RUN_LIMIT).await?;
+    if let Some(ex) = ret.exception_details {
+        let msg = ex
+            .exception
+            .as_ref()
+            .and_then(|e| e.description.clone())
+            .unwrap_or(ex.text);
+        return Err(BrowserError::Step(msg));
+    }
+    Ok(ret.result.value.unwrap_or(Value::Null))
+}
+
+/// Why an evaluation stopped, in the user's words.
+fn why(e: &BrowserError) -> String {
+    let text = e.to_string();
+    if text.contains("Execution was terminated") {
+        format!(
+            "did not finish within {} s (an endless loop?)",
+            RUN_LIMIT.as_secs()
+        )
+    } else {
+        text
+    }
+}
+
+impl Inner {
+    /// The host page, opened (with the bundle evaluated in it) when there is none.
+    async fn spec_host(&mut self) -> Result<Option<Page>, BrowserError> {
+        let cdp = self.lim.cdp;
+        let Some(spec) = self.spec.as_mut() else {
+            return Ok(None);
+        };
+        if let Some(p) = &spec.host {
+            return Ok(Some(p.clone()));
+        }
+        let browser = self
+            .launched
+            .as_ref()
+            .ok_or_else(|| BrowserError::Dead("no browser".into()))?
+            .browser
+            .clone();
+        let page = match tokio::time::timeout(
+            cdp,
+            browser.new_page(CreateTargetParams::new("about:blank")),
+        )
+        .await
+        {
+            Ok(Ok(p)) => p,
+            Ok(Err(e)) => return Err(crate::cdp::classify("Target.createTarget", e)),
+            Err(_) => return Err(BrowserError::Timeout("Target.createTarget".into())),
+        };
+        let script = spec.script.to_string();
+        run(&page, script, cdp).await.map_err(|e| {
+            BrowserError::Step(format!("the specification failed to load: {}", why(&e)))
+        })?;
+        let described: Described =
+            serde_json::from_value(run(&page, "__wayfarerSpec.describe()".into(), cdp).await?)
+                .map_err(|e| BrowserError::Step(format!("the specification's description: {e}")))?;
+        spec.cells = described.cells;
+        if spec.verdicts.is_empty() {
+            spec.verdicts = described
+                .properties
+                .into_iter()
+                .map(|p| PropertyVerdict {
+                    name: p.name,
+                    formula: p.formula,
+                    ..PropertyVerdict::default()
+                })
+                .collect();
+        }
+        spec.host = Some(page.clone());
+        Ok(Some(page))
+    }
+
+    /// A new episode: the one under way ends (its verdicts counted), the next begins at
+    /// the state the reset is about to capture.
+    pub(crate) async fn spec_begin(&mut self) -> Result<(), BrowserError> {
+        self.spec_end().await;
+        let cdp = self.lim.cdp;
+        let Some(host) = self.spec_host().await? else {
+            return Ok(());
+        };
+        run(&host, "__wayfarerSpec.begin()".into(), cdp).await?;
+        if let Some(s) = self.spec.as_mut() {
+            s.open = true;
+        }
+        Ok(())
+    }
+
+    /// The episode under way ends: each property's verdict is counted.
+    pub(crate) async fn spec_end(&mut self) {
+        let cdp = self.lim.cdp;
+        let Some(spec) = self.spec.as_mut() else {
+            return;
+        };
+        if !std::mem::take(&mut spec.open) {
+            return;
+        }
+        let Some(host) = spec.host.clone() else {
+            return;
+        };
+        let ended = match run(&host, "__wayfarerSpec.end()".into(), cdp).await {
+            Ok(v) => serde_json::from_value::<Vec<Ended>>(v).unwrap_or_default(),
+            Err(e) => {
+                tracing::debug!(%e, "the specification's episode did not end");
+                return;
+            }
+        };
+        for e in ended {
+            if let Some(v) = spec.verdicts.iter_mut().find(|v| v.name == e.property) {
+                match e.verdict.as_str() {
+                    "violated" => v.violated += 1,
+                    "pending" => v.pending += 1,
+                    "held" => v.held += 1,
+                    "error" => v.errors += 1,
+                    _ => {}
+                }
+            }
+        }
+    }
+
+    /// Check the specification on the state the page shows now: extract in the page (one
+    /// evaluation), step the properties in the host. `events` are the step's so far (the
+    /// state's errors and console); what it finds is pushed as `Property` events.
+    pub(crate) async fn spec_check(&mut self) {
+        if self.spec.as_ref().is_none_or(|s| !s.open) {
+            return;
+        }
+        let events = self.shared.lock().events.clone();
+        let last = self.spec.as_mut().and_then(|s| s.last.take());
+        let found = match self.spec_check_inner(&events, last.as_ref()).await {
+            Ok(found) => found,
+            Err(e) => vec![Event::property(
+                "(specification)",
+                format!(
+                    "the specification could not be checked on this state: {}",
+                    why(&e)
+                ),
+            )],
+        };
+        for ev in found {
+            self.shared.push(ev);
+        }
+    }
+
+    async fn spec_check_inner(
+        &mut self,
+        events: &[Event],
+        last: Option<&Action>,
+    ) -> Result<Vec<Event>, BrowserError> {
+        let cdp = self.lim.cdp;
+        let page = self.page()?;
+        let partial = partial_state(events, last);
+        let call_extract = format!(
+            "(() => {{ const s = globalThis.__wayfarerSpec; \
+             return s ? s.extract({partial}, document, window) : null; }})()"
+        );
+        let mut values = run(&page, call_extract.clone(), cdp).await;
+        if matches!(values, Ok(Value::Null)) {
+            // A document that loaded before the bundle was registered (or a browser page).
+            let script = self
+                .spec
+                .as_ref()
+                .map(|s| s.script().to_string())
+                .unwrap_or_default();
+            run(&page, script, cdp).await?;
+            values = run(&page, call_extract, cdp).await;
+        }
+        let values = match values {
+            Ok(v) => v,
+            Err(e) => {
+                // One evaluation runs them all: which one looped cannot be told apart.
+                return Ok(vec![Event::property(
+                    "(extractors)",
+                    format!("the extractors could not run on this page: {}", why(&e)),
+                )]);
+            }
+        };
+        let mut out = Vec::new();
+        let names = self
+            .spec
+            .as_ref()
+            .map(|s| s.cells.clone())
+            .unwrap_or_default();
+        for v in values.as_array().into_iter().flatten() {
+            if let (Some(i), Some(err)) = (v[0].as_u64(), v.get(2).and_then(Value::as_str)) {
+                let cell = names
+                    .get(i as usize)
+                    .cloned()
+                    .unwrap_or_else(|| format!("cell #{i}"));
+                out.push(Event::property(
+                    format!("extractor {cell}"),
+                    format!("the extractor of {cell} {err}"),
+                ));
+            }
+        }
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_millis() as u64)
+            .unwrap_or(0);
+        let Some(host) = self.spec_host().await? else {
+            return Ok(out);
+        };
+        let stepped = match run(&host, format!("__wayfarerSpec.step({values}, {now})"), cdp).await {
+            Ok(v) => v,
+            Err(e) => {
+                // A host that is gone is opened again for the next episode.
+                if let (Some(s), BrowserError::Dead(_) | BrowserError::Protocol(..)) =
+                    (self.spec.as_mut(), &e)
+                {
+                    s.lost_browser();
+                }
+                return Err(BrowserError::Step(format!("its properties: {}", why(&e))));
+            }
+        };
+        let stepped: Stepped = serde_json::from_value(stepped)
+            .map_err(|e| BrowserError::Step(format!("the properties' answer: {e}")))?;
+        for v in &stepped.violations {
+            let name = v["property"].as_str().unwrap_or("?");
+            out.push(Event::property(name, violation_message(v)));
+        }
+        for e in stepped.errors {
+            out.push(Event::property(
+                &e.property,
+                format!("{} could not be evaluated: {}", e.property, e.message),
+            ));
+        }
+        Ok(out)
+    }
+
+    /// The verdicts so far, the episode under way ended (the run is over).
+    pub(crate) async fn spec_verdicts(&mut self) -> Vec<PropertyVerdict> {
+        self.spec_end().await;
+        self.spec
+            .as_ref()
+            .map(|s| s.verdicts.clone())
+            .unwrap_or_default()
+    }
+}
+
+/// "max_shown violated: `() => count.current <= 5` was false (count = 6)".
+fn violation_message(v: &Value) -> String {
+    let name = v["property"].as_str().unwrap_or("?");
+    // An `or` that failed carries each side's failure in `also`: all of them were false.
+    let mut formulas = Vec::new();
+    let mut at = Some(v);
+    while let Some(x) = at {
+        formulas.push(format!("`{}`", x["formula"].as_str().unwrap_or("")));
+        at = x.get("also");
+    }
+    formulas.reverse();
+    let mut s = match formulas.len() {
+        1 => format!("{name} violated: {} was false", formulas[0]),
+        _ => format!("{name} violated: none held of {}", formulas.join(", ")),
+    };
+    if let Some(note) = v["note"].as_str() {
+        s.push_str(&format!(": {note}"));
+    }
+    let cells: Vec<String> = v["cells"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .map(|(k, val)| {
+            let shown = val.to_string();
+            let shown = if shown.chars().count() > VALUE_CHARS {
+                format!("{}...", shown.chars().take(VALUE_CHARS).collect::<String>())
+            } else {
+                shown
+            };
+            format!("{k} = {shown}")
+        })
+        .collect();
+    if !cells.is_empty() {
+        s.push_str(&format!(" ({})", cells.join(", ")));
+    }
+    s
+}
+
+/// What Bombadil's extractors see besides `document` and `window`: this state's uncaught
+/// exceptions and console errors, the page's place, and the action that led here.
+fn partial_state(events: &[Event], last: Option<&Action>) -> Value {
+    let exceptions: Vec<Value> = events
+        .iter()
+        .filter(|e| matches!(e.kind, EventKind::Exception | EventKind::UnhandledRejection))
+        .map(|e| {
+            json!({
+                "text": e.message,
+                "line": e.line.unwrap_or(0),
+                "column": e.column.unwrap_or(0),
+                "url": e.url,
+                "remote_object": null,
+                "stacktrace": null,
+            })
+        })
+        .collect();
+    let console: Vec<Value> = events
+        .iter()
+        .filter(|e| e.kind == EventKind::ConsoleError)
+        .map(|e| json!({ "timestamp": 0, "level": "error", "args": [e.message] }))
+        .collect();
+    json!({
+        "errors": { "uncaughtExceptions": exceptions },
+        "console": console,
+        "lastAction": last.map(bombadil_action),
+    })
+}
+
+/// One of our actions as Bombadil's `Action` type names it (a click's point is unknown
+/// here: (0, 0)).
+fn bombadil_action(a: &Action) -> Value {
+    let name = a.target.clone().unwrap_or_default();
+    let point = json!({ "x": 0, "y": 0 });
+    match a.kind {
+        ActionKind::Back => json!("Back"),
+        ActionKind::Navigate => json!("Reload"),
+        ActionKind::Type => json!({ "TypeText": { "text": a.value, "delayMillis": 0 } }),
+        ActionKind::DoubleClick => {
+            json!({ "DoubleClick": { "name": name, "point": point, "delayMillis": 0 } })
+        }
+        _ => json!({ "Click": { "name": name, "point": point } }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_violation_reads_as_its_property_formula_and_cells() {
+        let v = json!({
+            "property": "max_shown",
+            "formula": "() => count.current <= 5",
+            "cells": { "count": 6, "text": "x".repeat(300) },
+            "note": "did not hold within 5000 ms of state 2"
+        });
+        let m = violation_message(&v);
+        assert!(m.starts_with("max_shown violated: `() => count.current <= 5` was false: did not hold within 5000 ms of state 2 (count = 6, text = \"xxx"), "{m}");
+        assert!(m.len() < 260, "long values are cut: {m}");
+    }
+
+    #[test]
+    fn a_failed_or_lists_every_side() {
+        let v = json!({
+            "property": "machine",
+            "formula": "() => c.current === n - 1",
+            "cells": { "c": 5 },
+            "also": { "formula": "() => c.current === n + 1", "also": { "formula": "() => c.current === n" } }
+        });
+        assert_eq!(
+            violation_message(&v),
+            "machine violated: none held of `() => c.current === n`, `() => c.current === n + 1`, `() => c.current === n - 1` (c = 5)"
+        );
+    }
+
+    #[test]
+    fn the_partial_state_carries_this_states_exceptions_and_console_errors() {
+        let events = vec![
+            Event::new(EventKind::Exception, "Uncaught TypeError: x").at(
+                "http://a/app.js",
+                Some(3),
+                Some(7),
+            ),
+            Event::new(EventKind::ConsoleError, "boom"),
+            Event::new(EventKind::HttpResponse, "HTTP 200"),
+        ];
+        let p = partial_state(&events, Some(&Action::back()));
+        assert_eq!(p["errors"]["uncaughtExceptions"][0]["line"], 3);
+        assert_eq!(p["console"][0]["args"][0], "boom");
+        assert_eq!(p["console"].as_array().unwrap().len(), 1);
+        assert_eq!(p["lastAction"], "Back");
+    }
+}

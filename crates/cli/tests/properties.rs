@@ -1,0 +1,254 @@
+//! The user's own properties (`--spec`): every example of Bombadil's manual, unchanged
+//! (`testapps/specs/`), run against a hazards page that violates it and one that
+//! satisfies it. On the first the run reports a failure of kind `property` naming the
+//! property and the values its cells had; on the second, 300 steps find none and the
+//! property's verdict is not "violated". A broken specification stops the run before it
+//! starts, naming the file and the line.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+use wayfarer_testapps::{App, ServeOptions, Server};
+
+fn spec(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../../testapps/specs/{name}"))
+}
+
+fn wayfarer() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_wayfarer"));
+    c.env_remove("RUST_LOG");
+    c
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "status {:?}\nstdout:\n{}\nstderr:\n{}",
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+/// Explore `page` of a fresh hazards server with the random strategy and `spec`: the
+/// report, and what the command printed.
+fn explore(page: &str, spec: &Path, steps: u32, out: &Path) -> (Value, Output) {
+    let server = Server::start(App::Hazards, ServeOptions::default()).unwrap();
+    let o = wayfarer()
+        .args(["explore", &format!("{}{page}", server.url())])
+        .arg("--spec")
+        .arg(spec)
+        .args(["--strategy", "random", "--seed", "3", "--budget"])
+        .arg(steps.to_string())
+        .args(["--episode-steps", "40", "--shrink", "off", "-o"])
+        .arg(out)
+        .output()
+        .unwrap();
+    assert!(matches!(o.status.code(), Some(0 | 1)), "{}", text(&o));
+    let report = serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap())
+        .unwrap_or_else(|e| panic!("{e}: {}", text(&o)));
+    (report, o)
+}
+
+fn property_failures(r: &Value) -> Vec<&Value> {
+    r["failures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["kind"] == "property")
+        .collect()
+}
+
+fn verdict<'a>(r: &'a Value, property: &str) -> &'a Value {
+    r["properties"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no properties in {r}"))
+        .iter()
+        .find(|p| p["name"] == property)
+        .unwrap_or_else(|| panic!("no verdict for {property} in {}", r["properties"]))
+}
+
+/// The violating page: a `property` failure for `property` whose message shows `shows`.
+/// The satisfying page: none in 300 steps.
+fn example(file: &str, page: &str, property: &str, shows: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let (bad, o) = explore(
+        &format!("props/{page}/bad"),
+        &spec(file),
+        150,
+        &dir.path().join("bad"),
+    );
+    let found = property_failures(&bad);
+    assert_eq!(
+        found.len(),
+        1,
+        "{file} on the bad page: {:#?}\n{}",
+        bad["failures"],
+        text(&o)
+    );
+    let message = found[0]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with(&format!("{property} violated")) && message.contains(shows),
+        "{message}"
+    );
+    assert!(verdict(&bad, property)["violated"].as_u64().unwrap() >= 1);
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains(&format!("property {property}: violated")),
+        "{}",
+        text(&o)
+    );
+
+    let (good, o) = explore(
+        &format!("props/{page}/good"),
+        &spec(file),
+        300,
+        &dir.path().join("good"),
+    );
+    assert_eq!(
+        property_failures(&good),
+        Vec::<&Value>::new(),
+        "{file} on the good page\n{}",
+        text(&o)
+    );
+    let v = verdict(&good, property);
+    assert_eq!(v["violated"], 0, "{v}");
+    assert_eq!(v["errors"], 0, "{v}");
+    assert!(
+        v["held"].as_u64().unwrap() + v["pending"].as_u64().unwrap() >= 7,
+        "{v}"
+    );
+}
+
+#[test]
+fn max_notifications_shown() {
+    example(
+        "max-notifications.ts",
+        "notifications",
+        "max_notifications_shown",
+        "notificationCount = 6",
+    );
+}
+
+#[test]
+fn constant_notification_count() {
+    example(
+        "constant-count.ts",
+        "constant",
+        "constantNotificationCount",
+        "notificationCount = 3",
+    );
+}
+
+#[test]
+fn error_disappears_within_five_seconds() {
+    example(
+        "error-disappears.ts",
+        "error",
+        "errorDisappears",
+        "did not hold within 5000 ms",
+    );
+}
+
+#[test]
+fn notification_includes_the_name_entered() {
+    example(
+        "notification-includes-name.ts",
+        "name",
+        "notificationIncludesMessage",
+        "notificationText = \"Saved.\"",
+    );
+}
+
+#[test]
+fn counter_state_machine() {
+    example(
+        "counter.ts",
+        "counter",
+        "counterStateMachine",
+        "counterValue = ",
+    );
+}
+
+#[test]
+fn a_broken_specification_stops_the_run_naming_the_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("broken.ts");
+    std::fs::write(
+        &file,
+        "import { always } from \"@antithesishq/bombadil\";\nexport const p = always(() => (1 + );\n",
+    )
+    .unwrap();
+    let o = wayfarer()
+        .args(["explore", "http://127.0.0.1:9/", "--spec"])
+        .arg(&file)
+        .arg("-o")
+        .arg(dir.path().join("out"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(err.contains("broken.ts:2:"), "{err}");
+}
+
+fn failure_messages(r: &Value) -> Vec<String> {
+    property_failures(r)
+        .iter()
+        .map(|f| f["message"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn extractors_that_throw_or_return_a_function_are_failures_and_the_run_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("spec.js");
+    std::fs::write(
+        &file,
+        r#"import { extract, always } from "@antithesishq/bombadil";
+const boom = extract(() => { throw new Error("no such widget"); });
+const handler = extract(() => () => 1);
+export const p = always(() => boom.current === 1);
+"#,
+    )
+    .unwrap();
+    let (r, o) = explore("props/counter/good", &file, 10, &dir.path().join("out"));
+    let messages = failure_messages(&r);
+    let has = |needle: &str| messages.iter().any(|m| m.contains(needle));
+    assert!(
+        has("the extractor of boom threw: Error: no such widget"),
+        "{messages:#?}\n{}",
+        text(&o)
+    );
+    assert!(
+        has("the extractor of handler returned a value that is not JSON"),
+        "{messages:#?}"
+    );
+    assert!(
+        has("p could not be evaluated: cell boom has no value"),
+        "{messages:#?}"
+    );
+    assert_eq!(r["steps"], 10, "the run went on: {}", text(&o));
+}
+
+#[test]
+fn an_extractor_that_never_returns_is_stopped_and_the_run_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("spec.js");
+    std::fs::write(
+        &file,
+        r#"import { extract, always } from "@antithesishq/bombadil";
+const forever = extract(() => { for (;;) {} });
+export const p = always(() => forever.current === 1);
+"#,
+    )
+    .unwrap();
+    let (r, o) = explore("props/counter/good", &file, 4, &dir.path().join("out"));
+    let messages = failure_messages(&r);
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.contains("did not finish within 2 s")),
+        "{messages:#?}\n{}",
+        text(&o)
+    );
+    assert_eq!(r["steps"], 4, "the run went on: {}", text(&o));
+}
