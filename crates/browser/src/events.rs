@@ -178,8 +178,8 @@ pub(crate) struct Shared {
     pub crashed: bool,
     /// Popups seen and not yet closed (closing needs the browser, which the env owns).
     pub popups: Vec<TargetId>,
-    /// scriptId -> (content hash, length) for the application's scripts.
-    pub scripts: HashMap<String, (String, usize)>,
+    /// Which script ids are the application's scripts.
+    pub scripts: crate::coverage::ScriptIds,
     pub new_scripts: Vec<(String, usize)>,
     /// The websocket handler saw a fatal connection error.
     pub dead: bool,
@@ -606,12 +606,12 @@ fn handle_inner(ev: Ev, page: &Page, shared: &SharedRef, scope: &Scope, cdp: Dur
             }
         }
         Ev::Script(e) => {
+            let mut s = shared.lock();
             let Some((hash, len)) = app_script(&e, scope) else {
+                s.scripts.other(e.script_id.inner());
                 return;
             };
-            let mut s = shared.lock();
-            s.scripts
-                .insert(e.script_id.inner().clone(), (hash.clone(), len));
+            s.scripts.app(e.script_id.inner(), &hash, len, &e.url);
             s.new_scripts.push((hash, len));
         }
     }

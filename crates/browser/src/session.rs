@@ -74,7 +74,7 @@ impl Session {
             s.net.clear();
             s.doc_status = None;
             // Script ids are per renderer: a new page starts a new registry.
-            s.scripts.clear();
+            s.scripts.clear_ids();
         }
         let task = subscribe(&page, shared.clone(), scope, cdp).await?;
         let session = Session {

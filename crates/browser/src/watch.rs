@@ -45,7 +45,7 @@ pub struct PageWatch {
     scope: Scope,
     cov: CoveragePool,
     /// scriptId -> (content hash, length) for the application's scripts.
-    scripts: HashMap<String, (String, usize)>,
+    scripts: crate::coverage::ScriptIds,
     /// requestId -> URL of the http(s) requests in flight.
     requests: HashMap<String, String>,
     events: Vec<Event>,
@@ -66,7 +66,7 @@ impl PageWatch {
         PageWatch {
             scope: Scope::new(start, &[]),
             cov,
-            scripts: HashMap::new(),
+            scripts: Default::default(),
             requests: HashMap::new(),
             events: Vec::new(),
             main_frame: None,
@@ -162,11 +162,13 @@ impl PageWatch {
             }
             "Debugger.scriptParsed" => {
                 let e: EventScriptParsed = parse(params)?;
-                if let Some((hash, len)) = events::app_script(&e, &self.scope) {
-                    // In the denominator from now on, run or not.
-                    self.cov.lock().register(&hash, len);
-                    self.scripts
-                        .insert(e.script_id.inner().clone(), (hash, len));
+                match events::app_script(&e, &self.scope) {
+                    Some((hash, len)) => {
+                        // In the denominator from now on, run or not.
+                        self.cov.lock().register(&hash, len);
+                        self.scripts.app(e.script_id.inner(), &hash, len, &e.url);
+                    }
+                    None => self.scripts.other(e.script_id.inner()),
                 }
             }
             "Page.frameNavigated" => {
@@ -398,14 +400,18 @@ mod tests {
         driver["executionContextAuxData"] = json!({"isDefault": false, "type": "isolated"});
         w.event("Debugger.scriptParsed", &driver);
         assert_eq!(pool.snapshot().total_bytes, 170);
-        let take = |id: &str| {
-            json!({"timestamp": 1.0, "result": [{"scriptId": id, "url": "", "functions": [
+        // A take names each script by id and URL, as Chromium does.
+        let take = |id: &str, url: &str| {
+            json!({"timestamp": 1.0, "result": [{"scriptId": id, "url": url, "functions": [
                 {"functionName": "", "isBlockCoverage": true, "ranges": [
                     {"startOffset": 0, "endOffset": 100, "count": 1},
                     {"startOffset": 50, "endOffset": 100, "count": 0}]}]}]})
         };
-        w.merge_coverage(&take("1")).unwrap();
-        w.merge_coverage(&take("2")).unwrap();
+        w.merge_coverage(&take("1", "http://127.0.0.1:8000/app.js")).unwrap();
+        w.merge_coverage(&take("2", "http://cdn.example/lib.js")).unwrap();
+        // The page's own script under id 1 once another renderer reused it: not app.js.
+        w.event("Debugger.scriptParsed", &script("1", "", "h7", 100));
+        w.merge_coverage(&take("1", "")).unwrap();
         let c = pool.snapshot();
         assert_eq!((c.covered_bytes, c.total_bytes), (50, 170));
         assert!(w.merge_coverage(&json!({"result": 3})).is_err());
