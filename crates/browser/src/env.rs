@@ -367,9 +367,11 @@ impl Inner {
         let s = Session::open(
             &l.browser,
             self.opts.config.isolate,
-            self.coverage_mode() != CoverageMode::Off,
-            self.opts.actions.listeners,
-            self.opts.spec.as_deref(),
+            crate::session::Enabled {
+                coverage: self.coverage_mode() != CoverageMode::Off,
+                listeners: self.opts.actions.listeners,
+                spec: self.opts.spec.as_deref(),
+            },
             &self.shared,
             self.scope.clone(),
             self.lim.cdp,

@@ -34,6 +34,16 @@ async fn start_coverage(page: &Page, cdp: Duration) -> Result<(), BrowserError> 
 /// Records click-like listeners for the scan (`[actions] listeners`).
 const LISTENERS_JS: &str = include_str!("listeners.js");
 
+/// What a new page has on before its first navigation.
+pub(crate) struct Enabled<'a> {
+    /// Precise coverage (and the debugger for its denominator).
+    pub coverage: bool,
+    /// The listener recorder (`[actions] listeners`).
+    pub listeners: bool,
+    /// The specification's bundle, run in every document.
+    pub spec: Option<&'a str>,
+}
+
 pub(crate) struct Session {
     pub page: Page,
     context: Option<BrowserContextId>,
@@ -44,9 +54,7 @@ impl Session {
     pub async fn open(
         browser: &Browser,
         isolate: bool,
-        coverage: bool,
-        listeners: bool,
-        spec: Option<&str>,
+        on: Enabled<'_>,
         shared: &SharedRef,
         scope: Arc<Scope>,
         cdp: Duration,
@@ -82,20 +90,21 @@ impl Session {
             context,
             task,
         };
-        session
-            .enable(browser, coverage, listeners, spec, cdp)
-            .await?;
+        session.enable(browser, on, cdp).await?;
         Ok(session)
     }
 
     async fn enable(
         &self,
         browser: &Browser,
-        coverage: bool,
-        listeners: bool,
-        spec: Option<&str>,
+        on: Enabled<'_>,
         cdp: Duration,
     ) -> Result<(), BrowserError> {
+        let Enabled {
+            coverage,
+            listeners,
+            spec,
+        } = on;
         let p = &self.page;
         call(p, inspector::EnableParams::default(), cdp).await?;
         // The target's name is read from the accessibility tree every step; enabled, the
