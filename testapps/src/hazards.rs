@@ -10,11 +10,13 @@ use axum::Router;
 
 use crate::common::{self, esc, fill, js_json};
 
+mod checks;
 mod hostile;
 mod props;
 mod throttle;
 mod verdicts;
 
+pub use checks::CHECK_PAGES;
 pub use hostile::{CROWD_ELEMENTS, HUGE_BYTES};
 pub use props::PROP_PAGES;
 pub use verdicts::BUG_VARIANTS;
@@ -99,6 +101,7 @@ pub(crate) fn router() -> Router {
         .merge(throttle::router())
         .merge(verdicts::router())
         .merge(props::router())
+        .merge(checks::router())
         .merge(hostile::router())
         .route(
             "/worker",

@@ -742,7 +742,18 @@ pub(crate) fn response_event(e: &EventResponseReceived) -> Option<Event> {
     }
     let status = e.response.status.clamp(0, u16::MAX as i64) as u16;
     let document = e.r#type == ResourceType::Document;
-    Some(Event::http(status, url.clone(), document))
+    let mut ev = Event::http(status, url.clone(), document);
+    // A file the page shows or runs: a broken one is a broken page (`broken_resource`).
+    ev.resource = match e.r#type {
+        ResourceType::Image => Some("image"),
+        ResourceType::Script => Some("script"),
+        ResourceType::Stylesheet => Some("stylesheet"),
+        ResourceType::Font => Some("font"),
+        ResourceType::Media => Some("media"),
+        _ => None,
+    }
+    .map(str::to_string);
+    Some(ev)
 }
 
 /// A request that failed, at `url` when its start was seen; `None` for the failures that

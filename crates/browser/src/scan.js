@@ -77,6 +77,52 @@
   const deny = (cfg.deny || []).map(r => ({ selector: r.selector || null, text: r.text ? r.text.toLowerCase() : null }));
   const elements = [];
   const tags = [];
+  // The built-in page checks (wayfarer_core's oracle): placeholder text shown where a
+  // value should be, fields without an accessible name, images without pixels.
+  const placeholders = [];
+  const unnamed = [];
+  const PLACEHOLDER_HINT = /\[object Object\]|NaN|undefined|null/;
+  const CODE_LIKE = "code, pre, kbd, samp, var, textarea, [contenteditable=''], [contenteditable='true']";
+  // "[object Object]" anywhere and "NaN" as a word; "undefined" and "null" as a word of a
+  // short text only (a label or a value; prose may say them).
+  function placeholderIn(t, el) {
+    const s = squash(t, 200);
+    const hit = s.includes("[object Object]") || /(^|[^\w])NaN([^\w]|$)/.test(s) ||
+      (s.length <= 40 && /(^|[^\w-])(undefined|null)([^\w-]|$)/.test(s));
+    if (!hit) return null;
+    try { if (el.closest(CODE_LIKE)) return null; } catch (e) { return null; }
+    return s;
+  }
+  const FIELD_TYPES_NAMED_BY_VALUE = new Set(["hidden", "submit", "reset", "button", "image"]);
+  // A field a screen reader announces without a name (the accessible name's sources,
+  // placeholder included as Chromium includes it).
+  function isUnnamedField(el, tag, type) {
+    if (!(tag === "select" || tag === "textarea" || (tag === "input" && !FIELD_TYPES_NAMED_BY_VALUE.has(type)))) return false;
+    const has = (a) => { const v = el.getAttribute(a); return v !== null && v.trim() !== ""; };
+    if (has("aria-label") || has("title") || has("placeholder")) return false;
+    try {
+      if (el.labels && Array.from(el.labels).some(l => l.textContent.trim() !== "")) return false;
+      const lb = el.getAttribute("aria-labelledby");
+      if (lb) {
+        const root = el.getRootNode();
+        if (lb.split(/\s+/).some(id => { const r = root.getElementById ? root.getElementById(id) : null; return r && r.textContent.trim() !== ""; })) return false;
+      }
+    } catch (e) { return false; }
+    return true;
+  }
+  function brokenImages() {
+    const out = [];
+    const imgs = document.images;
+    for (let i = 0; i < imgs.length && i < 2000 && out.length < 10; i++) {
+      const img = imgs[i];
+      const src = img.currentSrc || img.src;
+      // complete && no pixels: loaded and broken (a lazy image not loaded yet is not
+      // complete). An SVG without a size of its own may report no pixels: skipped.
+      if (!src || !img.complete || img.naturalWidth !== 0 || /^data:image\/svg|\.svg([?#]|$)/i.test(src)) continue;
+      out.push(src.length > 300 ? src.slice(0, 300) : src);
+    }
+    return out;
+  }
   let html = "";
   let textLeaves = 0;
   let errorCorpus = "";
@@ -343,6 +389,7 @@
           invalid: (tag === "input" || tag === "textarea" || tag === "select") && el.matches(":invalid"),
         };
         elements.push(out);
+        if (reasons.length && unnamed.length < 20 && !out.denied && isUnnamedField(el, tag, type)) unnamed.push(out.locator);
       }
     }
     if (!ERR_ONLY && html.length < MAX_HTML) {
@@ -382,6 +429,10 @@
         if (html.length < MAX_HTML) html += esc((t.length > MAX_HTML ? t.slice(0, MAX_HTML) : t).replace(/\s+/g, " "));
         const room = loweredErrorCap - errorCorpus.length;
         if (!hidden && room > 0) errorCorpus += (t.length > room ? t.slice(0, room) : t) + "\n";
+        if (!hidden && !ERR_ONLY && placeholders.length < 10 && PLACEHOLDER_HINT.test(t)) {
+          const p = placeholderIn(t, el);
+          if (p) placeholders.push(p);
+        }
       }
     }
     if (html.length < MAX_HTML) html += "</" + tag + ">";
@@ -411,6 +462,9 @@
     page: { width: de ? de.scrollWidth : 0, height: de ? de.scrollHeight : 0 },
     status: null,
     error_text: errorText,
+    placeholder_text: placeholders,
+    broken_images: brokenImages(),
+    unnamed_controls: unnamed,
     regions: regionsOf(),
     app: appProbe(),
     dom_size: domSize(),

@@ -42,6 +42,18 @@ pub(crate) fn observation(json: &str, caps: &Caps) -> Result<Observation, Browse
     if let Some(t) = &mut o.error_text {
         cut(t, MAX_ERROR_TEXT);
     }
+    // The page checks' lists: scan.js keeps at most 10, 10 and 20, each cut.
+    o.placeholder_text.truncate(10);
+    o.broken_images.truncate(10);
+    o.unnamed_controls.truncate(20);
+    for t in o
+        .placeholder_text
+        .iter_mut()
+        .chain(&mut o.broken_images)
+        .chain(&mut o.unnamed_controls)
+    {
+        cut(t, MAX_ERROR_TEXT);
+    }
     o.regions.truncate(MAX_REGIONS);
     for r in &mut o.regions {
         cut(r, MAX_REGION);
@@ -175,6 +187,9 @@ mod tests {
             },
             status: Some(200),
             error_text: Some("TypeError: x".into()),
+            placeholder_text: vec!["Total: NaN".into()],
+            broken_images: vec!["http://127.0.0.1:1/logo.png".into()],
+            unnamed_controls: vec!["#q".into()],
             regions: vec!["dialog:Edit item #".into()],
             app: Some(AppProbe {
                 state: Some("home".into()),

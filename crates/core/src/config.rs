@@ -844,6 +844,16 @@ pub struct OracleConfig {
     pub console_errors: bool,
     /// Regexes over "kind: message"; a matching failure is known noise and ignored.
     pub ignore: Vec<String>,
+    /// Visible text "undefined", "NaN", "[object Object]" or "null" where a value
+    /// should be (`placeholder_text`).
+    pub placeholder_text: bool,
+    /// A broken image (loaded, no pixels), or an image, script, stylesheet, font or media
+    /// file of the application answering 4xx (`broken_resource`).
+    pub broken_resources: bool,
+    /// Two interactive elements with the same `id` (`duplicate_id`): a warning by default.
+    pub duplicate_ids: Severity,
+    /// A form control without an accessible name (`unnamed_control`): a warning by default.
+    pub unnamed_controls: Severity,
 }
 
 impl Default for OracleConfig {
@@ -852,8 +862,23 @@ impl Default for OracleConfig {
             http_4xx: false,
             console_errors: true,
             ignore: Vec::new(),
+            placeholder_text: true,
+            broken_resources: true,
+            duplicate_ids: Severity::Warn,
+            unnamed_controls: Severity::Warn,
         }
     }
+}
+
+/// How a check that may be only advice counts: not at all, as a warning (listed in the
+/// report, the run still passes) or as a failure.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Off,
+    #[default]
+    Warn,
+    Fail,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

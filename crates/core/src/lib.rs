@@ -48,7 +48,7 @@ pub use agent::{Agent, SnapshotTable, StrategySnapshot, Transition, View};
 pub use budget::Budget;
 pub use novelty::{Novelty, NoveltyTracker};
 pub use observer::{Observer, Progress};
-pub use oracle::{Failure, FailureKind, Oracles};
+pub use oracle::{Failure, FailureKind, Oracles, Warning};
 pub use record::ResetRecord;
 pub use record::{StepRecord, StepTimings};
 pub use runner::{run, run_workers, AutoWorkers, RunOptions, WorkerEnv};

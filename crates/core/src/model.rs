@@ -223,6 +223,19 @@ pub struct Observation {
     /// app that opens one changes neither its URL nor much of its document.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub regions: Vec<String>,
+    /// Short visible texts showing "undefined", "NaN", "[object Object]" or "null" where
+    /// a value should be (outside code), at most 10: the built-in `placeholder_text`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub placeholder_text: Vec<String>,
+    /// Images of the page that finished loading without pixels (their URLs, at most 10):
+    /// the built-in `broken_resource`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub broken_images: Vec<String>,
+    /// Locators of visible form fields without an accessible name (no label,
+    /// `aria-label`, `aria-labelledby`, `title` or placeholder), at most 20: the built-in
+    /// `unnamed_control`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unnamed_controls: Vec<String>,
     /// What an instrumented application says about itself (see [`AppProbe`]).
     #[serde(default)]
     pub app: Option<AppProbe>,
@@ -411,6 +424,11 @@ pub struct Event {
     /// For `Property`: the property's name (its export in the specification).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub property: Option<String>,
+    /// For `HttpResponse`: what the page loaded, when it is a file the page shows or runs
+    /// ("image", "script", "stylesheet", "font", "media"); `None` for documents, fetches
+    /// and the rest.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resource: Option<String>,
 }
 
 impl Event {
@@ -424,6 +442,7 @@ impl Event {
             status: None,
             document: false,
             property: None,
+            resource: None,
         }
     }
 

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 
-use crate::config::OracleConfig;
+use crate::config::{OracleConfig, Severity};
 use crate::model::{Event, EventKind, Observation};
 use crate::signature::{normalize_message, signature};
 use crate::trace::TraceStep;
@@ -26,6 +26,15 @@ pub enum FailureKind {
     Hang,
     /// A property of the user's specification was violated (or could not be evaluated).
     Property,
+    /// Visible text "undefined", "NaN", "[object Object]" or "null" where a value should be.
+    PlaceholderText,
+    /// A broken image, or an image, script, stylesheet, font or media file of the
+    /// application answering 4xx.
+    BrokenResource,
+    /// Two interactive elements of one page share an `id`.
+    DuplicateId,
+    /// A form control has no accessible name.
+    UnnamedControl,
 }
 
 impl FailureKind {
@@ -41,6 +50,10 @@ impl FailureKind {
             FailureKind::ErrorText => "error_text",
             FailureKind::Hang => "hang",
             FailureKind::Property => "property",
+            FailureKind::PlaceholderText => "placeholder_text",
+            FailureKind::BrokenResource => "broken_resource",
+            FailureKind::DuplicateId => "duplicate_id",
+            FailureKind::UnnamedControl => "unnamed_control",
         }
     }
 }
@@ -54,6 +67,10 @@ pub struct Finding {
     pub line: Option<u32>,
     pub column: Option<u32>,
     pub signature: String,
+    /// Advice, not a failure (`Severity::Warn`): listed with the run's warnings, the run
+    /// still passes.
+    #[serde(default)]
+    pub warning: bool,
 }
 
 impl Finding {
@@ -70,7 +87,19 @@ impl Finding {
             line,
             column,
             signature,
+            warning: false,
         }
+    }
+
+    /// This finding, signed by `parts` (kind first) instead of its message.
+    fn signed(mut self, parts: &[&str]) -> Finding {
+        let mut sig = self.kind.as_str().to_string();
+        for p in parts {
+            sig.push('|');
+            sig.push_str(p);
+        }
+        self.signature = sig;
+        self
     }
 }
 
@@ -162,6 +191,23 @@ impl Oracles {
                             Some(ev),
                         ))
                     }
+                    Some(s)
+                        if (400..500).contains(&s)
+                            && self.config.broken_resources
+                            && ev.resource.is_some()
+                            && self.same_origin(url) =>
+                    {
+                        let what = ev.resource.as_deref().unwrap_or("file");
+                        let url = crate::signature::normalize_source(url);
+                        Some(
+                            Finding::new(
+                                FailureKind::BrokenResource,
+                                format!("HTTP {s} from {url} ({what} of the page)"),
+                                None,
+                            )
+                            .signed(&[&url]),
+                        )
+                    }
                     _ => None,
                 },
                 EventKind::RequestFailed if self.same_origin(url) => Some(Finding::new(
@@ -203,12 +249,133 @@ impl Oracles {
             f.source = Some(url);
             out.push(f);
         }
+        if let Some(o) = obs {
+            out.extend(self.page_checks(o));
+        }
         out.retain(|f| {
             let line = format!("{}: {}", f.kind.as_str(), f.message);
             !self.ignore.iter().any(|r| r.is_match(&line))
         });
         out
     }
+}
+
+impl Oracles {
+    /// The built-in checks of what a page shows (`[oracles]` placeholder_text,
+    /// broken_resources, duplicate_ids, unnamed_controls), each signed once per kind of page.
+    fn page_checks(&self, o: &Observation) -> Vec<Finding> {
+        let c = &self.config;
+        let mut out = Vec::new();
+        let page = normalize_message(&crate::signature::normalize_source(&o.url));
+        if c.placeholder_text {
+            for t in &o.placeholder_text {
+                let token = PLACEHOLDERS
+                    .iter()
+                    .find(|p| t.contains(**p))
+                    .copied()
+                    .unwrap_or("?");
+                out.push(
+                    Finding::new(
+                        FailureKind::PlaceholderText,
+                        format!("the page shows {token:?} where a value should be: {t:?}"),
+                        None,
+                    )
+                    .signed(&[token, &page]),
+                );
+            }
+        }
+        if c.broken_resources {
+            // A broken image of another origin may be one the scope blocked.
+            for src in o.broken_images.iter().filter(|s| self.same_origin(s)) {
+                let src = crate::signature::normalize_source(src);
+                out.push(
+                    Finding::new(
+                        FailureKind::BrokenResource,
+                        format!("broken image {src} (it loaded without pixels)"),
+                        None,
+                    )
+                    .signed(&[&src]),
+                );
+            }
+        }
+        if c.duplicate_ids != Severity::Off {
+            for (id, els) in duplicate_ids(o) {
+                let shown: Vec<String> = els.iter().take(3).map(|e| describe(e)).collect();
+                let mut f = Finding::new(
+                    FailureKind::DuplicateId,
+                    format!(
+                        "id {id:?} is on {} interactive elements: {}",
+                        els.len(),
+                        shown.join(", ")
+                    ),
+                    None,
+                )
+                .signed(&[&id, &page]);
+                f.warning = c.duplicate_ids == Severity::Warn;
+                out.push(f);
+            }
+        }
+        if c.unnamed_controls != Severity::Off {
+            for locator in &o.unnamed_controls {
+                let shown = o
+                    .elements
+                    .iter()
+                    .find(|e| &e.locator == locator)
+                    // No name shown: the scan's label is a guess from nearby text.
+                    .map_or_else(|| locator.clone(), |e| format!("{} ({})", e.tag, e.locator));
+                let mut f = Finding::new(
+                    FailureKind::UnnamedControl,
+                    format!(
+                        "{shown} has no accessible name (no label, aria-label, aria-labelledby, title or placeholder)"
+                    ),
+                    None,
+                )
+                .signed(&[locator, &page]);
+                f.warning = c.unnamed_controls == Severity::Warn;
+                out.push(f);
+            }
+        }
+        out
+    }
+}
+
+/// What `placeholder_text` looks for, in the order a message names it.
+const PLACEHOLDERS: [&str; 4] = ["[object Object]", "NaN", "undefined", "null"];
+
+/// An element as a message names it: `button "Save" (#save)`.
+fn describe(e: &crate::model::Element) -> String {
+    let name = [&e.label, &e.text]
+        .into_iter()
+        .map(|s| s.trim())
+        .find(|s| !s.is_empty())
+        .map(|s| format!(" {:?}", s.chars().take(40).collect::<String>()))
+        .unwrap_or_default();
+    format!("{}{name} ({})", e.tag, e.locator)
+}
+
+/// Ids shared by interactive elements of one document or shadow root (a locator's part
+/// before its last `>>>`), in page order.
+fn duplicate_ids(o: &Observation) -> Vec<(String, Vec<&crate::model::Element>)> {
+    let mut by: BTreeMap<(String, String), Vec<&crate::model::Element>> = BTreeMap::new();
+    let mut order = Vec::new();
+    for e in o.elements.iter().filter(|e| !e.actionable.is_empty()) {
+        let Some(id) = e.attrs.get("id").filter(|i| !i.trim().is_empty()) else {
+            continue;
+        };
+        let root = e.locator.rsplit_once(">>>").map_or("", |(r, _)| r).to_string();
+        let key = (root, id.clone());
+        if !by.contains_key(&key) {
+            order.push(key.clone());
+        }
+        by.entry(key).or_default().push(e);
+    }
+    order
+        .into_iter()
+        .filter_map(|k| {
+            let els = by.remove(&k)?;
+            (els.len() > 1).then(|| (k.1, els))
+        })
+        .collect()
 }
 
 /// A unique failure of the run: the first finding of its signature and how often it recurred.
@@ -230,15 +397,31 @@ pub struct Failure {
     pub trace: Vec<TraceStep>,
 }
 
-/// All unique failures of a run, by signature, in order of discovery.
+/// Advice a page check found (a check set to `warn`): listed with the run, not a
+/// failure; once per signature, with how often it was seen.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Warning {
+    pub kind: FailureKind,
+    pub message: String,
+    pub signature: String,
+    /// Step (1-based, over the whole run) where it was first seen.
+    pub step: u64,
+    pub count: u64,
+    pub page_url: String,
+}
+
+/// All unique failures of a run, by signature, in order of discovery (and its warnings).
 #[derive(Debug, Default)]
 pub struct FailureBook {
     by_signature: BTreeMap<String, usize>,
     failures: Vec<Failure>,
+    warned: BTreeMap<String, usize>,
+    warnings: Vec<Warning>,
 }
 
 impl FailureBook {
-    /// Record a finding; returns the new failure when its signature is new.
+    /// Record a finding; returns the new failure when its signature is new. A warning
+    /// goes to the warnings and returns `None`.
     pub fn record(
         &mut self,
         finding: Finding,
@@ -247,6 +430,24 @@ impl FailureBook {
         page_url: &str,
         trace: &[TraceStep],
     ) -> Option<&Failure> {
+        if finding.warning {
+            match self.warned.get(&finding.signature) {
+                Some(&i) => self.warnings[i].count += 1,
+                None => {
+                    self.warned
+                        .insert(finding.signature.clone(), self.warnings.len());
+                    self.warnings.push(Warning {
+                        kind: finding.kind,
+                        message: finding.message,
+                        signature: finding.signature,
+                        step,
+                        count: 1,
+                        page_url: page_url.to_string(),
+                    });
+                }
+            }
+            return None;
+        }
         if let Some(&i) = self.by_signature.get(&finding.signature) {
             self.failures[i].count += 1;
             return None;
@@ -271,6 +472,10 @@ impl FailureBook {
 
     pub fn failures(&self) -> &[Failure] {
         &self.failures
+    }
+
+    pub fn warnings(&self) -> &[Warning] {
+        &self.warnings
     }
 
     pub fn len(&self) -> usize {
@@ -314,6 +519,107 @@ mod tests {
             f[1].signature,
             "http_5xx|HTTP <n> from http://app/register|http://app/register"
         );
+    }
+
+    fn control(tag: &str, locator: &str, id: &str) -> crate::model::Element {
+        let mut e = crate::model::Element {
+            tag: tag.into(),
+            locator: locator.into(),
+            visible: true,
+            actionable: vec!["click".into()],
+            ..Default::default()
+        };
+        e.attrs.insert("id".into(), id.into());
+        e
+    }
+
+    #[test]
+    fn page_checks_sign_once_per_kind_of_page_and_warn_when_set_to() {
+        let obs = |url: &str| Observation {
+            url: url.into(),
+            placeholder_text: vec!["Total: NaN".into(), "Hello, undefined!".into()],
+            broken_images: vec!["http://app/logo.png".into(), "http://cdn/blocked.png".into()],
+            unnamed_controls: vec!["#q".into()],
+            elements: vec![
+                control("button", "#save", "save"),
+                control("button", "div > button", "save"),
+                control("input", "#q", "q"),
+                // The same id in another root (a shadow root) is another document's.
+                control("button", "#host >>> #save", "save"),
+                // A plain element with a shared id is not interactive.
+                crate::model::Element {
+                    actionable: vec![],
+                    ..control("div", "#panel", "q")
+                },
+            ],
+            ..Observation::default()
+        };
+        let f = oracles().page_checks(&obs("http://app/orders/7"));
+        let kinds: Vec<(&str, bool)> = f.iter().map(|f| (f.kind.as_str(), f.warning)).collect();
+        assert_eq!(
+            kinds,
+            [
+                ("placeholder_text", false),
+                ("placeholder_text", false),
+                ("broken_resource", false),
+                ("duplicate_id", true),
+                ("unnamed_control", true),
+            ],
+            "{f:#?}"
+        );
+        assert_eq!(f[0].signature, "placeholder_text|NaN|http://app/orders/<n>");
+        assert_eq!(f[1].signature, "placeholder_text|undefined|http://app/orders/<n>");
+        assert!(f[2].message.contains("http://app/logo.png"), "{}", f[2].message);
+        assert!(f[3].message.starts_with("id \"save\" is on 2 interactive elements"), "{}", f[3].message);
+        // Another order shows the same faults: the same signatures.
+        let again = oracles().page_checks(&obs("http://app/orders/8"));
+        let sigs = |f: &[Finding]| f.iter().map(|f| f.signature.clone()).collect::<Vec<_>>();
+        assert_eq!(sigs(&again), sigs(&f));
+        // Configured: failures, or nothing.
+        let cfg = OracleConfig {
+            placeholder_text: false,
+            broken_resources: false,
+            duplicate_ids: Severity::Fail,
+            unnamed_controls: Severity::Off,
+            ..OracleConfig::default()
+        };
+        let o = Oracles::new(cfg, vec!["http://app".into()]).unwrap();
+        let f = o.page_checks(&obs("http://app/orders/7"));
+        assert_eq!(f.len(), 1, "{f:#?}");
+        assert_eq!((f[0].kind, f[0].warning), (FailureKind::DuplicateId, false));
+    }
+
+    #[test]
+    fn a_subresource_of_the_app_answering_4xx_is_a_broken_resource_and_a_fetch_is_not() {
+        let mut img = Event::http(404, "http://app/logo.png", false);
+        img.resource = Some("image".into());
+        let mut cdn = Event::http(404, "http://cdn/logo.png", false);
+        cdn.resource = Some("image".into());
+        let fetch = Event::http(404, "http://app/api/items/9", false);
+        let f = oracles().judge(&[img.clone(), cdn, fetch.clone()], None);
+        assert_eq!(f.len(), 1, "{f:#?}");
+        assert_eq!(f[0].kind, FailureKind::BrokenResource);
+        assert_eq!(f[0].message, "HTTP 404 from http://app/logo.png (image of the page)");
+        // With http_4xx on, it is that failure, once.
+        let cfg = OracleConfig {
+            http_4xx: true,
+            ..OracleConfig::default()
+        };
+        let o = Oracles::new(cfg, vec!["http://app".into()]).unwrap();
+        let kinds: Vec<_> = o.judge(&[img, fetch], None).iter().map(|f| f.kind).collect();
+        assert_eq!(kinds, [FailureKind::Http4xx, FailureKind::Http4xx]);
+    }
+
+    #[test]
+    fn warnings_are_booked_apart_from_failures() {
+        let mut book = FailureBook::default();
+        let mut w = Finding::new(FailureKind::DuplicateId, "id \"a\"".into(), None);
+        w.warning = true;
+        assert!(book.record(w.clone(), 1, 1, "http://app/", &[]).is_none());
+        assert!(book.record(w, 2, 1, "http://app/", &[]).is_none());
+        assert!(book.is_empty());
+        assert_eq!(book.warnings().len(), 1);
+        assert_eq!((book.warnings()[0].step, book.warnings()[0].count), (1, 2));
     }
 
     #[test]

@@ -279,6 +279,7 @@ pub fn run_workers(
         failures: s.book.failures().iter().map(Into::into).collect(),
         js_coverage,
         properties,
+        warnings: s.book.warnings().to_vec(),
         timings_ms: s.tally.medians(),
         time_split: crate::summary::TimeSplit::of(&s.tally.timings, &s.tally.observers),
         resets_s: s.tally.resets.as_secs_f64(),

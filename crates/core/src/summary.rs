@@ -55,6 +55,9 @@ pub struct TimingMedians {
     /// Reading the target's name from the accessibility tree (for the trace).
     #[serde(default)]
     pub name: f64,
+    /// Checking the specification's properties (`--spec`).
+    #[serde(default)]
+    pub spec: f64,
     pub step: f64,
     /// Spent after the step in the observers (run store, progress line): the cost of
     /// recording, outside `step`.
@@ -208,6 +211,10 @@ pub struct RunSummary {
     /// The specification's properties (`--spec`), in the order it exports them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub properties: Vec<PropertyVerdict>,
+    /// Advice of the page checks set to `warn` (duplicate ids, unnamed controls): listed,
+    /// not failures.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<crate::oracle::Warning>,
     pub timings_ms: TimingMedians,
     /// The mean step split into its parts (they add up, `other` included).
     #[serde(default)]
@@ -342,6 +349,7 @@ impl TimingMedians {
             judge: col(|t| t.judge),
             learn: col(|t| t.learn),
             name: col(|t| t.name),
+            spec: col(|t| t.spec),
             step: col(|t| t.total),
             observers: 0.0,
         }

@@ -125,6 +125,7 @@ fn everything() -> Trace {
                 http_4xx: true,
                 console_errors: false,
                 ignore: vec!["(?i)^console_error: .*favicon".into(), "(?x) spaced".into()],
+                ..OracleConfig::default()
             },
             ..ReplaySetup::default()
         },
@@ -218,6 +219,49 @@ fn every_action_and_locator_kind_spec() {
     let config = read(&dir, "playwright.config.ts");
     assert!(config.contains("testIdAttribute: 'data-test',"), "{config}");
     assert!(!config.contains("executablePath"), "{config}");
+}
+
+/// A property violation found with a specification: the test loads its bundle, checks
+/// the properties after every step and after their deadlines, and fails on a violation.
+#[test]
+fn a_property_violation_spec_checks_the_properties() {
+    use ActionKind::*;
+    let mut t = trace(
+        Expected {
+            kind: "property".into(),
+            signature: "property|max_notifications_shown".into(),
+            message: "max_notifications_shown violated: `() => notificationCount.current <= 5` was false (notificationCount = 6)".into(),
+        },
+        ReplaySetup {
+            start_url: format!("{START}props/notifications/bad"),
+            spec: Some(wayfarer_core::trace::SpecSetup {
+                file: "specs/max-notifications.ts".into(),
+                bundle: "globalThis.__wayfarerSpec = {};\n".into(),
+            }),
+            ..ReplaySetup::default()
+        },
+        vec![
+            step(Click, Some("#notify"), None, Some(control("button", "button", "Notify", 1)), "/props/notifications/bad"),
+            step(Click, Some("#notify"), None, Some(control("button", "button", "Notify", 1)), "/props/notifications/bad"),
+        ],
+    );
+    t.origin = "explore seed 3 step 9".into();
+    let (dir, files) = export(
+        vec![NamedTrace {
+            name: "property-1".into(),
+            trace: t,
+        }],
+        &PlaywrightOptions::default(),
+    );
+    assert_eq!(
+        &files[3..],
+        ["tests/property-1.properties.js", "tests/property-1.spec.ts"]
+    );
+    assert_eq!(
+        read(&dir, "tests/property-1.properties.js"),
+        "globalThis.__wayfarerSpec = {};\n"
+    );
+    insta::assert_snapshot!("property.spec.ts", read(&dir, "tests/property-1.spec.ts"));
 }
 
 #[test]

@@ -250,6 +250,8 @@ pub(crate) fn rebuild_summary(d: &RunData) -> RunSummary {
         js_coverage: sample.coverage.map(CoverageSummary::from),
         // Verdicts are counted when the run ends; a run rebuilt from its steps has none.
         properties: Vec::new(),
+        // Warnings are listed when the run ends, as the verdicts are.
+        warnings: Vec::new(),
         timings_ms: TimingMedians::of(&timings),
         time_split: wayfarer_core::summary::TimeSplit::of(&timings, &[]),
         resets_s: 0.0,

@@ -248,6 +248,18 @@ pub fn rows(data: &RunData) -> Vec<Row> {
             ),
         ));
     }
+    for w in &s.warnings {
+        out.push(row(
+            "Warning",
+            format!(
+                "{}: {} (on {}, seen {}x)",
+                w.kind.as_str(),
+                w.message,
+                w.page_url,
+                w.count
+            ),
+        ));
+    }
     if let Some(c) = &s.js_coverage {
         out.push(row(
             "JS functions covered",
