@@ -484,7 +484,10 @@ impl Inner {
         let t = Instant::now();
         let page = self.page()?;
         let mut observation = scan(&page, &self.scan, self.lim.cdp).await?;
+        let scanned = t.elapsed();
+        let ts = Instant::now();
         self.spec_check().await;
+        let spec = ts.elapsed();
         let mut s = self.shared.lock();
         observation.status = s.doc_status;
         Ok(Outcome {
@@ -493,9 +496,10 @@ impl Inner {
             timings: EnvTimings {
                 act,
                 wait,
-                scan: t.elapsed(),
+                scan: scanned,
                 coverage,
                 name: Duration::ZERO,
+                spec,
             },
             restarted: false,
         })
@@ -542,7 +546,9 @@ impl Inner {
         if let Some(s) = self.spec.as_mut() {
             s.last = Some(action.clone());
         }
+        let ts = Instant::now();
         self.spec_check().await;
+        let spec = ts.elapsed();
         let events = std::mem::take(&mut self.shared.lock().events);
         tracing::debug!(action = %action.describe(), events = events.len(), "performed without a scan");
         Ok(Performed::Acted {
@@ -553,6 +559,7 @@ impl Inner {
                 scan: Duration::ZERO,
                 coverage,
                 name,
+                spec,
             },
         })
     }
@@ -813,6 +820,17 @@ impl Environment for BrowserEnv {
             |inner| Box::pin(inner.observe(Duration::ZERO, Duration::ZERO)),
             |o| o,
         )
+    }
+
+    fn settle(&mut self) -> Result<Option<Outcome>, EnvError> {
+        if self.inner.spec.is_none() || self.closed {
+            return Ok(None);
+        }
+        let Some(wait) = self.rt.block_on(self.inner.spec_due()) else {
+            return Ok(None);
+        };
+        std::thread::sleep(wait);
+        self.observe().map(Some)
     }
 
     fn endpoint(&self) -> Option<String> {

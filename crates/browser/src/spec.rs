@@ -22,8 +22,9 @@ use crate::env::Inner;
 /// loop in an extractor or a formula).
 const RUN_LIMIT: Duration = Duration::from_secs(2);
 
-/// A value shown in a violation is cut to this many characters.
-const VALUE_CHARS: usize = 120;
+/// The longest a replay waits after its last action for a property to come due (an
+/// `eventually(..).within(..)` deadline); a later one is not waited for.
+const SETTLE_LIMIT: Duration = Duration::from_secs(60);
 
 /// The specification's side of the environment.
 pub(crate) struct SpecState {
@@ -75,8 +76,16 @@ struct DescribedProperty {
 
 #[derive(Deserialize)]
 struct Stepped {
-    violations: Vec<Value>,
+    violations: Vec<Violation>,
     errors: Vec<StepError>,
+}
+
+/// A property violated at a state, with the driver's message for it (property, formula,
+/// the cells it read).
+#[derive(Deserialize)]
+struct Violation {
+    property: String,
+    message: String,
 }
 
 #[derive(Deserialize)]
@@ -296,10 +305,7 @@ impl Inner {
                 ));
             }
         }
-        let now = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map(|d| d.as_millis() as u64)
-            .unwrap_or(0);
+        let now = now_ms();
         let Some(host) = self.spec_host().await? else {
             return Ok(out);
         };
@@ -317,9 +323,8 @@ impl Inner {
         };
         let stepped: Stepped = serde_json::from_value(stepped)
             .map_err(|e| BrowserError::Step(format!("the properties' answer: {e}")))?;
-        for v in &stepped.violations {
-            let name = v["property"].as_str().unwrap_or("?");
-            out.push(Event::property(name, violation_message(v)));
+        for v in stepped.violations {
+            out.push(Event::property(&v.property, v.message));
         }
         for e in stepped.errors {
             out.push(Event::property(
@@ -328,6 +333,27 @@ impl Inner {
             ));
         }
         Ok(out)
+    }
+
+    /// How long until a property of the episode under way comes due (the driver's `due`),
+    /// when that is within `SETTLE_LIMIT`; `None` when none is.
+    pub(crate) async fn spec_due(&mut self) -> Option<Duration> {
+        let spec = self.spec.as_ref().filter(|s| s.open)?;
+        let host = spec.host.clone()?;
+        let due = run(&host, "__wayfarerSpec.due()".into(), self.lim.cdp)
+            .await
+            .ok()?
+            .as_f64()?;
+        // A deadline is passed by a state strictly later than it: a margin past it.
+        let wait = Duration::from_millis((due as u64).saturating_sub(now_ms()) + 100);
+        if wait > SETTLE_LIMIT {
+            tracing::info!(
+                ?wait,
+                "a property comes due later than a replay waits; not waiting"
+            );
+            return None;
+        }
+        Some(wait)
     }
 
     /// The verdicts so far, the episode under way ended (the run is over).
@@ -340,42 +366,12 @@ impl Inner {
     }
 }
 
-/// "max_shown violated: `() => count.current <= 5` was false (count = 6)".
-fn violation_message(v: &Value) -> String {
-    let name = v["property"].as_str().unwrap_or("?");
-    // An `or` that failed carries each side's failure in `also`: all of them were false.
-    let mut formulas = Vec::new();
-    let mut at = Some(v);
-    while let Some(x) = at {
-        formulas.push(format!("`{}`", x["formula"].as_str().unwrap_or("")));
-        at = x.get("also");
-    }
-    formulas.reverse();
-    let mut s = match formulas.len() {
-        1 => format!("{name} violated: {} was false", formulas[0]),
-        _ => format!("{name} violated: none held of {}", formulas.join(", ")),
-    };
-    if let Some(note) = v["note"].as_str() {
-        s.push_str(&format!(": {note}"));
-    }
-    let cells: Vec<String> = v["cells"]
-        .as_object()
-        .into_iter()
-        .flatten()
-        .map(|(k, val)| {
-            let shown = val.to_string();
-            let shown = if shown.chars().count() > VALUE_CHARS {
-                format!("{}...", shown.chars().take(VALUE_CHARS).collect::<String>())
-            } else {
-                shown
-            };
-            format!("{k} = {shown}")
-        })
-        .collect();
-    if !cells.is_empty() {
-        s.push_str(&format!(" ({})", cells.join(", ")));
-    }
-    s
+/// Milliseconds since the Unix epoch: the time of a state, as the formulas read it.
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
 }
 
 /// What Bombadil's extractors see besides `document` and `window`: this state's uncaught
@@ -426,33 +422,6 @@ fn bombadil_action(a: &Action) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_violation_reads_as_its_property_formula_and_cells() {
-        let v = json!({
-            "property": "max_shown",
-            "formula": "() => count.current <= 5",
-            "cells": { "count": 6, "text": "x".repeat(300) },
-            "note": "did not hold within 5000 ms of state 2"
-        });
-        let m = violation_message(&v);
-        assert!(m.starts_with("max_shown violated: `() => count.current <= 5` was false: did not hold within 5000 ms of state 2 (count = 6, text = \"xxx"), "{m}");
-        assert!(m.len() < 260, "long values are cut: {m}");
-    }
-
-    #[test]
-    fn a_failed_or_lists_every_side() {
-        let v = json!({
-            "property": "machine",
-            "formula": "() => c.current === n - 1",
-            "cells": { "c": 5 },
-            "also": { "formula": "() => c.current === n + 1", "also": { "formula": "() => c.current === n" } }
-        });
-        assert_eq!(
-            violation_message(&v),
-            "machine violated: none held of `() => c.current === n`, `() => c.current === n + 1`, `() => c.current === n - 1` (c = 5)"
-        );
-    }
 
     #[test]
     fn the_partial_state_carries_this_states_exceptions_and_console_errors() {

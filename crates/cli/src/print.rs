@@ -46,12 +46,35 @@ pub fn summary_text(s: &RunSummary) -> String {
             p.errors
         );
     }
+    if !s.warnings.is_empty() {
+        let _ = writeln!(
+            o,
+            "  warnings: {} (advice, not failures; `[oracles]` can make them failures)",
+            s.warnings.len()
+        );
+        for w in s.warnings.iter().take(10) {
+            let _ = writeln!(
+                o,
+                "    {}: {} (on {}, seen {}x)",
+                w.kind.as_str(),
+                one_line(&w.message, 160),
+                w.page_url,
+                w.count
+            );
+        }
+        if s.warnings.len() > 10 {
+            let _ = writeln!(o, "    ... {} more in report.json", s.warnings.len() - 10);
+        }
+    }
     let t = &s.timings_ms;
     let _ = writeln!(
         o,
         "  median ms per step {:.1}: scan {:.1} · analysis {:.2} · decide {:.2} · act {:.1} · wait {:.1}; recording {:.2}",
         t.step, t.scan, t.analysis, t.decide, t.act, t.wait, t.observers
     );
+    if !s.properties.is_empty() {
+        let _ = writeln!(o, "  median ms per step checking the properties: {:.2}", t.spec);
+    }
     let split = &s.time_split;
     if split.step > 0.0 {
         let mut parts: Vec<(&str, f64)> = split

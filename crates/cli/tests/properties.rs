@@ -1,7 +1,8 @@
 //! The user's own properties (`--spec`): every example of Bombadil's manual, unchanged
 //! (`testapps/specs/`), run against a hazards page that violates it and one that
 //! satisfies it. On the first the run reports a failure of kind `property` naming the
-//! property and the values its cells had; on the second, 300 steps find none and the
+//! property and the values its cells had, shrinks and confirms it, and its exported
+//! Playwright test fails with the same violation; on the second, 300 steps find none and the
 //! property's verdict is not "violated". A broken specification stops the run before it
 //! starts, naming the file and the line.
 
@@ -31,8 +32,16 @@ fn text(o: &Output) -> String {
 }
 
 /// Explore `page` of a fresh hazards server with the random strategy and `spec`: the
-/// report, and what the command printed.
-fn explore(page: &str, spec: &Path, steps: u32, out: &Path) -> (Value, Output) {
+/// report, and what the command printed. The server stays up for `then` (an export run
+/// against it).
+fn explore_then(
+    page: &str,
+    spec: &Path,
+    steps: u32,
+    shrink: &str,
+    out: &Path,
+    then: impl FnOnce(),
+) -> (Value, Output) {
     let server = Server::start(App::Hazards, ServeOptions::default()).unwrap();
     let o = wayfarer()
         .args(["explore", &format!("{}{page}", server.url())])
@@ -40,14 +49,51 @@ fn explore(page: &str, spec: &Path, steps: u32, out: &Path) -> (Value, Output) {
         .arg(spec)
         .args(["--strategy", "random", "--seed", "3", "--budget"])
         .arg(steps.to_string())
-        .args(["--episode-steps", "40", "--shrink", "off", "-o"])
+        .args(["--episode-steps", "40", "--shrink", shrink, "-o"])
         .arg(out)
         .output()
         .unwrap();
+    if matches!(o.status.code(), Some(0 | 1)) {
+        then();
+    }
     assert!(matches!(o.status.code(), Some(0 | 1)), "{}", text(&o));
     let report = serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap())
         .unwrap_or_else(|e| panic!("{e}: {}", text(&o)));
     (report, o)
+}
+
+fn explore(page: &str, spec: &Path, steps: u32, out: &Path) -> (Value, Output) {
+    explore_then(page, spec, steps, "off", out, || {})
+}
+
+/// `tools/playwright/node_modules` (scripts/ensure-playwright.sh installs it).
+fn node_modules() -> PathBuf {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tools/playwright/node_modules");
+    assert!(
+        dir.join("@playwright/test").is_dir(),
+        "{} lacks @playwright/test: run scripts/ensure-playwright.sh",
+        dir.display()
+    );
+    dir.canonicalize().unwrap()
+}
+
+/// `wayfarer export` of the run in `out`, then Playwright on it: whether it passed, and
+/// what it printed.
+fn export_and_run(out: &Path) -> (bool, String) {
+    let o = wayfarer().arg("export").arg(out).output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let project = out.join("playwright");
+    std::os::unix::fs::symlink(node_modules(), project.join("node_modules")).unwrap();
+    let run = Command::new("node")
+        .arg("node_modules/@playwright/test/cli.js")
+        .args(["test", "--reporter=list"])
+        .current_dir(&project)
+        .env("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1")
+        .env("CI", "1")
+        .env_remove("BASE_URL")
+        .output()
+        .expect("node runs (scripts/ensure-playwright.sh installs it)");
+    (run.status.success(), text(&run))
 }
 
 fn property_failures(r: &Value) -> Vec<&Value> {
@@ -72,11 +118,16 @@ fn verdict<'a>(r: &'a Value, property: &str) -> &'a Value {
 /// The satisfying page: none in 300 steps.
 fn example(file: &str, page: &str, property: &str, shows: &str) {
     let dir = tempfile::tempdir().unwrap();
-    let (bad, o) = explore(
+    let out = dir.path().join("bad");
+    let mut playwright = None;
+    let (bad, o) = explore_then(
         &format!("props/{page}/bad"),
         &spec(file),
         150,
-        &dir.path().join("bad"),
+        "90s",
+        &out,
+        // Against the same server: the exported test repeats the shrunk steps there.
+        || playwright = Some(export_and_run(&out)),
     );
     let found = property_failures(&bad);
     assert_eq!(
@@ -92,6 +143,24 @@ fn example(file: &str, page: &str, property: &str, shows: &str) {
         "{message}"
     );
     assert!(verdict(&bad, property)["violated"].as_u64().unwrap() >= 1);
+    // Shrunk and confirmed: every confirming replay found it again.
+    let shrunk = &found[0]["shrunk"];
+    assert!(
+        shrunk["runs"].as_u64().unwrap() >= 1 && shrunk["hits"] == shrunk["runs"],
+        "{shrunk}\n{}",
+        text(&o)
+    );
+    assert!(
+        shrunk["kept"].as_array().unwrap().len() <= shrunk["of"].as_u64().unwrap() as usize,
+        "{shrunk}"
+    );
+    // The exported regression test fails, for the same reason.
+    let (passed, printed) = playwright.expect("the run wrote a report");
+    assert!(!passed, "the exported test passed:\n{printed}");
+    assert!(
+        printed.contains(&format!("{property} violated")),
+        "{printed}"
+    );
     assert!(
         String::from_utf8_lossy(&o.stdout).contains(&format!("property {property}: violated")),
         "{}",

@@ -23,6 +23,10 @@ pub struct EnvTimings {
     /// Reading the target's role and name from the accessibility tree (for the trace).
     #[serde(default)]
     pub name: Duration,
+    /// Checking the specification's properties (`--spec`): its extractors in the page and
+    /// its formulas in the host.
+    #[serde(default)]
+    pub spec: Duration,
 }
 
 /// The result of `reset` or `step`.
@@ -260,6 +264,14 @@ pub trait Environment {
         ))
     }
 
+    /// After a replay's last action: wait (bounded) until what the environment checks
+    /// over time comes due (a property's `eventually(..).within(..)` not yet met), then
+    /// look again. `None` when nothing is due. Exploration goes on acting instead; a
+    /// replay stops, so a violation found by waiting would otherwise not be found again.
+    fn settle(&mut self) -> Result<Option<Outcome>, EnvError> {
+        Ok(None)
+    }
+
     /// Whether `perform` and `probe` skip the scan; without both, inference is pointless.
     fn can_infer(&self) -> bool {
         false
@@ -398,6 +410,10 @@ impl<E: Environment> Environment for WithApp<E> {
     }
     fn observe(&mut self) -> Result<Outcome, EnvError> {
         let r = self.inner.observe();
+        self.checked(r)
+    }
+    fn settle(&mut self) -> Result<Option<Outcome>, EnvError> {
+        let r = self.inner.settle();
         self.checked(r)
     }
     fn perform(&mut self, action: &Action) -> Result<Performed, EnvError> {

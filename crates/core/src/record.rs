@@ -33,6 +33,9 @@ pub struct StepTimings {
     /// Reading the target's role and name from the browser's accessibility tree.
     #[serde(default)]
     pub name: Duration,
+    /// Checking the specification's properties (`--spec`).
+    #[serde(default)]
+    pub spec: Duration,
     /// The strategy training its networks at the end of the episode before this step
     /// (webrled), counted with the episode's first step.
     #[serde(default)]
@@ -46,7 +49,7 @@ pub struct StepTimings {
 
 impl StepTimings {
     /// The named parts, in display order (the time split of reports and the bench).
-    pub fn parts(&self) -> [(&'static str, Duration); 12] {
+    pub fn parts(&self) -> [(&'static str, Duration); 13] {
         [
             ("scan", self.scan),
             ("analysis", self.analysis),
@@ -58,6 +61,7 @@ impl StepTimings {
             ("judge", self.judge),
             ("learn", self.learn),
             ("name", self.name),
+            ("spec", self.spec),
             ("train", self.train),
             ("llm", self.llm),
         ]

@@ -158,6 +158,29 @@ pub fn replay<S: Replayable>(
             return Ok(r);
         }
     }
+    // What comes due after the last action (a property's deadline) counts for it; only a
+    // property's failure waits for it.
+    if (r.reproduced() && stop_at_hit) || !expected.starts_with("property|") {
+        return Ok(r);
+    }
+    let settled = match env.settle() {
+        Ok(s) => s,
+        Err(e) if e.is_fatal() => return Err(e),
+        Err(_) => None,
+    };
+    if let Some(out) = settled {
+        let sigs = oracles
+            .judge(&out.events, Some(&out.observation))
+            .into_iter()
+            .map(|f| f.signature)
+            .collect();
+        if note(sigs, &mut r) && r.hit.is_none() && !r.at_reset {
+            match r.performed.checked_sub(1) {
+                Some(last) => r.hit = Some(last),
+                None => r.at_reset = true,
+            }
+        }
+    }
     Ok(r)
 }
 
@@ -215,6 +238,57 @@ mod tests {
         assert!(min.len() <= 3, "{} of {n} actions kept: {min:?}", min.len());
         let r = replay(&mut env, &min, &oracles(), &sig, true).unwrap();
         assert!(r.reproduced());
+    }
+
+    /// The sim app with a property that is violated only when the replay waits after its
+    /// third action (a deadline that comes due).
+    struct Due {
+        env: SimEnv,
+        acted: usize,
+    }
+
+    impl Environment for Due {
+        fn reset(&mut self) -> Result<crate::env::Outcome, EnvError> {
+            self.acted = 0;
+            self.env.reset()
+        }
+
+        fn step(&mut self, action: &Action) -> Result<crate::env::Outcome, EnvError> {
+            self.acted += 1;
+            self.env.step(action)
+        }
+
+        fn settle(&mut self) -> Result<Option<crate::env::Outcome>, EnvError> {
+            let mut out = self.env.observe()?;
+            if self.acted >= 3 {
+                out.events
+                    .push(crate::Event::property("late", "late violated: not within 5000 ms"));
+            }
+            Ok(Some(out))
+        }
+    }
+
+    #[test]
+    fn what_comes_due_after_the_last_action_counts_for_it() {
+        let mut env = Due {
+            env: SimEnv::new(SimApp::form_chain(3, 0)),
+            acted: 0,
+        };
+        // Back on the start page: an action that can always be taken again.
+        let actions = vec![Action::back(); 4];
+        let sig = "property|late";
+        let r = replay(&mut env, &actions[..3], &oracles(), sig, true).unwrap();
+        assert_eq!((r.hit, r.performed), (Some(2), 3), "{r:?}");
+        assert_eq!(r.verdict(), Verdict::FailAt(2));
+        let r = replay(&mut env, &actions[..2], &oracles(), sig, true).unwrap();
+        assert!(!r.reproduced(), "{r:?}");
+        // Delta debugging keeps three actions: with fewer, nothing comes due.
+        let min = crate::ddmin::ddmin(&actions, |s| {
+            replay(&mut env, s, &oracles(), sig, true).map(|r| r.verdict())
+        })
+        .unwrap()
+        .expect("the whole sequence reproduces");
+        assert_eq!(min.len(), 3);
     }
 
     /// The sim app, where a locator finds what a recorded CSS path no longer does: the

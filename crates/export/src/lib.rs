@@ -4,7 +4,9 @@
 //! keep: `tests/<trace>.spec.ts` (one regression test per failure: it repeats the login
 //! and the recorded steps and asserts that no page error, console error or HTTP error of
 //! the application happens), `tests/wayfarer.ts` (their support code),
-//! `playwright.config.ts` and `package.json`. Secrets stay `process.env` reads.
+//! `playwright.config.ts` and `package.json`. Secrets stay `process.env` reads. A trace
+//! of a run with a specification (`--spec`) also gets `tests/<trace>.properties.js`, the
+//! bundle its test checks after every step.
 
 mod locator;
 mod project;
@@ -158,12 +160,19 @@ fn project(
     ];
     let names = file_names(traces.iter().map(|t| t.name));
     for ((t, start), name) in traces.iter().zip(&starts).zip(names) {
+        // The specification the trace's run checked, bundled next to its test.
+        let spec_file = t.trace.setup.spec.as_ref().map(|s| {
+            let file = format!("{name}.properties.js");
+            files.push((out_dir.join("tests").join(&file), s.bundle.clone()));
+            file
+        });
         let cx = SpecContext {
             trace_name: t.name,
             start,
             base,
             test_id_attr,
             check: t.check,
+            spec_file: spec_file.as_deref(),
         };
         let path = out_dir.join("tests").join(format!("{name}.spec.ts"));
         files.push((path, spec(t.trace, &cx)));

@@ -20,6 +20,11 @@ fn kind_phrase(kind: &str) -> &str {
         "page_crash" => "crash",
         "error_text" => "error page",
         "hang" => "hang",
+        "property" => "property violation",
+        "placeholder_text" => "placeholder text",
+        "broken_resource" => "broken resource",
+        "duplicate_id" => "duplicate id",
+        "unnamed_control" => "unnamed control",
         other => other,
     }
 }
@@ -30,6 +35,9 @@ fn unchecked_note(kind: &str) -> Option<&'static str> {
         "request_failed" => Some("failed requests are not checked by this test (only page errors, console errors and HTTP errors)"),
         "error_text" => Some("error text shown on a page is not checked by this test (only page errors, console errors and HTTP errors)"),
         "hang" => Some("pages that never settle are not checked by this test beyond Playwright's timeouts"),
+        "placeholder_text" | "broken_resource" | "duplicate_id" | "unnamed_control" => Some(
+            "wayfarer's page checks are not repeated by this test (only page errors, console errors and HTTP errors)",
+        ),
         _ => None,
     }
 }
@@ -44,9 +52,15 @@ pub fn document(trace: &Trace, cx: &SpecContext, b: &Body) -> String {
     // The first line (a stack may follow), without the origin the config already names.
     let first_line = e.message.lines().next().unwrap_or("");
     let short = first_line.replace(&origin, "");
-    let title = match cx.check {
-        Some(c) => format!("feature: {}", shorten(&comment(&c.label), 100)),
-        None => format!(
+    let property = e.signature.strip_prefix("property|").filter(|_| e.kind == "property");
+    let title = match (cx.check, property) {
+        (Some(c), _) => format!("feature: {}", shorten(&comment(&c.label), 100)),
+        // A property's message is long (formula and cells); its name says what must hold.
+        (None, Some(name)) => format!(
+            "property {} holds (found by wayfarer)",
+            shorten(&comment(name), 100)
+        ),
+        (None, None) => format!(
             "no {}: {} (found by wayfarer)",
             kind_phrase(&e.kind),
             shorten(&comment(&short), 100)

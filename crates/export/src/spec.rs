@@ -24,6 +24,8 @@ pub struct SpecContext<'a> {
     pub test_id_attr: &'a str,
     /// For a feature's test: what to check at the end (else a regression test).
     pub check: Option<&'a crate::FeatureCheck>,
+    /// The file (next to the spec) holding the bundle of the trace's specification.
+    pub spec_file: Option<&'a str>,
 }
 
 /// The test body's lines, the support functions they use and the secrets they read.
@@ -63,12 +65,27 @@ pub fn spec(trace: &Trace, cx: &SpecContext) -> String {
         }
         b.line("");
     }
+    let spec = cx.spec_file.filter(|_| trace.setup.spec.is_some());
+    if let Some(file) = spec {
+        b.imports.insert("checkProperties");
+        b.line(format!(
+            "// The properties of {} (bundled in {file}), checked after every step.",
+            comment(&trace.setup.spec.as_ref().map(|s| s.file.as_str()).unwrap_or(""))
+        ));
+        b.line(format!(
+            "const props = await checkProperties(page, app, {});",
+            str_lit(file)
+        ));
+    }
     b.line("// Start where wayfarer starts every episode.");
     b.line(format!(
         "await page.goto({});",
         str_lit(&app_url(cx.start, cx))
     ));
     b.line("await app.settle();");
+    if spec.is_some() {
+        b.line("await props.check();");
+    }
     let mut page = cx.start.to_string();
     for (i, step) in trace.steps.iter().enumerate() {
         b.line("");
@@ -101,15 +118,31 @@ pub fn spec(trace: &Trace, cx: &SpecContext) -> String {
         );
         if acted && i + 1 < trace.steps.len() {
             b.line("await app.settle();");
+            if spec.is_some() {
+                b.line("await props.check();");
+            }
         }
     }
     b.line("");
     b.line("// Late failures (timers, slow requests) count too: let the page settle first.");
     b.line("await app.settle(500);");
+    if spec.is_some() {
+        b.line("await props.check();");
+        b.line("// A property still waiting for its deadline (`within`) is checked once it is due.");
+        b.line("await props.settle();");
+    }
     if let Some(check) = cx.check {
         feature_checks(&mut b, check, cx);
     }
+    let props_line = "expect(props.violations, 'properties violated').toEqual([]);";
+    let property_first = trace.expected.kind == "property";
+    if spec.is_some() && property_first {
+        b.line(props_line);
+    }
     b.line("expect(app.failures, 'failures while the steps ran').toEqual([]);");
+    if spec.is_some() && !property_first {
+        b.line(props_line);
+    }
     crate::render::document(trace, cx, &b)
 }
 

@@ -3,6 +3,10 @@
 // actions Playwright has no single call for, the way wayfarer performed them.
 // Written by wayfarer-export; edit freely.
 import type { Locator, Page, Request } from '@playwright/test';
+import { test } from '@playwright/test';
+import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { createContext, runInContext } from 'node:vm';
 
 export interface WatchOptions {
   /** The application's origins (`undefined` entries are ignored): HTTP errors and
@@ -181,4 +185,78 @@ export function missing(name: string): never {
   throw new Error(
     `environment variable ${name} is not set: this test types its value, which wayfarer never writes into files`,
   );
+}
+
+/** The properties of the specification wayfarer checked (`--spec`), checked here the way
+ *  wayfarer checks them: the bundle runs in every document of the page, where one
+ *  evaluation after each step reads all its extractors; the properties step in Node with
+ *  those values. `violations` holds wayfarer's message for each property violated. */
+export class Properties {
+  readonly violations: string[] = [];
+  private readonly driver: any;
+  private seenFailures = 0;
+
+  constructor(private readonly page: Page, private readonly app: AppWatch, private readonly bundle: string) {
+    // A context of its own: the bundle defines globalThis.__wayfarerSpec there.
+    const sandbox: Record<string, unknown> = { console };
+    createContext(sandbox);
+    runInContext(bundle, sandbox);
+    this.driver = (sandbox as any).__wayfarerSpec;
+    this.driver.begin();
+  }
+
+  /** What Bombadil's extractors read besides the document: this state's page errors and
+   *  console errors (the action that led here is not known to the test). */
+  private partial(): unknown {
+    const fresh = this.app.failures.slice(this.seenFailures);
+    this.seenFailures = this.app.failures.length;
+    const exceptions = fresh
+      .filter((f) => f.startsWith('exception: '))
+      .map((f) => ({ text: f.slice('exception: '.length), line: 0, column: 0, url: null, remote_object: null, stacktrace: null }));
+    const consoleErrors = fresh
+      .filter((f) => f.startsWith('console_error: '))
+      .map((f) => ({ timestamp: 0, level: 'error', args: [f.slice('console_error: '.length)] }));
+    return { errors: { uncaughtExceptions: exceptions }, console: consoleErrors, lastAction: null };
+  }
+
+  /** Check the properties on the state the page shows now. */
+  async check(): Promise<void> {
+    const partial = this.partial();
+    const extract = (p: unknown) => {
+      const s = (globalThis as any).__wayfarerSpec;
+      return s ? s.extract(p, document, window) : null;
+    };
+    let values = await this.page.evaluate(extract, partial);
+    if (values === null) {
+      // A document that loaded before the bundle was registered.
+      await this.page.evaluate(this.bundle);
+      values = await this.page.evaluate(extract, partial);
+    }
+    const cells: string[] = this.driver.describe().cells;
+    for (const [i, , err] of values ?? []) {
+      if (err) this.violations.push(`the extractor of ${cells[i] ?? `cell #${i}`} ${err}`);
+    }
+    const { violations, errors } = this.driver.step(values ?? [], Date.now());
+    for (const v of violations) this.violations.push(v.message);
+    for (const e of errors) this.violations.push(`${e.property} could not be evaluated: ${e.message}`);
+  }
+
+  /** After the last step: wait until a property still open comes due (an
+   *  `eventually(..).within(..)` deadline, at most a minute away), then check once more. */
+  async settle(): Promise<void> {
+    const due = this.driver.due();
+    if (due === null) return;
+    const wait = due - Date.now() + 100;
+    if (wait > 60_000) return;
+    if (wait > 0) await this.page.waitForTimeout(wait);
+    await this.check();
+  }
+}
+
+/** Load the bundled specification `file` (next to the test) into `page`, before the first
+ *  step; returns its properties, to check after each step. */
+export async function checkProperties(page: Page, app: AppWatch, file: string): Promise<Properties> {
+  const bundle = readFileSync(resolve(dirname(test.info().file), file), 'utf8');
+  await page.addInitScript({ content: bundle });
+  return new Properties(page, app, bundle);
 }

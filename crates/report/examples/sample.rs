@@ -81,6 +81,7 @@ fn main() {
             judge: 0.2,
             learn: 0.1,
             name: 0.0,
+            spec: 0.0,
             step: 358.3,
             observers: 2.7,
         },

@@ -92,7 +92,10 @@ pub fn explore(
                 b.files.len(),
                 if b.files.len() == 1 { "" } else { "s" }
             )));
-            Some(std::sync::Arc::<str>::from(b.script))
+            Some(wayfarer_core::trace::SpecSetup {
+                file: file.clone(),
+                bundle: b.script,
+            })
         }
         None => None,
     };
@@ -224,7 +227,7 @@ pub fn explore(
         auto_workers: (auto && workers > 1).then(AutoWorkers::default),
     };
 
-    let meta = RunMeta::new(RunStart {
+    let mut meta = RunMeta::new(RunStart {
         url: url.as_str(),
         config: &config,
         strategy: &strategy,
@@ -234,6 +237,7 @@ pub fn explore(
         command: &s.command,
         app: s.bundled.as_ref().map(|(a, bugs)| (a.as_str(), *bugs)),
     });
+    meta.setup.spec = spec.clone();
     let mut store = StoreWriter::create(&s.out, &meta, secrets)
         .environment(|| format!("cannot create the run store in {}", s.out.display()))?;
 
@@ -283,7 +287,7 @@ pub fn explore(
         chrome,
         // One pool: the run's coverage is what any worker's browser covered.
         coverage: CoveragePool::default(),
-        spec,
+        spec: spec.map(|s| std::sync::Arc::<str>::from(s.bundle)),
     };
     let browsers = launch_workers(&base, &s.cdp, workers, say)?;
     let mut envs: Vec<WithApp<BrowserEnv>> = browsers

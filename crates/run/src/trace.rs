@@ -220,9 +220,12 @@ pub fn open_trace(trace: Trace, place: &Place, say: Notices) -> Result<Target, R
         cdp_url: place.cdp.clone(),
         chrome,
         coverage: Default::default(),
-        // A trace does not carry the specification yet: its replay checks the generic
-        // oracles only.
-        spec: None,
+        // The specification the run checked, as it was bundled then.
+        spec: moved
+            .setup
+            .spec
+            .as_ref()
+            .map(|s| std::sync::Arc::<str>::from(s.bundle.as_str())),
     })
     .environment(|| "cannot start the browser".to_string())?;
     let env = WithApp::new(browser, app.handle());

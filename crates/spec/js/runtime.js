@@ -679,6 +679,32 @@ __wf_define("@wayfarer/driver", function (exports, require) {
     };
   };
 
+  // A value shown in a violation is cut to this many characters.
+  const VALUE_CHARS = 120;
+
+  // "max_shown violated: `() => count.current <= 5` was false (count = 6)": what wayfarer
+  // reports and an exported test fails with. An `or` that failed carries each side's
+  // failure in `also`: none of them held.
+  function message(v) {
+    const formulas = [];
+    for (let at = v; at; at = at.also) formulas.push("`" + (at.formula || "") + "`");
+    formulas.reverse();
+    let s =
+      formulas.length === 1
+        ? v.property + " violated: " + formulas[0] + " was false"
+        : v.property + " violated: none held of " + formulas.join(", ");
+    if (v.note) s += ": " + v.note;
+    const cells = Object.entries(v.cells || {}).map(([k, val]) => {
+      let shown = JSON.stringify(val);
+      if (shown === undefined) shown = String(val);
+      const chars = Array.from(shown);
+      if (chars.length > VALUE_CHARS) shown = chars.slice(0, VALUE_CHARS).join("") + "...";
+      return k + " = " + shown;
+    });
+    if (cells.length) s += " (" + cells.join(", ") + ")";
+    return s;
+  }
+
   // Per episode: each property's residual (null before the first state), or its end.
   let live = [];
   let index = 0;
@@ -718,7 +744,9 @@ __wf_define("@wayfarer/driver", function (exports, require) {
           p.done = "held";
         } else if (fails(v)) {
           p.done = "violated";
-          violations.push(Object.assign({ property: p.name }, v.why));
+          const found = Object.assign({ property: p.name }, v.why);
+          found.message = message(found);
+          violations.push(found);
         } else {
           p.residual = v.later;
         }
@@ -728,6 +756,31 @@ __wf_define("@wayfarer/driver", function (exports, require) {
       }
     }
     return { violations, errors };
+  };
+
+  // The earliest time (ms) at which a property still undecided is due: the deadline of an
+  // `eventually(..).within(..)` not yet met; null when none is. A replay that ends before
+  // it waits and looks once more, so a violation found by waiting is found again.
+  function dueOf(r) {
+    if (r instanceof EventuallyFrom) return Number.isFinite(r.deadline) ? r.deadline : null;
+    let subs = [];
+    if (r instanceof And || r instanceof Or || r instanceof Implies) subs = [r.left, r.right];
+    else if (r instanceof Not) subs = [r.sub];
+    let best = null;
+    for (const s of subs) {
+      const d = dueOf(s);
+      if (d != null && (best == null || d < best)) best = d;
+    }
+    return best;
+  }
+  exports.due = function () {
+    let best = null;
+    for (const p of live) {
+      if (p.done || !p.residual) continue;
+      const d = dueOf(p.residual);
+      if (d != null && (best == null || d < best)) best = d;
+    }
+    return best;
   };
 
   // The episode ends: the verdict of each property not yet decided.

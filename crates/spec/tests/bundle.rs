@@ -127,6 +127,13 @@ fn the_counter_example_is_violated_by_a_jump_of_two_and_holds_otherwise() {
     assert_eq!(bad["property"], "counterStateMachine", "{d}");
     assert_eq!(bad["cells"]["counterValue"], 3, "{d}");
     assert_eq!(bad["state"], 3);
+    // The message names every side of the failed `or`, in the spec's order, and the cell.
+    let m = bad["message"].as_str().unwrap();
+    assert!(
+        m.starts_with("counterStateMachine violated: none held of `") && m.ends_with("(counterValue = 3)"),
+        "{m}"
+    );
+    assert_eq!(m.matches('`').count(), 6, "three sides: {m}");
 }
 
 fn write(dir: &Path, files: &[(&str, &str)]) {
@@ -304,11 +311,36 @@ fn eventually_within_is_violated_past_its_deadline_and_pending_before_it() {
         "{v}"
     );
     assert_eq!(v["cells"]["error"], "x", "the cells it last read: {v}");
+    assert_eq!(
+        v["message"],
+        "gone violated: `() => error.current === null` was false: did not hold within 5000 ms of state 2 (error = \"x\")",
+        "{v}"
+    );
     // Gone in time: held. Shown again at the end: pending, not a pass.
     let ok = stepped(ERROR_GONE, "[['x', 0], [null, 4000]]");
     assert_eq!(ok["end"][0]["verdict"], "held", "{ok}");
     let open = stepped(ERROR_GONE, "[['x', 0], [null, 4000], ['y', 4500]]");
     assert_eq!(open["end"][0]["verdict"], "pending", "{open}");
+}
+
+#[test]
+fn an_eventually_within_not_yet_met_is_due_at_its_deadline() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), &[("spec.js", ERROR_GONE)]);
+    let b = bundle(&dir.path().join("spec.js")).unwrap();
+    let d = node(
+        &b.script,
+        "spec.begin();
+         const due = [];
+         due.push(spec.due());
+         spec.step([[1, null]], 0); due.push(spec.due());
+         spec.step([[1, 'x']], 1000); due.push(spec.due());
+         spec.step([[1, null]], 2000); due.push(spec.due());
+         spec.step([[1, 'x']], 3000); spec.step([[1, 'y']], 3500); due.push(spec.due());
+         console.log(JSON.stringify(due));",
+    );
+    // Nothing before the error shows; its deadline once it does; nothing once it went.
+    assert_eq!(d, serde_json::json!([null, null, 6000, null, 8000]), "{d}");
 }
 
 #[test]

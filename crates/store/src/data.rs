@@ -69,6 +69,8 @@ impl RunMeta {
                 oracles: c.oracles.clone(),
                 browser: c.browser.clone(),
                 server: c.server.clone(),
+                // The run sets it once the specification is bundled.
+                spec: None,
             },
         }
     }

@@ -97,7 +97,7 @@ pub(super) fn perform(
     let t = &outcome.timings;
     let validate = started
         .elapsed()
-        .saturating_sub(decided + t.act + t.wait + t.scan + t.coverage + t.name);
+        .saturating_sub(decided + t.act + t.wait + t.scan + t.coverage + t.name + t.spec);
     Ok(Done {
         outcome,
         error,
@@ -121,6 +121,7 @@ fn scan_after(
             out.timings.wait = timings.wait;
             out.timings.coverage += timings.coverage;
             out.timings.name = timings.name;
+            out.timings.spec += timings.spec;
             Ok((out, None))
         }
         Err(e) if e.is_fatal() => Err(e),

@@ -487,6 +487,7 @@ fn steps(w: &mut Worker, hub: &Hub) {
                 judge: t_judge.elapsed(),
                 learn: learn_time,
                 name: outcome.timings.name,
+                spec: outcome.timings.spec,
                 train,
                 llm: asked,
                 total: step_start.elapsed(),

@@ -288,6 +288,20 @@ pub struct ReplaySetup {
     /// `replay` and `minimize` start it again when no URL is given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server: Option<ServerConfig>,
+    /// The user's specification (`--spec`) the run checked: a replay checks it again,
+    /// and an exported test checks its properties.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spec: Option<SpecSetup>,
+}
+
+/// A specification as a trace carries it: where it was read, and the bundle that runs
+/// (so a replay checks what the run checked, even after the file changed).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SpecSetup {
+    /// The entry module's path as given.
+    pub file: String,
+    /// The bundled script (`wayfarer_spec::bundle`).
+    pub bundle: String,
 }
 
 /// A replayable failure trace (`traces/*.json`).

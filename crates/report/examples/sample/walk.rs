@@ -168,6 +168,7 @@ pub fn walk(pages: &[Page], steps: u64) -> Walk {
             judge: Duration::ZERO,
             learn: Duration::ZERO,
             name: Duration::ZERO,
+            spec: Duration::ZERO,
             train: Duration::ZERO,
             llm: Duration::ZERO,
             total: ms(300, 120),
