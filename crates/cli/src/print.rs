@@ -73,7 +73,11 @@ pub fn summary_text(s: &RunSummary) -> String {
         t.step, t.scan, t.analysis, t.decide, t.act, t.wait, t.observers
     );
     if !s.properties.is_empty() {
-        let _ = writeln!(o, "  median ms per step checking the properties: {:.2}", t.spec);
+        let _ = writeln!(
+            o,
+            "  median ms per step checking the properties: {:.2}",
+            t.spec
+        );
     }
     let split = &s.time_split;
     if split.step > 0.0 {

@@ -87,7 +87,12 @@ fn placeholder_text_is_a_failure_and_prose_and_code_are_not() {
         f.iter()
             .any(|(k, m)| k == "placeholder_text" && m.contains(needle))
     };
-    assert!(has("\"NaN\" where a value should be: \"Total: NaN\""), "{f:#?}\n{}", text(&o));
+    // The text shown is the text node's: the span holding the total.
+    assert!(
+        has("\"NaN\" where a value should be: \"NaN\""),
+        "{f:#?}\n{}",
+        text(&o)
+    );
     assert!(has("\"Hello, undefined!\""), "{f:#?}");
     assert_eq!(o.status.code(), Some(1), "failures fail the run");
     silent_on_good("placeholder", dir.path());
@@ -98,7 +103,9 @@ fn placeholder_text_is_a_failure_and_prose_and_code_are_not() {
         dir.path(),
     );
     assert!(
-        listed(&r, "failures").iter().all(|(k, _)| k != "placeholder_text"),
+        listed(&r, "failures")
+            .iter()
+            .all(|(k, _)| k != "placeholder_text"),
         "{}",
         text(&o)
     );
@@ -161,7 +168,9 @@ fn duplicate_ids_and_unnamed_fields_are_warnings_unless_configured_as_failures()
         dir.path(),
     );
     assert!(
-        listed(&r, "failures").iter().any(|(k, _)| k == "duplicate_id"),
+        listed(&r, "failures")
+            .iter()
+            .any(|(k, _)| k == "duplicate_id"),
         "{}",
         text(&o)
     );
@@ -172,7 +181,9 @@ fn duplicate_ids_and_unnamed_fields_are_warnings_unless_configured_as_failures()
         dir.path(),
     );
     assert!(
-        listed(&r, "warnings").iter().all(|(k, _)| k != "unnamed_control"),
+        listed(&r, "warnings")
+            .iter()
+            .all(|(k, _)| k != "unnamed_control"),
         "{}",
         text(&o)
     );

@@ -362,7 +362,11 @@ fn duplicate_ids(o: &Observation) -> Vec<(String, Vec<&crate::model::Element>)> 
         let Some(id) = e.attrs.get("id").filter(|i| !i.trim().is_empty()) else {
             continue;
         };
-        let root = e.locator.rsplit_once(">>>").map_or("", |(r, _)| r).to_string();
+        let root = e
+            .locator
+            .rsplit_once(">>>")
+            .map_or("", |(r, _)| r)
+            .to_string();
         let key = (root, id.clone());
         if !by.contains_key(&key) {
             order.push(key.clone());
@@ -538,7 +542,10 @@ mod tests {
         let obs = |url: &str| Observation {
             url: url.into(),
             placeholder_text: vec!["Total: NaN".into(), "Hello, undefined!".into()],
-            broken_images: vec!["http://app/logo.png".into(), "http://cdn/blocked.png".into()],
+            broken_images: vec![
+                "http://app/logo.png".into(),
+                "http://cdn/blocked.png".into(),
+            ],
             unnamed_controls: vec!["#q".into()],
             elements: vec![
                 control("button", "#save", "save"),
@@ -568,9 +575,21 @@ mod tests {
             "{f:#?}"
         );
         assert_eq!(f[0].signature, "placeholder_text|NaN|http://app/orders/<n>");
-        assert_eq!(f[1].signature, "placeholder_text|undefined|http://app/orders/<n>");
-        assert!(f[2].message.contains("http://app/logo.png"), "{}", f[2].message);
-        assert!(f[3].message.starts_with("id \"save\" is on 2 interactive elements"), "{}", f[3].message);
+        assert_eq!(
+            f[1].signature,
+            "placeholder_text|undefined|http://app/orders/<n>"
+        );
+        assert!(
+            f[2].message.contains("http://app/logo.png"),
+            "{}",
+            f[2].message
+        );
+        assert!(
+            f[3].message
+                .starts_with("id \"save\" is on 2 interactive elements"),
+            "{}",
+            f[3].message
+        );
         // Another order shows the same faults: the same signatures.
         let again = oracles().page_checks(&obs("http://app/orders/8"));
         let sigs = |f: &[Finding]| f.iter().map(|f| f.signature.clone()).collect::<Vec<_>>();
@@ -599,14 +618,21 @@ mod tests {
         let f = oracles().judge(&[img.clone(), cdn, fetch.clone()], None);
         assert_eq!(f.len(), 1, "{f:#?}");
         assert_eq!(f[0].kind, FailureKind::BrokenResource);
-        assert_eq!(f[0].message, "HTTP 404 from http://app/logo.png (image of the page)");
+        assert_eq!(
+            f[0].message,
+            "HTTP 404 from http://app/logo.png (image of the page)"
+        );
         // With http_4xx on, it is that failure, once.
         let cfg = OracleConfig {
             http_4xx: true,
             ..OracleConfig::default()
         };
         let o = Oracles::new(cfg, vec!["http://app".into()]).unwrap();
-        let kinds: Vec<_> = o.judge(&[img, fetch], None).iter().map(|f| f.kind).collect();
+        let kinds: Vec<_> = o
+            .judge(&[img, fetch], None)
+            .iter()
+            .map(|f| f.kind)
+            .collect();
         assert_eq!(kinds, [FailureKind::Http4xx, FailureKind::Http4xx]);
     }
 

@@ -261,8 +261,10 @@ mod tests {
         fn settle(&mut self) -> Result<Option<crate::env::Outcome>, EnvError> {
             let mut out = self.env.observe()?;
             if self.acted >= 3 {
-                out.events
-                    .push(crate::Event::property("late", "late violated: not within 5000 ms"));
+                out.events.push(crate::Event::property(
+                    "late",
+                    "late violated: not within 5000 ms",
+                ));
             }
             Ok(Some(out))
         }

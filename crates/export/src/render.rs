@@ -52,7 +52,10 @@ pub fn document(trace: &Trace, cx: &SpecContext, b: &Body) -> String {
     // The first line (a stack may follow), without the origin the config already names.
     let first_line = e.message.lines().next().unwrap_or("");
     let short = first_line.replace(&origin, "");
-    let property = e.signature.strip_prefix("property|").filter(|_| e.kind == "property");
+    let property = e
+        .signature
+        .strip_prefix("property|")
+        .filter(|_| e.kind == "property");
     let title = match (cx.check, property) {
         (Some(c), _) => format!("feature: {}", shorten(&comment(&c.label), 100)),
         // A property's message is long (formula and cells); its name says what must hold.

@@ -70,7 +70,14 @@ pub fn spec(trace: &Trace, cx: &SpecContext) -> String {
         b.imports.insert("checkProperties");
         b.line(format!(
             "// The properties of {} (bundled in {file}), checked after every step.",
-            comment(&trace.setup.spec.as_ref().map(|s| s.file.as_str()).unwrap_or(""))
+            comment(
+                &trace
+                    .setup
+                    .spec
+                    .as_ref()
+                    .map(|s| s.file.as_str())
+                    .unwrap_or("")
+            )
         ));
         b.line(format!(
             "const props = await checkProperties(page, app, {});",
@@ -128,7 +135,9 @@ pub fn spec(trace: &Trace, cx: &SpecContext) -> String {
     b.line("await app.settle(500);");
     if spec.is_some() {
         b.line("await props.check();");
-        b.line("// A property still waiting for its deadline (`within`) is checked once it is due.");
+        b.line(
+            "// A property still waiting for its deadline (`within`) is checked once it is due.",
+        );
         b.line("await props.settle();");
     }
     if let Some(check) = cx.check {

@@ -130,7 +130,8 @@ fn the_counter_example_is_violated_by_a_jump_of_two_and_holds_otherwise() {
     // The message names every side of the failed `or`, in the spec's order, and the cell.
     let m = bad["message"].as_str().unwrap();
     assert!(
-        m.starts_with("counterStateMachine violated: none held of `") && m.ends_with("(counterValue = 3)"),
+        m.starts_with("counterStateMachine violated: none held of `")
+            && m.ends_with("(counterValue = 3)"),
         "{m}"
     );
     assert_eq!(m.matches('`').count(), 6, "three sides: {m}");
