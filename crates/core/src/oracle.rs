@@ -344,13 +344,7 @@ const PLACEHOLDERS: [&str; 4] = ["[object Object]", "NaN", "undefined", "null"];
 
 /// An element as a message names it: `button "Save" (#save)`.
 fn describe(e: &crate::model::Element) -> String {
-    let name = [&e.label, &e.text]
-        .into_iter()
-        .map(|s| s.trim())
-        .find(|s| !s.is_empty())
-        .map(|s| format!(" {:?}", s.chars().take(40).collect::<String>()))
-        .unwrap_or_default();
-    format!("{}{name} ({})", e.tag, e.locator)
+    format!("{} ({})", e.describe(), e.locator)
 }
 
 /// Ids shared by interactive elements of one document or shadow root (a locator's part

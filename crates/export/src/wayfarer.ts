@@ -194,6 +194,8 @@ export function missing(name: string): never {
 export class Properties {
   readonly violations: string[] = [];
   private readonly driver: any;
+  /** The cells' names, by index (for an extractor's error). */
+  private readonly cells: string[];
   private seenFailures = 0;
 
   constructor(private readonly page: Page, private readonly app: AppWatch, private readonly bundle: string) {
@@ -202,6 +204,7 @@ export class Properties {
     createContext(sandbox);
     runInContext(bundle, sandbox);
     this.driver = (sandbox as any).__wayfarerSpec;
+    this.cells = this.driver.describe().cells;
     this.driver.begin();
   }
 
@@ -232,9 +235,8 @@ export class Properties {
       await this.page.evaluate(this.bundle);
       values = await this.page.evaluate(extract, partial);
     }
-    const cells: string[] = this.driver.describe().cells;
     for (const [i, , err] of values ?? []) {
-      if (err) this.violations.push(`the extractor of ${cells[i] ?? `cell #${i}`} ${err}`);
+      if (err) this.violations.push(`the extractor of ${this.cells[i] ?? `cell #${i}`} ${err}`);
     }
     const { violations, errors } = this.driver.step(values ?? [], Date.now());
     for (const v of violations) this.violations.push(v.message);
