@@ -371,7 +371,7 @@ fn duplicate_ids(o: &Observation) -> Vec<(String, Vec<&crate::model::Element>)> 
         .into_iter()
         .filter_map(|k| {
             let els = by.remove(&k)?;
-            (els.len() > 1).then(|| (k.1, els))
+            (els.len() > 1).then_some((k.1, els))
         })
         .collect()
 }
