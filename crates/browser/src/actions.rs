@@ -245,6 +245,7 @@ impl Actor<'_> {
                     .ok_or_else(|| BrowserError::Step("navigate needs a URL".into()))?;
                 self.navigate_in_scope(value).await
             }
+            ActionKind::Spec => self.act_spec(action).await,
         }
     }
 
@@ -348,6 +349,19 @@ impl Actor<'_> {
         self.unless_stuck(pressed, "in a click").await
     }
 
+    /// Press and release once at `aim`, counted as the `nth` click of a series (a double
+    /// click's second press after a delay).
+    pub(crate) async fn press_nth(&self, aim: Aim, nth: i64) -> Result<(), BrowserError> {
+        use DispatchMouseEventType::{MousePressed, MouseReleased};
+        let events = [
+            Self::mouse_params(MousePressed, aim.x, aim.y, nth)?,
+            Self::mouse_params(MouseReleased, aim.x, aim.y, nth)?,
+        ];
+        let sent = events.into_iter().map(|p| call(self.page, p, self.cdp));
+        let pressed = futures::future::try_join_all(sent).await.map(|_| ());
+        self.unless_stuck(pressed, "in a click").await
+    }
+
     /// A script of ours that dispatched to the page's handlers: its value, or None when a
     /// handler never returned and was terminated (see `unless_stuck`).
     async fn answered(
@@ -364,7 +378,7 @@ impl Actor<'_> {
     /// An input or script whose answer timed out because a handler of the page never
     /// returned: the script is terminated, a Hang says so, and the step goes on (the wait
     /// and the scan then find an answering page). Any other outcome as it is.
-    async fn unless_stuck(
+    pub(crate) async fn unless_stuck(
         &self,
         r: Result<(), BrowserError>,
         during: &str,
@@ -485,7 +499,7 @@ impl Actor<'_> {
         self.unless_stuck(blurred, "in leaving a field").await
     }
 
-    async fn back(&self) -> Result<(), BrowserError> {
+    pub(crate) async fn back(&self) -> Result<(), BrowserError> {
         let h =
             call_when_attached(self.page, GetNavigationHistoryParams::default(), self.cdp).await?;
         let i = h.current_index;

@@ -667,6 +667,7 @@ impl Inner {
             let control = match action.kind {
                 ActionKind::Submit => Control::Submit,
                 ActionKind::Back | ActionKind::Navigate => Control::History,
+                ActionKind::Spec => crate::spec_act::control(action),
                 _ => Control::Script,
             };
             let mut id = None;
@@ -844,6 +845,13 @@ impl Environment for BrowserEnv {
     fn coverage(&mut self) -> Option<Coverage> {
         (self.inner.coverage_mode() != CoverageMode::Off)
             .then(|| self.inner.shared.lock().cov.snapshot())
+    }
+
+    fn spec_actions(&mut self, seed: u32) -> Vec<(f64, Action)> {
+        if self.inner.spec.is_none() || self.closed || self.health().is_some() {
+            return Vec::new();
+        }
+        self.rt.block_on(self.inner.spec_actions(seed))
     }
 
     fn properties(&mut self) -> Vec<wayfarer_core::summary::PropertyVerdict> {

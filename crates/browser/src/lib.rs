@@ -24,6 +24,7 @@ mod scan_answer;
 mod scope;
 mod session;
 mod spec;
+mod spec_act;
 mod stability;
 mod watch;
 

@@ -91,8 +91,15 @@
       (s.length <= 40 && /(^|[^\w-])(undefined|null)([^\w-]|$)/.test(s));
     if (!hit) return null;
     try { if (el.closest(CODE_LIKE)) return null; } catch (e) { return null; }
+    // Shown as the reader sees it: the enclosing block's text ("Total: NaN"), when short.
+    try {
+      const block = el.closest(SHOWN_IN);
+      const whole = block ? squash(block.textContent, 200) : "";
+      if (whole.length <= 120 && whole.includes(s)) return whole;
+    } catch (e) { /* the text node's own text */ }
     return s;
   }
+  const SHOWN_IN = "p, li, td, th, dd, dt, label, legend, caption, figcaption, h1, h2, h3, h4, h5, h6, button, a, div";
   const FIELD_TYPES_NAMED_BY_VALUE = new Set(["hidden", "submit", "reset", "button", "image"]);
   // A field a screen reader announces without a name (the accessible name's sources,
   // placeholder included as Chromium includes it).

@@ -12,6 +12,7 @@ use chromiumoxide::cdp::js_protocol::runtime::{EvaluateParams, TimeDelta};
 use chromiumoxide::Page;
 use serde::Deserialize;
 use serde_json::{json, Value};
+use wayfarer_core::spec_action::SpecAction;
 use wayfarer_core::summary::PropertyVerdict;
 use wayfarer_core::{Action, ActionKind, Event, EventKind};
 
@@ -37,6 +38,10 @@ pub(crate) struct SpecState {
     cells: Vec<String>,
     /// The action that led to the state about to be checked.
     pub last: Option<Action>,
+    /// How many action generators the spec exports (none: nothing to ask the host).
+    generators: usize,
+    /// Generators whose failure was reported (once each).
+    warned: std::collections::BTreeSet<String>,
 }
 
 impl SpecState {
@@ -48,6 +53,8 @@ impl SpecState {
             verdicts: Vec::new(),
             cells: Vec::new(),
             last: None,
+            generators: 0,
+            warned: Default::default(),
         }
     }
 
@@ -66,6 +73,20 @@ impl SpecState {
 struct Described {
     properties: Vec<DescribedProperty>,
     cells: Vec<String>,
+    actions: Vec<String>,
+}
+
+/// What the generators offer at a state: `[weight, action]`, and the generators that threw.
+#[derive(Deserialize)]
+struct Offered {
+    actions: Vec<(f64, Value)>,
+    errors: Vec<GeneratorError>,
+}
+
+#[derive(Deserialize)]
+struct GeneratorError {
+    generator: String,
+    message: String,
 }
 
 #[derive(Deserialize)]
@@ -168,6 +189,7 @@ impl Inner {
             serde_json::from_value(run(&page, "__wayfarerSpec.describe()".into(), cdp).await?)
                 .map_err(|e| BrowserError::Step(format!("the specification's description: {e}")))?;
         spec.cells = described.cells;
+        spec.generators = described.actions.len();
         if spec.verdicts.is_empty() {
             spec.verdicts = described
                 .properties
@@ -356,6 +378,42 @@ impl Inner {
         Some(wait)
     }
 
+    /// The actions the spec's generators offer at the state last checked, weighted as
+    /// the driver's `actions` weighs them (each generator 1 in all). A generator that
+    /// throws or offers what cannot be done is reported once and left out.
+    pub(crate) async fn spec_actions(&mut self, seed: u32) -> Vec<(f64, Action)> {
+        let cdp = self.lim.cdp;
+        let Some(spec) = self.spec.as_mut().filter(|s| s.open && s.generators > 0) else {
+            return Vec::new();
+        };
+        let Some(host) = spec.host.clone() else {
+            return Vec::new();
+        };
+        let offered = run(&host, format!("__wayfarerSpec.actions({seed})"), cdp)
+            .await
+            .map_err(|e| why(&e))
+            .and_then(|v| serde_json::from_value::<Offered>(v).map_err(|e| e.to_string()));
+        let offered = match offered {
+            Ok(o) => o,
+            Err(e) => {
+                warn_once(spec, "(generators)", &format!("could not run: {e}"));
+                return Vec::new();
+            }
+        };
+        for e in offered.errors {
+            warn_once(spec, &e.generator, &format!("threw: {}", e.message));
+        }
+        let mut out = Vec::new();
+        for (w, v) in offered.actions {
+            match SpecAction::from_json(&v) {
+                Ok(a) if w > 0.0 && w.is_finite() => out.push((w, a.to_action())),
+                Ok(_) => {}
+                Err(e) => warn_once(spec, "(an action)", &e.0),
+            }
+        }
+        out
+    }
+
     /// The verdicts so far, the episode under way ended (the run is over).
     pub(crate) async fn spec_verdicts(&mut self) -> Vec<PropertyVerdict> {
         self.spec_end().await;
@@ -363,6 +421,15 @@ impl Inner {
             .as_ref()
             .map(|s| s.verdicts.clone())
             .unwrap_or_default()
+    }
+}
+
+/// A generator's failure, in the log once per generator (it would fail at every state).
+fn warn_once(spec: &mut SpecState, generator: &str, what: &str) {
+    if spec.warned.insert(generator.to_string()) {
+        tracing::warn!(
+            "the specification's action generator {generator} {what}; its actions are left out"
+        );
     }
 }
 
@@ -411,6 +478,12 @@ fn bombadil_action(a: &Action) -> Value {
     match a.kind {
         ActionKind::Back => json!("Back"),
         ActionKind::Navigate => json!("Reload"),
+        // The generator's own action, as it gave it.
+        ActionKind::Spec => a
+            .value
+            .as_deref()
+            .and_then(|v| serde_json::from_str(v).ok())
+            .unwrap_or(Value::Null),
         ActionKind::Type => json!({ "TypeText": { "text": a.value, "delayMillis": 0 } }),
         ActionKind::DoubleClick => {
             json!({ "DoubleClick": { "name": name, "point": point, "delayMillis": 0 } })

@@ -87,9 +87,9 @@ fn placeholder_text_is_a_failure_and_prose_and_code_are_not() {
         f.iter()
             .any(|(k, m)| k == "placeholder_text" && m.contains(needle))
     };
-    // The text shown is the text node's: the span holding the total.
+    // The text shown is the enclosing block's, as a reader sees it.
     assert!(
-        has("\"NaN\" where a value should be: \"NaN\""),
+        has("\"NaN\" where a value should be: \"Total: NaN\""),
         "{f:#?}\n{}",
         text(&o)
     );

@@ -119,8 +119,9 @@ fn verdict<'a>(r: &'a Value, property: &str) -> &'a Value {
 }
 
 /// The violating page: a `property` failure for `property` whose message shows `shows`.
-/// The satisfying page: none in 300 steps.
-fn example(file: &str, page: &str, property: &str, shows: &str) {
+/// The satisfying page: none in 300 steps. The run directories stay in the returned
+/// directory (`bad`, with its `playwright` export, and `good`).
+fn example(file: &str, page: &str, property: &str, shows: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("bad");
     let mut playwright = None;
@@ -193,6 +194,36 @@ fn example(file: &str, page: &str, property: &str, shows: &str) {
     assert!(
         v["held"].as_u64().unwrap() + v["pending"].as_u64().unwrap() >= 7,
         "{v}"
+    );
+    dir
+}
+
+/// Every file under `dir` whose name ends with `suffix`, read.
+fn files_ending(dir: &Path, suffix: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() && p.file_name().is_some_and(|n| n != "node_modules") {
+            out.extend(files_ending(&p, suffix));
+        } else if p.to_string_lossy().ends_with(suffix) {
+            out.push(std::fs::read_to_string(&p).unwrap_or_default());
+        }
+    }
+    out
+}
+
+/// The manual's action generator (clicks at a canvas's centre) reaches what no control the
+/// explorer finds does: its clicks break the property on the bad page (found, shrunk, and
+/// exported as Playwright mouse clicks at the same point), never on the good one.
+#[test]
+fn action_generators_reach_a_canvas_no_rule_finds() {
+    let dir = example("canvas.ts", "canvas", "at_most_three_marks", "marks = 4");
+    let specs = files_ending(&dir.path().join("bad/playwright"), ".spec.ts");
+    assert!(
+        specs
+            .iter()
+            .any(|s| s.matches("await page.mouse.click(").count() >= 4),
+        "the exported test clicks the canvas four times:\n{specs:#?}"
     );
 }
 

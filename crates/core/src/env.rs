@@ -272,6 +272,13 @@ pub trait Environment {
         Ok(None)
     }
 
+    /// The actions the specification's own generators offer at the current state, each
+    /// with its weight (a generator weighs 1 in all, split down its tree); `seed` makes
+    /// their random draws repeatable. Empty without generators.
+    fn spec_actions(&mut self, _seed: u32) -> Vec<(f64, Action)> {
+        Vec::new()
+    }
+
     /// Whether `perform` and `probe` skip the scan; without both, inference is pointless.
     fn can_infer(&self) -> bool {
         false
@@ -429,6 +436,9 @@ impl<E: Environment> Environment for WithApp<E> {
     }
     fn resolve(&mut self, c: &crate::trace::Chosen) -> Result<String, EnvError> {
         self.inner.resolve(c)
+    }
+    fn spec_actions(&mut self, seed: u32) -> Vec<(f64, Action)> {
+        self.inner.spec_actions(seed)
     }
     fn can_infer(&self) -> bool {
         self.inner.can_infer()

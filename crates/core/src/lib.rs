@@ -37,6 +37,7 @@ pub mod secrets;
 pub mod shortcut;
 pub mod signature;
 pub mod similarity;
+pub mod spec_action;
 pub mod state;
 pub mod summary;
 pub mod tagseq;

@@ -302,6 +302,9 @@ pub enum ActionKind {
     Back,
     /// Load `value` as a URL.
     Navigate,
+    /// An action of the specification's own generators: `value` holds it as Bombadil's
+    /// `Action` JSON (see `spec_action`).
+    Spec,
 }
 
 impl ActionKind {
@@ -316,6 +319,7 @@ impl ActionKind {
             ActionKind::Submit => "submit",
             ActionKind::Back => "back",
             ActionKind::Navigate => "navigate",
+            ActionKind::Spec => "spec",
         }
     }
 }
@@ -347,6 +351,20 @@ impl Action {
             kind: ActionKind::Back,
             target: None,
             value: None,
+        }
+    }
+
+    /// Whether where it leads depends on the history (back, or a spec's back or forward),
+    /// which a replay from a reset lacks.
+    pub fn uses_history(&self) -> bool {
+        use crate::spec_action::SpecAction;
+        match self.kind {
+            ActionKind::Back => true,
+            ActionKind::Spec => matches!(
+                SpecAction::of(self),
+                Ok(SpecAction::Back | SpecAction::Forward)
+            ),
+            _ => false,
         }
     }
 

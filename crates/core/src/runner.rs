@@ -26,6 +26,7 @@ mod episode;
 mod hub;
 mod perform;
 mod predict;
+mod spec_mix;
 mod worker;
 
 #[cfg(test)]

@@ -5,6 +5,7 @@ use std::collections::BTreeSet;
 
 use url::Url;
 use wayfarer_core::config::LoginStep;
+use wayfarer_core::spec_action::{key_label, SpecAction, WAIT_MS};
 use wayfarer_core::trace::{Trace, TraceStep};
 use wayfarer_core::ActionKind;
 
@@ -71,7 +72,7 @@ pub fn spec(trace: &Trace, cx: &SpecContext) -> String {
         b.line(format!(
             "// The properties of {} (bundled in {file}), checked after every step.",
             comment(
-                &trace
+                trace
                     .setup
                     .spec
                     .as_ref()
@@ -309,6 +310,9 @@ fn action(
     if kind == ActionKind::Navigate {
         return navigate(b, step, cx, allow);
     }
+    if kind == ActionKind::Spec {
+        return spec_action(b, a);
+    }
     let Some(code) = locator.map(|l| l.code) else {
         b.line("// (no target recorded: wayfarer could not perform this step either)");
         return false;
@@ -342,10 +346,80 @@ fn action(
             b.imports.insert("submit");
             format!("await submit({l});")
         }
-        ActionKind::Back | ActionKind::Navigate => unreachable!("handled above"),
+        ActionKind::Back | ActionKind::Navigate | ActionKind::Spec => {
+            unreachable!("handled above")
+        }
     };
     b.line(line);
     true
+}
+
+/// An action of the specification's generators, with Playwright's mouse and keyboard as
+/// wayfarer's browser performs it (the project's viewport is wayfarer's window, so a
+/// point lands where it did).
+fn spec_action(b: &mut Body, a: &wayfarer_core::Action) -> bool {
+    let s = match SpecAction::of(a) {
+        Ok(s) => s,
+        Err(e) => {
+            b.line(format!(
+                "// (an action wayfarer could not read: {})",
+                comment(&e.0)
+            ));
+            return false;
+        }
+    };
+    match s {
+        SpecAction::Back => b.line("await app.back();"),
+        SpecAction::Forward => b.line("await page.goForward();"),
+        SpecAction::Reload => b.line("await page.reload();"),
+        SpecAction::Wait => b.line(format!("await page.waitForTimeout({WAIT_MS});")),
+        SpecAction::Click { point, .. } => {
+            b.line(format!("await page.mouse.click({}, {});", point.x, point.y))
+        }
+        SpecAction::DoubleClick {
+            point,
+            delay_millis,
+            ..
+        } if delay_millis <= 0.0 => b.line(format!(
+            "await page.mouse.dblclick({}, {});",
+            point.x, point.y
+        )),
+        SpecAction::DoubleClick {
+            point,
+            delay_millis,
+            ..
+        } => {
+            // The second press counts 2 after the delay: a double click to the page.
+            b.line(format!("await page.mouse.click({}, {});", point.x, point.y));
+            b.line(format!("await page.waitForTimeout({delay_millis});"));
+            b.line("await page.mouse.down({ clickCount: 2 });");
+            b.line("await page.mouse.up({ clickCount: 2 });");
+        }
+        SpecAction::TypeText { text, delay_millis } if delay_millis <= 0.0 => b.line(format!(
+            "await page.keyboard.insertText({});",
+            str_lit(&text)
+        )),
+        SpecAction::TypeText { text, delay_millis } => b.line(format!(
+            "for (const c of {}) {{ await page.waitForTimeout({delay_millis}); \
+             await page.keyboard.insertText(c); }}",
+            str_lit(&text)
+        )),
+        SpecAction::PressKey { code } => b.line(format!(
+            "await page.keyboard.press({});",
+            str_lit(key_label(code as u8))
+        )),
+        SpecAction::ScrollUp { origin, distance } => wheel(b, origin, -distance),
+        SpecAction::ScrollDown { origin, distance } => wheel(b, origin, distance),
+    }
+    true
+}
+
+fn wheel(b: &mut Body, origin: wayfarer_core::spec_action::Point, dy: f64) {
+    b.line(format!(
+        "await page.mouse.move({}, {});",
+        origin.x, origin.y
+    ));
+    b.line(format!("await page.mouse.wheel(0, {dy});"));
 }
 
 /// Navigation resolves against the page the step was taken on, as wayfarer's does;

@@ -264,6 +264,86 @@ fn a_property_violation_spec_checks_the_properties() {
     insta::assert_snapshot!("property.spec.ts", read(&dir, "tests/property-1.spec.ts"));
 }
 
+/// The actions of a specification's generators: Playwright's mouse and keyboard at the
+/// points and with the keys and delays wayfarer used.
+#[test]
+fn spec_generator_actions_become_mouse_and_keyboard_calls() {
+    use wayfarer_core::spec_action::{Point, SpecAction};
+    let at = Point { x: 160.0, y: 95.5 };
+    let actions = [
+        SpecAction::Click {
+            name: "canvas".into(),
+            content: None,
+            point: at,
+        },
+        SpecAction::DoubleClick {
+            name: "canvas".into(),
+            content: None,
+            point: at,
+            delay_millis: 0.0,
+        },
+        SpecAction::DoubleClick {
+            name: "canvas".into(),
+            content: None,
+            point: at,
+            delay_millis: 150.0,
+        },
+        SpecAction::TypeText {
+            text: "it's \"quoted\"".into(),
+            delay_millis: 0.0,
+        },
+        SpecAction::TypeText {
+            text: "slow".into(),
+            delay_millis: 20.0,
+        },
+        SpecAction::PressKey { code: 13.0 },
+        SpecAction::PressKey { code: 32.0 },
+        SpecAction::ScrollDown {
+            origin: at,
+            distance: 300.0,
+        },
+        SpecAction::ScrollUp {
+            origin: at,
+            distance: 120.0,
+        },
+        SpecAction::Back,
+        SpecAction::Forward,
+        SpecAction::Reload,
+        SpecAction::Wait,
+    ];
+    let steps = actions
+        .iter()
+        .map(|a| TraceStep {
+            action: a.to_action(),
+            element: None,
+            url: format!("{START}props/canvas/bad"),
+        })
+        .collect();
+    let t = trace(
+        Expected {
+            kind: "exception".into(),
+            signature: "exception|boom".into(),
+            message: "Uncaught Error: boom".into(),
+        },
+        ReplaySetup {
+            start_url: format!("{START}props/canvas/bad"),
+            ..ReplaySetup::default()
+        },
+        steps,
+    );
+    let (dir, _) = export(
+        vec![NamedTrace {
+            name: "generated".into(),
+            trace: t,
+        }],
+        &PlaywrightOptions::default(),
+    );
+    insta::assert_snapshot!(
+        "spec-actions.spec.ts",
+        read(&dir, "tests/generated.spec.ts")
+    );
+}
+
 #[test]
 fn exporting_nothing_writes_nothing() {
     let (dir, files) = export(vec![], &PlaywrightOptions::default());

@@ -519,7 +519,7 @@ impl Observer for Graph {
         self.steps.push((r.step, r.episode, r.state_before));
         let here = self.here.entry(r.worker).or_default();
         // Where "back" leads depends on the history, which a replay from a reset lacks.
-        if r.action.kind == wayfarer_core::ActionKind::Back {
+        if r.action.uses_history() {
             here.clear();
             return;
         }

@@ -68,7 +68,7 @@ const DOWNLOADS: &[&str] = &[
 /// The identity of an action: what it does and to what; a navigation also where to.
 fn key(a: &Action) -> Action {
     match a.kind {
-        ActionKind::Navigate => a.clone(),
+        ActionKind::Navigate | ActionKind::Spec => a.clone(),
         _ => Action {
             value: None,
             ..a.clone()

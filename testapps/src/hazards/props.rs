@@ -7,6 +7,8 @@
 //! - `error`: an `.error` disappears within 5 s (bad: it stays until the page reloads).
 //! - `name`: a submission's notification names what was entered (bad: "Saved.").
 //! - `counter`: `#counter` only moves by one (bad: every third "+" adds two).
+//! - `canvas`: a canvas that only a spec's action generator clicks (no control the
+//!   explorer finds reacts to it); at most three marks on it (bad: no cap).
 
 use axum::extract::Path;
 use axum::http::StatusCode;
@@ -17,7 +19,14 @@ use axum::Router;
 use crate::common;
 
 /// The examples with a page here, as named in the path.
-pub const PROP_PAGES: [&str; 5] = ["notifications", "constant", "error", "name", "counter"];
+pub const PROP_PAGES: [&str; 6] = [
+    "notifications",
+    "constant",
+    "error",
+    "name",
+    "counter",
+    "canvas",
+];
 
 pub(super) fn router() -> Router {
     Router::new().route("/props/{example}/{build}", get(props))
@@ -35,6 +44,7 @@ async fn props(Path((example, build)): Path<(String, String)>) -> Response {
         "error" => ("Save", ERROR),
         "name" => ("Your name", NAME),
         "counter" => ("Counter", COUNTER),
+        "canvas" => ("Canvas", CANVAS),
         _ => return common::html_status(StatusCode::NOT_FOUND, "no such example".into()),
     };
     common::html(
@@ -180,5 +190,33 @@ document.getElementById('inc').addEventListener('click', () => {
 });
 document.getElementById('dec').addEventListener('click', () => {
   counter.textContent = String(value() - 1);
+});
+</script>"#;
+
+const CANVAS: &str = r#"<h1>Canvas</h1>
+<canvas id="my-canvas" width="300" height="150" style="border: 1px solid #888"></canvas>
+<p id="marks" data-count="0">Marks: 0</p>
+<button id="help" aria-expanded="false">Help</button>
+<p id="help-text" hidden>Click the canvas to leave a mark.</p>
+<script>
+const canvas = document.getElementById('my-canvas');
+const marks = document.getElementById('marks');
+// Delegated from the document, as drawing apps often do: nothing marks the canvas as
+// clickable, so only a generator that knows where it is clicks it.
+document.addEventListener('click', (e) => {
+  const r = canvas.getBoundingClientRect();
+  if (e.clientX < r.left || e.clientX > r.right || e.clientY < r.top || e.clientY > r.bottom) return;
+  const n = Number(marks.dataset.count);
+  // The good build keeps three marks at most.
+  if (GOOD && n >= 3) return;
+  const ctx = canvas.getContext('2d');
+  ctx.fillRect(20 + n * 30, 60, 20, 20);
+  marks.dataset.count = String(n + 1);
+  marks.textContent = 'Marks: ' + (n + 1);
+});
+document.getElementById('help').addEventListener('click', (e) => {
+  const t = document.getElementById('help-text');
+  t.hidden = !t.hidden;
+  e.currentTarget.setAttribute('aria-expanded', String(!t.hidden));
 });
 </script>"#;

@@ -89,6 +89,10 @@ fn widget_type(action: &Action, before: &Observation) -> String {
 
 /// absA: the abstract action of `action` taken on the page `before`.
 pub fn action_key(kind: KeyKind, action: &Action, before: &Observation) -> Key {
+    // A spec's action has no target: what it does (a point, a key) is in its value.
+    if action.kind == crate::model::ActionKind::Spec {
+        return finish(|h| (3u8, &action.value).hash(h));
+    }
     match kind {
         KeyKind::Types => {
             finish(|h| (0u8, action.kind.as_str(), widget_type(action, before)).hash(h))

@@ -12,6 +12,7 @@ use super::episode::{begin_episode, judge, progress};
 use super::hub::Hub;
 use super::perform::{perform, Done, Trying};
 use super::predict::{Plan, Planned, Predictor, TrialCtx};
+use super::spec_mix;
 use super::{llm_seconds, share_snapshot, EMPTY_START_LIMIT};
 use crate::agent::{Agent, Transition, View};
 use crate::candidates::offered_actions;
@@ -164,6 +165,13 @@ fn steps(w: &mut Worker, hub: &Hub) {
         let step_start = now.checked_sub(train_time).unwrap_or(now);
         let train = std::mem::take(&mut train_time);
         let candidates = offered_actions(&cur.obs, &opts.deny, cur.episode_step > 0, w.agent.get());
+        // The specification's generators offer theirs at this state (none without them),
+        // and may take the step instead of the strategy.
+        let generated = match cur.planned {
+            None => w.env.spec_actions(spec_mix::seed(opts.seed, w.id, w.steps)),
+            Some(_) => Vec::new(),
+        };
+        let spec_choice = spec_mix::pick(&generated, !candidates.is_empty(), &mut w.rng);
         // Listing the candidates is part of deciding.
         let listing = step_start.elapsed();
         {
@@ -175,7 +183,7 @@ fn steps(w: &mut Worker, hub: &Hub) {
                 ));
             }
         }
-        if candidates.is_empty() {
+        if candidates.is_empty() && spec_choice.is_none() {
             if cur.episode_step == 0 {
                 // The start page itself offers nothing: resetting again will not help for long.
                 empty_starts += 1;
@@ -196,17 +204,26 @@ fn steps(w: &mut Worker, hub: &Hub) {
             continue;
         }
         empty_starts = 0;
-        let (action, decision, decided, asked) = match cur.planned.take() {
-            Some(Planned::Reset) => {
+        let (action, decision, decided, asked) = match (cur.planned.take(), spec_choice) {
+            (Some(Planned::Reset), _) => {
                 cur.episode_step = opts.episode_steps;
                 continue;
             }
-            Some(Planned::Act {
+            (
+                Some(Planned::Act {
+                    action,
+                    decision,
+                    decide,
+                }),
+                _,
+            ) => (action, decision, decide, Duration::ZERO),
+            (None, Some(action)) => (
                 action,
-                decision,
-                decide,
-            }) => (action, decision, decide, Duration::ZERO),
-            None => {
+                Some("offered by the specification's action generators".to_string()),
+                Duration::ZERO,
+                Duration::ZERO,
+            ),
+            (None, None) => {
                 let t_decide = Instant::now();
                 let view = View {
                     observation: &cur.obs,

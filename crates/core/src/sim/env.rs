@@ -282,9 +282,11 @@ impl SimEnv {
                 }
                 Vec::new()
             }
-            ActionKind::Select | ActionKind::Check | ActionKind::Hover | ActionKind::Navigate => {
-                Vec::new()
-            }
+            ActionKind::Select
+            | ActionKind::Check
+            | ActionKind::Hover
+            | ActionKind::Navigate
+            | ActionKind::Spec => Vec::new(),
         };
         Ok(events)
     }

@@ -244,6 +244,10 @@ impl TraceStep {
             (ActionKind::Type, Some(v)) => format!("type {v} into {what}"),
             (ActionKind::Select, Some(v)) => format!("select {v} in {what}"),
             (ActionKind::Back, _) => "go back".to_string(),
+            (ActionKind::Spec, _) => match crate::spec_action::SpecAction::of(a) {
+                Ok(s) => s.describe(),
+                Err(e) => format!("a spec action that cannot be read ({e})"),
+            },
             (ActionKind::Navigate, v) => {
                 format!("navigate to {}", v.unwrap_or(what))
             }

@@ -82,6 +82,17 @@ pub fn sentence(st: &TraceStep) -> Vec<Part> {
         ActionKind::Navigate => {
             return vec![part("Go to ", "t"), part(truncate(value, 200), "url")];
         }
+        ActionKind::Spec => {
+            let said = wayfarer_core::spec_action::SpecAction::of(a)
+                .map(|s| s.describe())
+                .unwrap_or_else(|e| e.0);
+            let mut c = said.chars();
+            let said = c
+                .next()
+                .map(|f| f.to_uppercase().chain(c).collect::<String>())
+                .unwrap_or_default();
+            return vec![part(said, "t")];
+        }
     };
     parts.extend(el());
     parts
