@@ -334,9 +334,7 @@ impl Actor<'_> {
         b.build().map_err(BrowserError::Step)
     }
 
-    /// Move to `aim` and press and release `clicks` times. The events are sent without
-    /// waiting for each acknowledgement (Chrome handles input in order), as Puppeteer does:
-    /// one round trip instead of one per event.
+    /// Move to `aim` and press and release `clicks` times.
     pub async fn press(&self, aim: Aim, clicks: i64) -> Result<(), BrowserError> {
         use DispatchMouseEventType::{MouseMoved, MousePressed, MouseReleased};
         let mut events = vec![Self::mouse_params(MouseMoved, aim.x, aim.y, 0)?];
@@ -344,19 +342,23 @@ impl Actor<'_> {
             events.push(Self::mouse_params(MousePressed, aim.x, aim.y, n)?);
             events.push(Self::mouse_params(MouseReleased, aim.x, aim.y, n)?);
         }
-        let sent = events.into_iter().map(|p| call(self.page, p, self.cdp));
-        let pressed = futures::future::try_join_all(sent).await.map(|_| ());
-        self.unless_stuck(pressed, "in a click").await
+        self.send_mouse(events).await
     }
 
     /// Press and release once at `aim`, counted as the `nth` click of a series (a double
     /// click's second press after a delay).
     pub(crate) async fn press_nth(&self, aim: Aim, nth: i64) -> Result<(), BrowserError> {
         use DispatchMouseEventType::{MousePressed, MouseReleased};
-        let events = [
+        self.send_mouse(vec![
             Self::mouse_params(MousePressed, aim.x, aim.y, nth)?,
             Self::mouse_params(MouseReleased, aim.x, aim.y, nth)?,
-        ];
+        ])
+        .await
+    }
+
+    /// Mouse events sent without waiting for each acknowledgement (Chrome handles input in
+    /// order), as Puppeteer does: one round trip instead of one per event.
+    async fn send_mouse(&self, events: Vec<DispatchMouseEventParams>) -> Result<(), BrowserError> {
         let sent = events.into_iter().map(|p| call(self.page, p, self.cdp));
         let pressed = futures::future::try_join_all(sent).await.map(|_| ());
         self.unless_stuck(pressed, "in a click").await
@@ -500,14 +502,18 @@ impl Actor<'_> {
     }
 
     pub(crate) async fn back(&self) -> Result<(), BrowserError> {
+        self.history_step(-1).await
+    }
+
+    /// Move `delta` entries through the session history, never out of the application
+    /// (e.g. to the about:blank before the start); nothing when there is no such entry.
+    pub(crate) async fn history_step(&self, delta: i64) -> Result<(), BrowserError> {
         let h =
             call_when_attached(self.page, GetNavigationHistoryParams::default(), self.cdp).await?;
-        let i = h.current_index;
-        if i <= 0 {
+        let Ok(i) = usize::try_from(h.current_index + delta) else {
             return Ok(());
-        }
-        match h.entries.get((i - 1) as usize) {
-            // Never back out of the application (e.g. to the about:blank before the start).
+        };
+        match h.entries.get(i) {
             Some(e) if self.scope.allows(&e.url) => {
                 call_when_attached(self.page, NavigateToHistoryEntryParams::new(e.id), self.cdp)
                     .await

@@ -8,14 +8,11 @@ use chromiumoxide::cdp::browser_protocol::input::{
     DispatchKeyEventParams, DispatchKeyEventType, DispatchMouseEventParams, DispatchMouseEventType,
     InsertTextParams,
 };
-use chromiumoxide::cdp::browser_protocol::page::{
-    GetNavigationHistoryParams, NavigateToHistoryEntryParams,
-};
 use wayfarer_core::spec_action::{key_code_name, key_name, Point, SpecAction, WAIT_MS};
 use wayfarer_core::Action;
 
 use crate::actions::{Actor, Aim};
-use crate::cdp::{call, call_when_attached, eval, BrowserError};
+use crate::cdp::{call, eval, BrowserError};
 use crate::leave::Control;
 
 /// How the page may leave after the action: history actions as `back`, the rest as a
@@ -32,7 +29,7 @@ impl Actor<'_> {
         let a = SpecAction::of(action).map_err(|e| BrowserError::Step(e.0))?;
         match a {
             SpecAction::Back => self.back().await,
-            SpecAction::Forward => self.forward().await,
+            SpecAction::Forward => self.history_step(1).await,
             SpecAction::Reload => {
                 // The page's own reload, as for a navigation: the settle waits for the
                 // new document.
@@ -129,22 +126,6 @@ impl Actor<'_> {
             .map_err(BrowserError::Step)?;
         let wheeled = call(self.page, p, self.cdp).await.map(|_| ());
         self.unless_stuck(wheeled, "in a scroll").await
-    }
-
-    /// Forward in the history, never out of the application; nothing when there is no
-    /// next entry.
-    async fn forward(&self) -> Result<(), BrowserError> {
-        let h =
-            call_when_attached(self.page, GetNavigationHistoryParams::default(), self.cdp).await?;
-        let next = h.current_index + 1;
-        match h.entries.get(next as usize) {
-            Some(e) if self.scope.allows(&e.url) => {
-                call_when_attached(self.page, NavigateToHistoryEntryParams::new(e.id), self.cdp)
-                    .await
-                    .map(|_| ())
-            }
-            _ => Ok(()),
-        }
     }
 }
 
