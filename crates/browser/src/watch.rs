@@ -407,8 +407,10 @@ mod tests {
                     {"startOffset": 0, "endOffset": 100, "count": 1},
                     {"startOffset": 50, "endOffset": 100, "count": 0}]}]}]})
         };
-        w.merge_coverage(&take("1", "http://127.0.0.1:8000/app.js")).unwrap();
-        w.merge_coverage(&take("2", "http://cdn.example/lib.js")).unwrap();
+        w.merge_coverage(&take("1", "http://127.0.0.1:8000/app.js"))
+            .unwrap();
+        w.merge_coverage(&take("2", "http://cdn.example/lib.js"))
+            .unwrap();
         // The page's own script under id 1 once another renderer reused it: not app.js.
         w.event("Debugger.scriptParsed", &script("1", "", "h7", 100));
         w.merge_coverage(&take("1", "")).unwrap();

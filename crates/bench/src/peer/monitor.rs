@@ -799,8 +799,9 @@ mod tests {
             "endColumn": 0, "executionContextId": 1, "hash": format!("h{id}"), "buildId": "", "length": 100})
     }
 
+    /// A take of app.js (as `script` parsed it under `id`), run up to `covered_to`.
     fn coverage(id: &str, covered_to: i64) -> Value {
-        json!({"timestamp": 1.0, "result": [{"scriptId": id, "url": "", "functions": [
+        json!({"timestamp": 1.0, "result": [{"scriptId": id, "url": "http://127.0.0.1:9000/app.js", "functions": [
             {"functionName": "", "isBlockCoverage": true, "ranges": [
                 {"startOffset": 0, "endOffset": 100, "count": 1},
                 {"startOffset": covered_to, "endOffset": 100, "count": 0}]}]}]})
