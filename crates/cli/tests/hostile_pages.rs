@@ -16,8 +16,11 @@ use wayfarer_core::{
 use wayfarer_testapps::hazards::CROWD_ELEMENTS;
 use wayfarer_testapps::{App, ServeOptions, Server};
 
-/// A run at one page must end within this.
-const RUN_BOUND: Duration = Duration::from_secs(90);
+/// A run at one page must end within this: a guard against a run that never ends, not a
+/// speed goal (the bench measures speed). The crowd's 12 steps took 94 s beside two busy
+/// processes with 90 s here (issue 45); what makes a hostile page slow is caught by the
+/// checks of each test (restarts, step errors, the scan's median).
+const RUN_BOUND: Duration = Duration::from_secs(300);
 
 fn config() -> BrowserConfig {
     BrowserConfig {
