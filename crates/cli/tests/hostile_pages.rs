@@ -345,8 +345,10 @@ fn a_50_mb_answer_is_cut_off_and_the_run_goes_on() {
     assert!(t.elapsed() < Duration::from_secs(30), "{:?}", t.elapsed());
     assert!(out.observation.url.ends_with("/huge/stream"));
     assert!(out.observation.html.len() <= 100_000);
+    // A guard against a scan that reads the whole 50 MB, not a speed goal: the cut scan
+    // took 6.6 s beside two busy processes where this said 3 s (issue 45).
     assert!(
-        out.timings.scan < Duration::from_secs(3),
+        out.timings.scan < Duration::from_secs(15),
         "{:?}",
         out.timings
     );
