@@ -16,8 +16,11 @@ use wayfarer_core::{
 use wayfarer_testapps::hazards::CROWD_ELEMENTS;
 use wayfarer_testapps::{App, ServeOptions, Server};
 
-/// A run at one page must end within this.
-const RUN_BOUND: Duration = Duration::from_secs(90);
+/// A run at one page must end within this: a guard against a run that never ends, not a
+/// speed goal (the bench measures speed). The crowd's 12 steps took 94 s beside two busy
+/// processes with 90 s here (issue 45); what makes a hostile page slow is caught by the
+/// checks of each test (restarts, step errors, the scan's median).
+const RUN_BOUND: Duration = Duration::from_secs(300);
 
 fn config() -> BrowserConfig {
     BrowserConfig {
@@ -342,8 +345,10 @@ fn a_50_mb_answer_is_cut_off_and_the_run_goes_on() {
     assert!(t.elapsed() < Duration::from_secs(30), "{:?}", t.elapsed());
     assert!(out.observation.url.ends_with("/huge/stream"));
     assert!(out.observation.html.len() <= 100_000);
+    // A guard against a scan that reads the whole 50 MB, not a speed goal: the cut scan
+    // took 6.6 s beside two busy processes where this said 3 s (issue 45).
     assert!(
-        out.timings.scan < Duration::from_secs(3),
+        out.timings.scan < Duration::from_secs(15),
         "{:?}",
         out.timings
     );
