@@ -1324,3 +1324,106 @@ fn pictures_blank_secret_fields_and_text_and_put_them_back() {
         .contains("text-security: disc !important"));
     env.close();
 }
+
+const SPEC_INPUT_PAGE: &str = r#"<!doctype html><html><body style="margin:0">
+<input id="field" style="position:absolute;left:0;top:0;width:200px;height:30px">
+<div style="position:absolute;left:0;top:40px;width:200px;height:40px" id="pad">pad</div>
+<p id="typed" style="margin-top:100px">typed:</p>
+<p id="keys">keys:</p>
+<p id="dbl">dbl:0</p>
+<p id="scroll">scroll:0</p>
+<p id="loads">loads:?</p>
+<a id="next" href="/next">next</a>
+<div style="height:5000px"></div>
+<script>
+  const $ = (id) => document.getElementById(id);
+  $('field').addEventListener('input', () => { $('typed').textContent = 'typed:' + $('field').value; });
+  document.addEventListener('keydown', (e) => { $('keys').textContent += ' ' + e.key + '/' + e.code; });
+  let dbl = 0;
+  $('pad').addEventListener('dblclick', () => { $('dbl').textContent = 'dbl:' + (++dbl); });
+  addEventListener('scroll', () => { $('scroll').textContent = 'scroll:' + Math.round(scrollY); });
+  const loads = Number(sessionStorage.getItem('loads') || 0) + 1;
+  sessionStorage.setItem('loads', String(loads));
+  $('loads').textContent = 'loads:' + loads;
+</script>
+</body></html>"#;
+
+fn spec_step(
+    env: &mut wayfarer_browser::BrowserEnv,
+    json: serde_json::Value,
+) -> wayfarer_core::Observation {
+    let action = wayfarer_core::spec_action::SpecAction::from_json(&json)
+        .unwrap()
+        .to_action();
+    env.step(&action).unwrap().observation
+}
+
+/// The actions a specification's generators offer arrive as real input: a click that
+/// focuses, typed text, keys with their DOM key and code, a double click with a delay, a
+/// wheel turn, a reload and a move forward through the history.
+#[test]
+fn spec_actions_are_real_input() {
+    use serde_json::json;
+    let srv = TestServer::start(vec![
+        ("/", html(SPEC_INPUT_PAGE)),
+        ("/next", html("<p>the next page</p>")),
+    ]);
+    let mut env = launch(options(&srv.url("/")));
+    let obs = env.reset().unwrap().observation;
+    assert!(has_text(&obs, "loads:1"), "{:?}", obs.elements);
+
+    spec_step(
+        &mut env,
+        json!({ "Click": { "name": "field", "point": { "x": 50, "y": 15 } } }),
+    );
+    let obs = spec_step(
+        &mut env,
+        json!({ "TypeText": { "text": "héllo", "delayMillis": 0 } }),
+    );
+    assert!(has_text(&obs, "typed:héllo"), "{:?}", obs.elements);
+    let obs = spec_step(
+        &mut env,
+        json!({ "TypeText": { "text": "ab", "delayMillis": 20 } }),
+    );
+    assert!(has_text(&obs, "typed:hélloab"), "{:?}", obs.elements);
+
+    spec_step(&mut env, json!({ "PressKey": { "code": 65 } }));
+    spec_step(&mut env, json!({ "PressKey": { "code": 13 } }));
+    let obs = spec_step(&mut env, json!({ "PressKey": { "code": 27 } }));
+    assert!(
+        has_text(&obs, "keys: a/KeyA Enter/Enter Escape/Escape"),
+        "{:?}",
+        obs.elements
+    );
+
+    let obs = spec_step(
+        &mut env,
+        json!({ "DoubleClick": { "name": "pad", "point": { "x": 50, "y": 60 }, "delayMillis": 50 } }),
+    );
+    assert!(has_text(&obs, "dbl:1"), "{:?}", obs.elements);
+
+    let obs = spec_step(
+        &mut env,
+        json!({ "ScrollDown": { "origin": { "x": 100, "y": 200 }, "distance": 100 } }),
+    );
+    let scrolled = obs
+        .elements
+        .iter()
+        .find_map(|e| e.text.strip_prefix("scroll:").map(str::to_string));
+    assert!(
+        scrolled.as_deref().is_some_and(|s| s != "0"),
+        "a wheel turn scrolls: {scrolled:?}"
+    );
+
+    let obs = spec_step(&mut env, json!("Reload"));
+    assert!(has_text(&obs, "loads:2"), "{:?}", obs.elements);
+
+    env.step(&Action::on(ActionKind::Click, "#next")).unwrap();
+    let obs = spec_step(&mut env, json!("Back"));
+    assert!(obs.url.ends_with('/'), "{}", obs.url);
+    let obs = spec_step(&mut env, json!("Forward"));
+    assert!(obs.url.ends_with("/next"), "{}", obs.url);
+    // Forward at the end of the history stays where it is.
+    let obs = spec_step(&mut env, json!("Forward"));
+    assert!(obs.url.ends_with("/next"), "{}", obs.url);
+}
