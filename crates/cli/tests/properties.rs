@@ -118,10 +118,11 @@ fn verdict<'a>(r: &'a Value, property: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no verdict for {property} in {}", r["properties"]))
 }
 
-/// The violating page: a `property` failure for `property` whose message shows `shows`.
+/// The violating page: a `property` failure for `property` whose message shows one of
+/// `shows` (a page may violate a property in more than one way, depending on timing).
 /// The satisfying page: none in 300 steps. The run directories stay in the returned
 /// directory (`bad`, with its `playwright` export, and `good`).
-fn example(file: &str, page: &str, property: &str, shows: &str) -> tempfile::TempDir {
+fn example(file: &str, page: &str, property: &str, shows: &[&str]) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("bad");
     let mut playwright = None;
@@ -148,7 +149,8 @@ fn example(file: &str, page: &str, property: &str, shows: &str) -> tempfile::Tem
     );
     let message = found[0]["message"].as_str().unwrap();
     assert!(
-        message.starts_with(&format!("{property} violated")) && message.contains(shows),
+        message.starts_with(&format!("{property} violated"))
+            && shows.iter().any(|s| message.contains(s)),
         "{message}"
     );
     assert!(verdict(&bad, property)["violated"].as_u64().unwrap() >= 1);
@@ -217,7 +219,7 @@ fn files_ending(dir: &Path, suffix: &str) -> Vec<String> {
 /// exported as Playwright mouse clicks at the same point), never on the good one.
 #[test]
 fn action_generators_reach_a_canvas_no_rule_finds() {
-    let dir = example("canvas.ts", "canvas", "at_most_three_marks", "marks = 4");
+    let dir = example("canvas.ts", "canvas", "at_most_three_marks", &["marks = 4"]);
     let specs = files_ending(&dir.path().join("bad/playwright"), ".spec.ts");
     assert!(
         specs
@@ -233,7 +235,7 @@ fn max_notifications_shown() {
         "max-notifications.ts",
         "notifications",
         "max_notifications_shown",
-        "notificationCount = 6",
+        &["notificationCount = 6"],
     );
 }
 
@@ -243,7 +245,7 @@ fn constant_notification_count() {
         "constant-count.ts",
         "constant",
         "constantNotificationCount",
-        "notificationCount = 3",
+        &["notificationCount = 3"],
     );
 }
 
@@ -253,7 +255,7 @@ fn error_disappears_within_five_seconds() {
         "error-disappears.ts",
         "error",
         "errorDisappears",
-        "did not hold within 5000 ms",
+        &["did not hold within 5000 ms"],
     );
 }
 
@@ -263,7 +265,9 @@ fn notification_includes_the_name_entered() {
         "notification-includes-name.ts",
         "name",
         "notificationIncludesMessage",
-        "notificationText = \"Saved.\"",
+        // "Saved." names nobody; a save left before it ends (the bad build keeps nothing
+        // across a reload) never shows a notification at all.
+        &["notificationText = \"Saved.\"", "notificationText = null"],
     );
 }
 
@@ -273,7 +277,7 @@ fn counter_state_machine() {
         "counter.ts",
         "counter",
         "counterStateMachine",
-        "counterValue = ",
+        &["counterValue = "],
     );
 }
 

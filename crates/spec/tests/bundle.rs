@@ -314,7 +314,7 @@ fn eventually_within_is_violated_past_its_deadline_and_pending_before_it() {
     assert_eq!(v["cells"]["error"], "x", "the cells it last read: {v}");
     assert_eq!(
         v["message"],
-        "gone violated: `() => error.current === null` was false: did not hold within 5000 ms of state 2 (error = \"x\")",
+        "gone violated: `() => error.current === null` was false: did not hold within 5000 ms of state 2 (last false at state 3) (error = \"x\")",
         "{v}"
     );
     // Gone in time: held. Shown again at the end: pending, not a pass.
