@@ -109,6 +109,15 @@ pub(crate) async fn call_browser<T: Command>(
     }
 }
 
+/// What a script threw: the exception's description (its stack for an Error), else the
+/// protocol's text.
+pub(crate) fn thrown(ex: chromiumoxide::cdp::js_protocol::runtime::ExceptionDetails) -> String {
+    ex.exception
+        .as_ref()
+        .and_then(|e| e.description.clone())
+        .unwrap_or(ex.text)
+}
+
 /// Run `Runtime.evaluate`; an exception the expression threw is an error.
 async fn evaluate(
     page: &Page,
@@ -117,12 +126,10 @@ async fn evaluate(
 ) -> Result<chromiumoxide::cdp::js_protocol::runtime::RemoteObject, BrowserError> {
     let ret = call(page, params, limit).await?;
     if let Some(ex) = ret.exception_details {
-        let msg = ex
-            .exception
-            .as_ref()
-            .and_then(|e| e.description.clone())
-            .unwrap_or(ex.text);
-        return Err(BrowserError::Protocol("Runtime.evaluate".into(), msg));
+        return Err(BrowserError::Protocol(
+            "Runtime.evaluate".into(),
+            thrown(ex),
+        ));
     }
     Ok(ret.result)
 }

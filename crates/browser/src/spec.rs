@@ -132,12 +132,7 @@ async fn run(page: &Page, expression: String, cdp: Duration) -> Result<Value, Br
         .map_err(BrowserError::Step)?;
     let ret = call(page, params, cdp + RUN_LIMIT).await?;
     if let Some(ex) = ret.exception_details {
-        let msg = ex
-            .exception
-            .as_ref()
-            .and_then(|e| e.description.clone())
-            .unwrap_or(ex.text);
-        return Err(BrowserError::Step(msg));
+        return Err(BrowserError::Step(crate::cdp::thrown(ex)));
     }
     Ok(ret.result.value.unwrap_or(Value::Null))
 }

@@ -4,20 +4,14 @@
 //! (listed, the run passes) unless the configuration makes them failures, and each can
 //! be switched off.
 
+mod common;
+
 use std::path::Path;
 use std::process::{Command, Output};
 
+use common::cmd::text;
 use serde_json::Value;
 use wayfarer_testapps::{App, ServeOptions, Server};
-
-fn text(o: &Output) -> String {
-    format!(
-        "status {:?}\nstdout:\n{}\nstderr:\n{}",
-        o.status.code(),
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
 
 /// Explore `page` of a fresh hazards server for a few random steps (with `config`, a
 /// TOML text, when given): the report, and the command's output.

@@ -3,24 +3,16 @@
 //! written; here Playwright itself runs them: all pass on the application without its
 //! seeded bugs, and a test whose feature meets a seeded bug fails with it.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use common::cmd::node_modules;
 use wayfarer_testapps::{App, ServeOptions, Server};
 
 fn wayfarer() -> Command {
     Command::new(env!("CARGO_BIN_EXE_wayfarer"))
-}
-
-/// `tools/playwright/node_modules` (scripts/ensure-playwright.sh installs it).
-fn node_modules() -> PathBuf {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tools/playwright/node_modules");
-    assert!(
-        dir.join("@playwright/test").is_dir(),
-        "{} lacks @playwright/test: run scripts/ensure-playwright.sh",
-        dir.display()
-    );
-    dir.canonicalize().unwrap()
 }
 
 /// `wayfarer features URL` on `app` served without its bugs: the crawl's directory, the

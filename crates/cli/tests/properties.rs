@@ -6,9 +6,12 @@
 //! property's verdict is not "violated". A broken specification stops the run before it
 //! starts, naming the file and the line.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use common::cmd::{node_modules, text};
 use serde_json::Value;
 use wayfarer_testapps::{App, ServeOptions, Server};
 
@@ -20,15 +23,6 @@ fn wayfarer() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_wayfarer"));
     c.env_remove("RUST_LOG");
     c
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "status {:?}\nstdout:\n{}\nstderr:\n{}",
-        o.status.code(),
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
 }
 
 /// Explore `page` of a fresh hazards server with the random strategy and `spec`: the
@@ -68,17 +62,6 @@ fn explore_then(
 
 fn explore(page: &str, spec: &Path, steps: u32, out: &Path) -> (Value, Output) {
     explore_then(page, spec, steps, 40, "off", out, || {})
-}
-
-/// `tools/playwright/node_modules` (scripts/ensure-playwright.sh installs it).
-fn node_modules() -> PathBuf {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tools/playwright/node_modules");
-    assert!(
-        dir.join("@playwright/test").is_dir(),
-        "{} lacks @playwright/test: run scripts/ensure-playwright.sh",
-        dir.display()
-    );
-    dir.canonicalize().unwrap()
 }
 
 /// `wayfarer export` of the run in `out`, then Playwright on it: whether it passed, and

@@ -2,9 +2,12 @@
 //! hazards pages made for it: shrunk and confirmed by replays, flaky when the replays
 //! disagree, and new, known or gone against a baseline run.
 
+mod common;
+
 use std::path::Path;
 use std::process::{Command, Output};
 
+use common::cmd::text;
 use serde_json::Value;
 use wayfarer_testapps::{App, ServeOptions, Server};
 
@@ -35,15 +38,6 @@ fn lines<'a>(r: &'a Value, needle: &str) -> Vec<&'a Value> {
         .iter()
         .filter(|f| f["message"].as_str().unwrap_or("").contains(needle))
         .collect()
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "status {:?}\nstdout:\n{}\nstderr:\n{}",
-        o.status.code(),
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
 }
 
 #[test]

@@ -2,7 +2,7 @@
 //! `wayfarer replay` and of each test `wayfarer minimize` runs.
 
 use crate::ddmin::Verdict;
-use crate::env::{EnvError, Environment};
+use crate::env::{EnvError, Environment, Outcome};
 use crate::model::Action;
 use crate::oracle::Oracles;
 use crate::trace::{Chosen, LocatorKind, TraceStep};
@@ -108,22 +108,18 @@ pub fn replay<S: Replayable>(
     let mut r = Replay::default();
     let out = env.reset()?;
     r.urls.push(out.observation.url.clone());
-    let note = |sigs: Vec<String>, r: &mut Replay| -> bool {
+    // Books what the oracles find on one outcome; whether the expected failure is among it.
+    let note = |out: &Outcome, r: &mut Replay| -> bool {
         let mut hit = false;
-        for s in sigs {
-            hit |= s == expected;
-            if !r.signatures.contains(&s) {
-                r.signatures.push(s);
+        for f in oracles.judge(&out.events, Some(&out.observation)) {
+            hit |= f.signature == expected;
+            if !r.signatures.contains(&f.signature) {
+                r.signatures.push(f.signature);
             }
         }
         hit
     };
-    let sigs = oracles
-        .judge(&out.events, Some(&out.observation))
-        .into_iter()
-        .map(|f| f.signature)
-        .collect();
-    if note(sigs, &mut r) {
+    if note(&out, &mut r) {
         r.at_reset = true;
         if stop_at_hit {
             return Ok(r);
@@ -141,12 +137,7 @@ pub fn replay<S: Replayable>(
         };
         r.performed = i + 1;
         r.urls.push(out.observation.url.clone());
-        let sigs = oracles
-            .judge(&out.events, Some(&out.observation))
-            .into_iter()
-            .map(|f| f.signature)
-            .collect();
-        if note(sigs, &mut r) && r.hit.is_none() && !r.at_reset {
+        if note(&out, &mut r) && r.hit.is_none() && !r.at_reset {
             r.hit = Some(i);
             if stop_at_hit {
                 return Ok(r);
@@ -169,12 +160,7 @@ pub fn replay<S: Replayable>(
         Err(_) => None,
     };
     if let Some(out) = settled {
-        let sigs = oracles
-            .judge(&out.events, Some(&out.observation))
-            .into_iter()
-            .map(|f| f.signature)
-            .collect();
-        if note(sigs, &mut r) && r.hit.is_none() && !r.at_reset {
+        if note(&out, &mut r) && r.hit.is_none() && !r.at_reset {
             match r.performed.checked_sub(1) {
                 Some(last) => r.hit = Some(last),
                 None => r.at_reset = true,

@@ -3,6 +3,7 @@
 
 #![allow(dead_code)]
 
+pub mod cmd;
 pub mod procs;
 pub mod throttle;
 
