@@ -9,7 +9,7 @@ use base64::Engine as _;
 use oxc_allocator::Allocator;
 use oxc_ast::ast::{
     Declaration, ExportDefaultDeclarationKind, ImportAttributeKey, ImportDeclarationSpecifier,
-    ModuleExportName, Statement, WithClause,
+    ModuleExportName, Statement, StringLiteral, WithClause,
 };
 use oxc_ast_visit::{walk, Visit};
 use oxc_codegen::Codegen;
@@ -204,13 +204,7 @@ impl Bundler {
             match stmt {
                 Statement::ImportDeclaration(d) => {
                     esm = true;
-                    let dep = self.import(
-                        file,
-                        js,
-                        &d.source.value,
-                        d.with_clause.as_deref(),
-                        d.source.span.start,
-                    )?;
+                    let dep = self.import_from(file, js, &d.source, d.with_clause.as_deref())?;
                     edits.push((d.span.start, d.span.end, String::new()));
                     let m = fresh();
                     let _ = writeln!(header, "const {m} = __wf_require({});", js_string(&dep));
@@ -257,13 +251,7 @@ impl Bundler {
                 }
                 Statement::ExportFromDeclaration(d) => {
                     esm = true;
-                    let dep = self.import(
-                        file,
-                        js,
-                        &d.source.value,
-                        d.with_clause.as_deref(),
-                        d.source.span.start,
-                    )?;
+                    let dep = self.import_from(file, js, &d.source, d.with_clause.as_deref())?;
                     edits.push((d.span.start, d.span.end, String::new()));
                     let m = fresh();
                     let _ = writeln!(header, "const {m} = __wf_require({});", js_string(&dep));
@@ -279,13 +267,7 @@ impl Bundler {
                 }
                 Statement::ExportAllDeclaration(d) => {
                     esm = true;
-                    let dep = self.import(
-                        file,
-                        js,
-                        &d.source.value,
-                        d.with_clause.as_deref(),
-                        d.source.span.start,
-                    )?;
+                    let dep = self.import_from(file, js, &d.source, d.with_clause.as_deref())?;
                     edits.push((d.span.start, d.span.end, String::new()));
                     let required = format!("__wf_require({})", js_string(&dep));
                     match &d.exported {
@@ -381,6 +363,17 @@ impl Bundler {
         }
         out.push_str("});\n");
         Ok(out)
+    }
+
+    /// The module a declaration's `from "..."` names, resolved and queued.
+    fn import_from(
+        &mut self,
+        file: &Path,
+        js: &str,
+        source: &StringLiteral<'_>,
+        with: Option<&WithClause<'_>>,
+    ) -> Result<String, SpecError> {
+        self.import(file, js, &source.value, with, source.span.start)
     }
 
     /// Resolve an import of `file` and queue it; `at` is where its specifier starts in `js`.
