@@ -32,6 +32,19 @@ const INNER: &str = include_str!("../assets/hazards/inner.html");
 const NAMING: &str = include_str!("../assets/hazards/naming.html");
 const NAMING_INNER: &str = include_str!("../assets/hazards/naming-inner.html");
 
+/// A second click on one load of the page throws: a step that reloads the page in between
+/// (a back out of the application and forward again) loses the first click.
+const TWICE: &str = r#"<h1>Twice</h1>
+<button id="again">Again</button> <span id="clicks">0</span>
+<script>
+let clicks = 0;
+document.getElementById('again').addEventListener('click', () => {
+  clicks += 1;
+  document.getElementById('clicks').textContent = String(clicks);
+  if (clicks === 2) throw new Error('clicked twice on one load of the page');
+});
+</script>"#;
+
 /// The markup probes the `/xss` page shows as text.
 pub const XSS_PROBES: [&str; 2] = [
     "<script>alert(1)</script>",
@@ -58,6 +71,10 @@ pub(crate) fn router() -> Router {
                     "<h1>Popup</h1><p>A window opened by window.open().</p>",
                 )
             }),
+        )
+        .route(
+            "/history/twice",
+            get(|| async { page("Twice", "twice", TWICE) }),
         )
         .route("/never", get(never))
         .route(

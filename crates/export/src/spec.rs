@@ -370,7 +370,7 @@ fn spec_action(b: &mut Body, a: &wayfarer_core::Action) -> bool {
     };
     match s {
         SpecAction::Back => b.line("await app.back();"),
-        SpecAction::Forward => b.line("await page.goForward();"),
+        SpecAction::Forward => b.line("await app.forward();"),
         SpecAction::Reload => b.line("await page.reload();"),
         SpecAction::Wait => b.line(format!("await page.waitForTimeout({WAIT_MS});")),
         SpecAction::Click { point, .. } => {

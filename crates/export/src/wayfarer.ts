@@ -122,8 +122,27 @@ export class AppWatch {
   /** History back, as wayfarer goes back: never out of the application (e.g. to the
    *  blank page before the first step). */
   async back(): Promise<void> {
-    await this.page.goBack();
-    if (!this.inApp(this.page.url())) await this.page.goForward();
+    await this.historyStep(-1);
+  }
+
+  async forward(): Promise<void> {
+    await this.historyStep(1);
+  }
+
+  /** Move `delta` entries through the session history as wayfarer does: never out of the
+   *  application (to the blank page before the start, another origin), and then not at
+   *  all; going out and coming back would reload the page and lose what it held. */
+  private async historyStep(delta: number): Promise<void> {
+    const cdp = await this.page.context().newCDPSession(this.page);
+    try {
+      const { currentIndex, entries } = await cdp.send('Page.getNavigationHistory');
+      const to = entries[currentIndex + delta];
+      if (!to || !this.inApp(to.url)) return;
+      if (delta < 0) await this.page.goBack();
+      else await this.page.goForward();
+    } finally {
+      await cdp.detach().catch(() => undefined);
+    }
   }
 }
 
