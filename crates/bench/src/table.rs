@@ -101,7 +101,7 @@ pub fn markdown(plan: &Plan, result: &BenchResult) -> String {
         "Each cell is the median over the seeds, with the range in brackets when the runs \
          differ. A peer gets the same budget: as many actions, and never more time than the \
          strategies took on the same application and seed (a minute when none spent its \
-         budget). Columns: see `bench.csv` and the README (\"wayfarer bench\").\n",
+         budget). Columns: see `bench.csv` and the book (docs/src/bench.md).\n",
     );
     reach(&mut s, plan, result);
     for target in &plan.targets {

@@ -332,7 +332,7 @@ pub struct VetlConfig {
     /// Ours, not the paper's: the bandit picks the target first and only the fields that
     /// target sends (its interested fields and the rest of its form) are typed before it.
     /// Off, every empty field of the page is typed before any target (the paper), and
-    /// most of that typing is never sent (see the README).
+    /// most of that typing is never sent (see docs/src/inputs.md).
     pub target_first: bool,
 }
 
@@ -523,7 +523,7 @@ pub struct WebRledConfig {
     /// of at the end of each episode (0, the default: the paper's Algorithm 1). A network
     /// frozen for an episode repeats its greedy choice on every return to a page; trained
     /// along the episode it covered more JavaScript on expense but found fewer seeded
-    /// bugs over the four test apps (README, "webrled against webexplor").
+    /// bugs over the four test apps (docs/src/strategies.md, "webrled against webexplor").
     pub train_every: u32,
     /// Transitions kept for experience replay.
     pub replay: usize,

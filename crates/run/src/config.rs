@@ -163,6 +163,8 @@ fn toml_escape(v: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::{BTreeMap, BTreeSet};
+
     use super::*;
 
     const SAMPLE: &str = r##"
@@ -297,24 +299,26 @@ quiet_ms = 150
         }
     }
 
-    /// The README's configuration example is what users copy: it must parse, and where
-    /// it states a default it must state the real one.
+    /// The book's configuration chapter (`docs/src/configuration.md`).
+    const BOOK: &str = include_str!("../../../docs/src/configuration.md");
+
+    /// The book's configuration example is what users copy: it must parse, and where it
+    /// states a default it must state the real one.
     #[test]
-    fn the_readme_example_parses_and_states_the_defaults() {
-        let readme = include_str!("../../../README.md");
-        let section = &readme[readme.find("## The configuration file").unwrap()..];
+    fn the_book_example_parses_and_states_the_defaults() {
+        let section = &BOOK[BOOK.find("## A complete example").unwrap()..];
         let start = section.find("```toml\n").unwrap() + "```toml\n".len();
         let text = &section[start..start + section[start..].find("```").unwrap()];
         let c = parse(text, |k| Some(format!("<{k}>"))).unwrap();
         let d = Config::default();
-        assert_eq!(c.browser, d.browser, "[browser] of the README");
+        assert_eq!(c.browser, d.browser, "[browser] of the example");
         assert_eq!(c.strategy.webexplor, d.strategy.webexplor);
         assert_eq!(c.strategy.crawl, d.strategy.crawl);
         assert_eq!(c.abstraction, d.abstraction);
         assert_eq!(
             (c.reset.explore, c.reset.timeout_s),
             (d.reset.explore, d.reset.timeout_s),
-            "[reset] of the README"
+            "[reset] of the example"
         );
         assert_eq!(
             c.strategy.name.as_deref(),
@@ -326,6 +330,167 @@ quiet_ms = 150
                 wayfarer_strategies::DEFAULT
             ))
         );
+    }
+
+    /// An unknown key: the parser's refusal names the keys the table accepts.
+    const PROBE: &str = "zz_undocumented_probe";
+
+    /// The keys of the table `header` opens (`""` for the top level, `[a.b]`, `[[a]]`), as
+    /// serde lists them when it refuses an unknown one; `None` when `header` opens no table
+    /// of named keys (a map, a list, a value).
+    fn keys_under(header: &str) -> Option<Vec<String>> {
+        let e = toml::from_str::<Config>(&format!("{header}\n{PROBE} = 0\n"))
+            .err()?
+            .to_string();
+        let refusal = format!("unknown field `{PROBE}`");
+        let rest = &e[e.find(&refusal)? + refusal.len()..];
+        // ", expected one of `a`, `b`" (or "expected `a`", "expected `a` or `b`").
+        Some(
+            rest.split('`')
+                .skip(1)
+                .step_by(2)
+                .map(String::from)
+                .collect(),
+        )
+    }
+
+    /// Every table the parser accepts, by its header, with its keys that are not tables.
+    fn accepted() -> BTreeMap<String, BTreeSet<String>> {
+        let mut out = BTreeMap::new();
+        let mut todo = vec![(String::new(), String::new())];
+        while let Some((path, header)) = todo.pop() {
+            let mut leaves = BTreeSet::new();
+            for key in keys_under(&header).unwrap_or_else(|| panic!("{header}: no keys")) {
+                let p = if path.is_empty() {
+                    key.clone()
+                } else {
+                    format!("{path}.{key}")
+                };
+                if let Some(h) = [format!("[{p}]"), format!("[[{p}]]")]
+                    .into_iter()
+                    .find(|h| keys_under(h).is_some())
+                {
+                    todo.push((p, h));
+                } else {
+                    leaves.insert(key);
+                }
+            }
+            out.insert(header, leaves);
+        }
+        out
+    }
+
+    /// The book's reference: each "### `[table]`" section's rows, key to default cell.
+    fn documented() -> BTreeMap<String, BTreeMap<String, String>> {
+        let reference = &BOOK[BOOK.find("\n## Reference\n").expect("a Reference section")..];
+        let (mut out, mut table, mut fence) = (BTreeMap::new(), None, false);
+        for line in reference.lines() {
+            fence ^= line.starts_with("```");
+            if fence || line.starts_with("```") {
+                continue;
+            }
+            if let Some(h) = line.strip_prefix("### ") {
+                table = h.strip_prefix('`').and_then(|h| h.strip_suffix('`'));
+                if let Some(t) = table {
+                    out.insert(t.to_string(), BTreeMap::new());
+                }
+            } else if let (Some(t), Some(row)) = (table, line.strip_prefix("| `")) {
+                let (key, rest) = row
+                    .split_once("` |")
+                    .expect("| `key` | default | meaning |");
+                let default = rest.split(" | ").next().unwrap_or_default().trim();
+                let rows: &mut BTreeMap<String, String> = out.get_mut(t).unwrap();
+                rows.insert(key.to_string(), default.to_string());
+            }
+        }
+        out
+    }
+
+    /// Whether a reference row's default cell states `value`, the default serialised.
+    fn states(cell: &str, value: &toml::Value) -> bool {
+        let ticked = |s: &str| cell.contains(&format!("`{s}`"));
+        match value {
+            toml::Value::String(s) if s.is_empty() => true,
+            toml::Value::Float(f) => cell.split('`').skip(1).step_by(2).any(|t| {
+                t.parse::<f64>()
+                    .is_ok_and(|x| (x - f).abs() <= 1e-6 * f.abs().max(1.0))
+            }),
+            toml::Value::Array(a) if a.is_empty() => ticked("[]"),
+            toml::Value::Table(t) if t.is_empty() => ticked("{}"),
+            toml::Value::Array(_) | toml::Value::Table(_) => true,
+            v => ticked(&v.to_string()),
+        }
+    }
+
+    /// Every key the parser accepts is in the book's reference with its default, and the
+    /// reference names no key the parser refuses: adding a key to the configuration
+    /// without documenting it fails here.
+    #[test]
+    fn the_book_documents_every_key_with_its_default() {
+        let accepted = accepted();
+        let documented = documented();
+        let mut wrong = Vec::new();
+        for (header, keys) in &accepted {
+            if header.is_empty() {
+                // Top-level keys that are not tables of keys (`inputs`, a map): a section.
+                for k in keys
+                    .iter()
+                    .filter(|k| !documented.contains_key(&format!("[{k}]")))
+                {
+                    wrong.push(format!("[{k}] has no section"));
+                }
+                continue;
+            }
+            let Some(rows) = documented.get(header) else {
+                wrong.push(format!("{header} has no section"));
+                continue;
+            };
+            for k in keys.iter().filter(|k| !rows.contains_key(*k)) {
+                wrong.push(format!("{header} {k} is not documented"));
+            }
+            for k in rows.keys().filter(|k| !keys.contains(*k)) {
+                wrong.push(format!("{header} {k} is documented but not accepted"));
+            }
+        }
+        let top = &accepted[""];
+        for h in documented.keys() {
+            let leaf = h.strip_prefix('[').and_then(|h| h.strip_suffix(']'));
+            if !accepted.contains_key(h) && !leaf.is_some_and(|k| top.contains(k)) {
+                wrong.push(format!("{h} is documented but not a table of the file"));
+            }
+        }
+        // The defaults, every optional table present.
+        let config = Config {
+            server: Some(Default::default()),
+            ..Config::default()
+        };
+        let defaults = toml::Value::try_from(&config).unwrap();
+        for (header, rows) in &documented {
+            let path = header.trim_start_matches('[').trim_end_matches(']');
+            let Some(table) = path.split('.').try_fold(&defaults, |v, k| v.get(k)) else {
+                continue;
+            };
+            if table.is_array() {
+                continue; // `[[deny]]`, `[[login]]`: no step by default
+            }
+            for (key, cell) in rows {
+                match table.get(key) {
+                    Some(v) if !states(cell, v) => {
+                        wrong.push(format!("{header} {key}: the default is {v}, not {cell}"))
+                    }
+                    None if !cell.starts_with("unset") => {
+                        wrong.push(format!("{header} {key} has no default: say \"unset\""))
+                    }
+                    _ => {}
+                }
+            }
+        }
+        assert!(
+            wrong.is_empty(),
+            "docs/src/configuration.md and the parser disagree:\n{}",
+            wrong.join("\n")
+        );
+        assert!(accepted.len() > 15, "{accepted:?}");
     }
 
     /// What the run does with a configuration right after reading it: none of it may

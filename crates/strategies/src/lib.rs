@@ -97,7 +97,7 @@ pub const NAMES: &[&str] = &[
 /// The strategy `explore` and `demo` use when neither a flag nor the configuration names
 /// one: webexplor, whose curiosity reward keeps it moving to pages it has not seen and whose
 /// automaton takes it back to them, so it reaches the deep forms where bugs hide; the bench
-/// of issue 13 (README, "Which strategy") measured it against random.
+/// of issue 13 (docs/src/strategies.md, "Which strategy by default") measured it against random.
 pub const DEFAULT: &str = "webexplor";
 
 /// Why a strategy could not be built.

@@ -8,7 +8,7 @@
 //!
 //! The paper types every value before the bandit picks; by default (`target_first`) the
 //! bandit picks first and only the fields its target sends are typed before it: most of
-//! the paper's typing was never sent (README, "vetl-h against webexplor").
+//! the paper's typing was never sent (docs/src/inputs.md, "vetl-h against webexplor").
 //!
 //! Variants: `vetl` (vision model for values and elements), `vetl-v1` (vision for values,
 //! nearest button), `vetl-lv` (text model for values, vision for elements), `vetl-l` (text
@@ -98,7 +98,7 @@ impl VetlVariant {
 /// Refusals of a submit button in one episode after which it is no longer an interested
 /// element (ours, not the paper's: a login form with no account behind it otherwise
 /// takes 70% of the decisions on its page, and the softmax over one element cannot
-/// learn to leave it; see the README).
+/// learn to leave it; see docs/src/inputs.md).
 const REFUSALS: u32 = 2;
 
 /// A value planned for a field, not typed yet (`target_first`).

@@ -1,4 +1,4 @@
-//! The README's GitHub Actions workflow (under "Run it in CI") is valid YAML of the
+//! The book's GitHub Actions workflow (docs/src/ci.md, "Run it in CI") is valid YAML of the
 //! right shape, so the copy users make of it works: triggers, a job, the explore command
 //! with its CI flags and a baseline only when there is one, the artifact upload, the
 //! baseline cache, and scripts bash can parse.
@@ -7,16 +7,16 @@ use std::os::unix::fs::PermissionsExt;
 
 use yaml_rust2::{Yaml, YamlLoader};
 
-const SECTION: &str = "## Run it in CI (GitHub Actions)";
+const SECTION: &str = "# Run it in CI";
 
-/// The first ```yaml block of the README's CI section.
-fn workflow_block(readme: &str) -> Result<String, String> {
-    let start = readme
+/// The first ```yaml block of the book's CI chapter.
+fn workflow_block(chapter: &str) -> Result<String, String> {
+    let start = chapter
         .find(SECTION)
-        .ok_or_else(|| format!("the README has no section {SECTION:?}"))?;
-    let rest = &readme[start + SECTION.len()..];
-    // The section ends at the next heading of its level.
-    let section = rest.find("\n## ").map_or(rest, |end| &rest[..end]);
+        .ok_or_else(|| format!("the chapter has no title {SECTION:?}"))?;
+    let rest = &chapter[start + SECTION.len()..];
+    // The chapter ends at the next title.
+    let section = rest.find("\n# ").map_or(rest, |end| &rest[..end]);
     let open = section
         .find("\n```yaml\n")
         .ok_or("the CI section has no ```yaml block")?;
@@ -36,10 +36,11 @@ fn parse(text: &str) -> Result<Yaml, String> {
     }
 }
 
-fn readme_workflow() -> Yaml {
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md"))
-        .expect("read README.md");
-    let block = workflow_block(&readme).unwrap_or_else(|e| panic!("{e}"));
+fn book_workflow() -> Yaml {
+    let chapter =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/src/ci.md"))
+            .expect("read docs/src/ci.md");
+    let block = workflow_block(&chapter).unwrap_or_else(|e| panic!("{e}"));
     parse(&block).unwrap_or_else(|e| panic!("{e}\n{block}"))
 }
 
@@ -83,7 +84,7 @@ fn explore_script(steps: &[Yaml]) -> String {
 
 #[test]
 fn triggers_are_push_and_pull_request() {
-    let doc = readme_workflow();
+    let doc = book_workflow();
     // YAML 1.2 reads `on` as a string, as GitHub does (YAML 1.1 would make it `true`).
     let on = &doc["on"];
     assert!(has_key(on, "push"), "on.push: {on:?}");
@@ -92,7 +93,7 @@ fn triggers_are_push_and_pull_request() {
 
 #[test]
 fn the_explore_step_has_the_ci_flags() {
-    let doc = readme_workflow();
+    let doc = book_workflow();
     let script = explore_script(&steps(&doc));
     let command = script
         .lines()
@@ -130,7 +131,7 @@ fn the_explore_step_has_the_ci_flags() {
 /// pass `--fail-on new`, which wayfarer refuses without `--baseline`.
 #[test]
 fn the_baseline_flags_follow_the_baseline_file() {
-    let doc = readme_workflow();
+    let doc = book_workflow();
     let script = explore_script(&steps(&doc));
     let dir = tempfile::tempdir().unwrap();
     let bin = dir.path().join("bin");
@@ -176,7 +177,7 @@ fn the_baseline_flags_follow_the_baseline_file() {
 
 #[test]
 fn artifacts_exports_and_baselines() {
-    let doc = readme_workflow();
+    let doc = book_workflow();
     let steps = steps(&doc);
     let uses = |prefix: &str| -> Vec<&Yaml> {
         steps
@@ -208,7 +209,7 @@ fn artifacts_exports_and_baselines() {
 
 #[test]
 fn every_script_is_valid_bash() {
-    let doc = readme_workflow();
+    let doc = book_workflow();
     for step in steps(&doc) {
         let script = text(&step, "run");
         if script.is_empty() {
@@ -228,8 +229,8 @@ fn every_script_is_valid_bash() {
 
 #[test]
 fn a_missing_or_broken_block_is_an_error() {
-    assert!(workflow_block("# wayfarer\n\n## Strategies\n").is_err());
-    let no_block = format!("{SECTION}\n\ntext\n\n## Next\n\n```yaml\na: 1\n```\n");
+    assert!(workflow_block("# Strategies\n\n## Which\n").is_err());
+    let no_block = format!("{SECTION}\n\ntext\n\n# Next\n\n```yaml\na: 1\n```\n");
     assert!(workflow_block(&no_block)
         .unwrap_err()
         .contains("no ```yaml block"));
