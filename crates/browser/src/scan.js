@@ -14,7 +14,8 @@
   const ACTION_ROLES = new Set(["button", "link", "checkbox", "tab", "menuitem", "option", "radio", "switch"]);
   const ATTRS = ["id", "name", "class", "placeholder", "aria-label", "href", "min", "max", "step", "pattern",
     "minlength", "maxlength", "multiple", "required", "title", "alt", "for", "action", "method", "autocomplete",
-    "data-testid", "data-test-id", "data-test", "data-cy", "readonly", "accept", "src", "contenteditable", "role", "type", "data-action-id"];
+    "data-testid", "data-test-id", "data-test", "data-cy", "data-qa", "data-test-subj", "data-automation-id",
+    "data-e2e", "data-pw", "readonly", "accept", "src", "contenteditable", "role", "type", "data-action-id"];
   const HTML_ATTRS = ["id", "class", "name", "type", "href", "role", "aria-label", "placeholder", "for",
     "action", "method", "title", "alt", "value", "data-testid"];
   const IMPLICIT_ROLE = {

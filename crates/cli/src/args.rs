@@ -21,7 +21,38 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Write a first configuration (wayfarer.toml) for the application at URL: its login
+    /// form as [[login]] steps, its logout controls as [[deny]] rules, the test id
+    /// attribute it uses, and what a plain load already reports as ignore suggestions.
+    /// With WAYFARER_USER and WAYFARER_PASSWORD set, the login is tried as a run replays it.
+    #[command(
+        after_help = "Examples:\n  WAYFARER_USER=admin WAYFARER_PASSWORD=changeme wayfarer init http://127.0.0.1:8000/admin/\n  WAYFARER_USER=admin WAYFARER_PASSWORD=changeme wayfarer explore http://127.0.0.1:8000/admin/ --config wayfarer.toml"
+    )]
+    Init {
+        /// The application's start URL, e.g. http://localhost:3000/.
+        url: String,
+        /// Where to write the configuration.
+        #[arg(long, short = 'o', default_value = "wayfarer.toml")]
+        out: PathBuf,
+        /// Replace the file if it exists.
+        #[arg(long)]
+        force: bool,
+        /// Chromium binary (default: $CHROME, then /usr/bin/chromium).
+        #[arg(long)]
+        chrome: Option<String>,
+    },
+    /// Print a completion script for a shell.
+    #[command(
+        after_help = "Examples:\n  wayfarer completions bash > ~/.local/share/bash-completion/completions/wayfarer\n  wayfarer completions zsh > ~/.zfunc/_wayfarer\n  wayfarer completions fish > ~/.config/fish/completions/wayfarer.fish"
+    )]
+    Completions {
+        /// bash, zsh, fish, elvish or powershell.
+        shell: clap_complete::Shell,
+    },
     /// Explore the web application at URL (or the one --serve / [server] starts).
+    #[command(
+        after_help = "Examples:\n  wayfarer explore http://localhost:3000/ --budget 5m\n  wayfarer explore --serve \"npm start -- --port {port}\" --config wayfarer.toml --budget 300,5m\n  wayfarer explore http://localhost:3000/ --json --fail-on new --baseline last-run/"
+    )]
     Explore {
         /// Start URL, e.g. http://localhost:3000/. With a server to start (--serve or
         /// [server]): optional, a path on it (/admin/) or a URL with {port}.
@@ -30,6 +61,9 @@ pub enum Command {
         run: RunArgs,
     },
     /// Serve a bundled demo application on 127.0.0.1 and explore it.
+    #[command(
+        after_help = "Examples:\n  wayfarer demo\n  wayfarer demo --app clinic --budget 2m --seed 7\n  wayfarer demo --fixed"
+    )]
     Demo {
         /// Which bundled application: expense, clinic, splitter or board.
         #[arg(long, default_value = "expense")]
@@ -42,6 +76,7 @@ pub enum Command {
     },
     /// Compare the failures of two runs (each a report.json or a run directory): new in
     /// B, known to both, gone from A. Exits 1 when B has new failures.
+    #[command(after_help = "Example:\n  wayfarer diff main-run/ pr-run/report.json")]
     Diff {
         /// The earlier run (the baseline).
         a: PathBuf,
@@ -49,11 +84,15 @@ pub enum Command {
         b: PathBuf,
     },
     /// Rebuild report.html, report.json, junit.xml and traces/ from a run's store.
+    #[command(after_help = "Example:\n  wayfarer report wayfarer-out")]
     Report {
         /// The run's output directory (it holds run.sqlite).
         dir: PathBuf,
     },
     /// Re-run a failure trace and say whether the failure reproduces.
+    #[command(
+        after_help = "Examples:\n  wayfarer replay wayfarer-out/traces/01-exception-typeerror.json --repeat 5\n  wayfarer replay TRACE --url http://127.0.0.1:3000/ --config wayfarer.toml"
+    )]
     Replay {
         /// A trace file (traces/*.json of a run).
         trace: PathBuf,
@@ -68,6 +107,9 @@ pub enum Command {
     },
     /// Shrink a failure trace (delta debugging) to the fewest actions that still raise
     /// the same failure; writes TRACE's name with .min.json.
+    #[command(
+        after_help = "Example:\n  wayfarer minimize wayfarer-out/traces/01-exception-typeerror.json"
+    )]
     Minimize {
         /// A trace file (traces/*.json of a run).
         trace: PathBuf,
@@ -80,6 +122,9 @@ pub enum Command {
     /// Measure strategies (and external peers) side by side: every strategy x application
     /// x seed with one budget, one run after another; writes bench.md, bench.csv and
     /// SVG plots into --out.
+    #[command(
+        after_help = "Examples:\n  wayfarer bench --apps expense,clinic --strategies random,webexplor --seeds 3 --budget 2m\n  wayfarer bench --url http://localhost:3000/ --strategies webexplor,guided --peer bombadil"
+    )]
     Bench(BenchArgs),
     /// Infer the features a finished run's exploration shows (AutoE2E) and write one
     /// Playwright test per feature, with features.md.
@@ -88,6 +133,9 @@ pub enum Command {
     /// TARGET/features, or --out), or a URL: then it is crawled first (bfs unless
     /// --strategy says otherwise, record ids in URLs as one page) into --out, and the
     /// tests go to OUT/features.
+    #[command(
+        after_help = "Examples:\n  wayfarer features http://localhost:3000/ --budget 1500 -o app-run\n  wayfarer features wayfarer-out"
+    )]
     Features {
         /// A run directory or the URL of the application.
         target: String,
@@ -100,6 +148,7 @@ pub enum Command {
     },
     /// Serve a bundled test application on 127.0.0.1 until stopped, printing its URL
     /// (e.g. as a --serve command: --serve "wayfarer serve clinic --port {port}").
+    #[command(after_help = "Example:\n  wayfarer serve clinic --port 8080")]
     Serve {
         /// expense, clinic, splitter, board, board-delegated or hazards.
         app: String,
@@ -114,6 +163,9 @@ pub enum Command {
         latency_ms: u64,
     },
     /// Turn a run's failure traces into tests another tool runs.
+    #[command(
+        after_help = "Example:\n  wayfarer export --format playwright wayfarer-out\n  cd wayfarer-out/playwright && npm install && npx playwright test"
+    )]
     Export {
         /// Output format; only playwright for now.
         #[arg(long, default_value = "playwright")]
@@ -350,4 +402,57 @@ pub struct BenchArgs {
     /// No progress lines (errors still go to stderr).
     #[arg(long, short = 'q')]
     pub quiet: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use super::*;
+
+    /// `--help` of every command ends with an example of its use.
+    #[test]
+    fn every_command_shows_an_example_of_itself() {
+        let cli = Cli::command();
+        cli.clone().debug_assert();
+        for sub in cli.get_subcommands().filter(|s| s.get_name() != "help") {
+            let name = sub.get_name();
+            let help = sub
+                .get_after_help()
+                .map(|h| h.to_string())
+                .unwrap_or_default();
+            assert!(
+                help.starts_with("Example") && help.contains(&format!("wayfarer {name}")),
+                "`wayfarer {name} --help` shows no example of it: {help:?}"
+            );
+        }
+    }
+
+    /// The completion scripts know every command and their flags.
+    #[test]
+    fn completions_cover_the_commands_and_their_flags() {
+        for shell in [
+            clap_complete::Shell::Bash,
+            clap_complete::Shell::Zsh,
+            clap_complete::Shell::Fish,
+        ] {
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "wayfarer", &mut script);
+            let script = String::from_utf8(script).unwrap();
+            // fish names a long flag `-l budget`, the others `--budget`.
+            let flag = |f: &str| match shell {
+                clap_complete::Shell::Fish => format!("-l {f}"),
+                _ => format!("--{f}"),
+            };
+            for word in [
+                "init".into(),
+                "explore".into(),
+                "replay".into(),
+                flag("budget"),
+                flag("force"),
+            ] {
+                assert!(script.contains(&word), "{shell}: {word}");
+            }
+        }
+    }
 }

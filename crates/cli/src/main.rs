@@ -13,6 +13,7 @@ mod bench;
 mod explore;
 mod export;
 mod features;
+mod init;
 mod minimize;
 mod print;
 mod progress;
@@ -48,6 +49,18 @@ fn main() {
         .init();
 
     let result = match &cli.command {
+        Command::Init {
+            url,
+            out,
+            force,
+            chrome,
+        } => init::command(url, out, *force, chrome.as_deref()),
+        Command::Completions { shell } => {
+            use clap::CommandFactory;
+            let mut cli = Cli::command();
+            clap_complete::generate(*shell, &mut cli, "wayfarer", &mut std::io::stdout());
+            Ok(0)
+        }
         Command::Explore { url, run } => explore::explore(url.as_deref(), run),
         Command::Demo { app, fixed, run } => explore::demo(app, *fixed, run),
         Command::Report { dir } => report::command(dir),

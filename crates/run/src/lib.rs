@@ -7,12 +7,14 @@
 //! browsers (one per worker), and put the application in front of each browser so that a
 //! reset asks for a fresh application (a restarted server, a reset hook) and a server that
 //! dies ends the run. The CLI parses flags and prints; what it prints along the way comes
-//! back as [`Notice`]s.
+//! back as [`Notice`]s. [`init`] writes a first configuration from what the application's
+//! pages show.
 
 pub mod app;
 pub mod config;
 pub mod explore;
 pub mod hook;
+pub mod init;
 pub mod llm;
 pub mod shrink;
 pub mod trace;
