@@ -320,7 +320,7 @@ pub fn login_link(obs: &Observation) -> Option<&Element> {
 
 /// `[[deny]]` rules for the logout controls of these pages (the scan reports the shown
 /// ones: a logout in a closed menu is not seen), by their text where they have a short
-/// one, else by their address.
+/// one, else by their address, and the forms that post to a logout address.
 pub fn logout_rules(pages: &[&Observation]) -> Vec<Denied> {
     let mut out: Vec<Denied> = Vec::new();
     let controls = pages.iter().flat_map(|o| o.elements.iter());
@@ -362,6 +362,29 @@ pub fn logout_rules(pages: &[&Observation]) -> Vec<Denied> {
         };
         if !out.iter().any(same) {
             out.push(denied);
+        }
+    }
+    // A form that posts to a logout address: everything in it, whatever its buttons say.
+    static FORM_ACTION: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r#"<form\b[^>]*\saction="([^"]*)""#).expect("regex"));
+    for o in pages {
+        for c in FORM_ACTION.captures_iter(&o.html) {
+            let Some(word) = LOGOUT_HREF.find(&c[1]).map(|m| m.as_str().to_string()) else {
+                continue;
+            };
+            let selector = format!("form[action*=\"{word}\" i]");
+            if !out
+                .iter()
+                .any(|d| d.rule.selector.as_deref() == Some(selector.as_str()))
+            {
+                out.push(Denied {
+                    rule: DenyRule {
+                        selector: Some(selector),
+                        text: None,
+                    },
+                    seen: format!("a form posting to {}", &c[1]),
+                });
+            }
         }
     }
     out
@@ -722,18 +745,25 @@ pub fn render(plan: &Plan, file: &str) -> String {
             line(&format!(
                 "# the environment (${USER_VAR}, ${PASSWORD_VAR}) and never land in a file."
             ));
+            // A masked secret (`${NAME}`) in a comment would be read as a reference.
+            let plain = |t: &str| !t.contains("${");
             match &plan.verdict {
-                Verdict::Yes { lands_on } => {
+                Verdict::Yes { lands_on } if plain(lands_on) => {
                     line(&format!(
                         "# Tried: it logs in (the login led to {lands_on})."
                     ));
                 }
-                Verdict::Unsure { lands_on, why } => {
-                    line(&format!(
-                        "# Tried: unsure whether it logs in ({why}; it led to {lands_on})."
-                    ));
+                Verdict::Yes { .. } => line("# Tried: it logs in."),
+                Verdict::Unsure { why, .. } if plain(why) => {
+                    line(&format!("# Tried: unsure whether it logs in ({why})."));
                 }
-                Verdict::No(why) => line(&format!("# Tried: it did NOT log in: {why}.")),
+                Verdict::Unsure { .. } => {
+                    line("# Tried: unsure whether it logs in (see what init printed).")
+                }
+                Verdict::No(why) if plain(why) => {
+                    line(&format!("# Tried: it did NOT log in: {why}."))
+                }
+                Verdict::No(_) => line("# Tried: it did NOT log in (see what init printed)."),
                 Verdict::NotTried(why) => line(&format!("# Not tried: {why}.")),
             }
             if form.user.is_none() {
@@ -1016,7 +1046,7 @@ mod tests {
                 with(el("a", None, "#icon", "", None), "href", "/users/sign_out"),
                 el("p", None, "#p", "Remember to log out", None),
             ],
-            "",
+            r#"<form class="inline" action="/accounts/logout/" method="post"><button>x</button></form>"#,
         );
         let mut b = a.clone();
         b.elements[0].text = "log out".into();
@@ -1034,8 +1064,10 @@ mod tests {
                 (Some("Log out"), None),
                 (Some("Sign Out"), None),
                 (None, Some("[href*=\"sign_out\" i]")),
+                (None, Some("form[action*=\"logout\" i]")),
             ]
         );
+        assert_eq!(rules[3].seen, "a form posting to /accounts/logout/");
         assert_eq!(rules[1].seen, "a link \"Sign Out\" to /logout");
     }
 
@@ -1207,5 +1239,18 @@ mod tests {
             text.contains("No login form found (no password field"),
             "{text}"
         );
+    }
+
+    /// A landing URL that quotes a short secret comes back masked; written into a comment
+    /// it would be read as a reference, so the comment leaves it out.
+    #[test]
+    fn a_masked_landing_url_stays_out_of_the_comments() {
+        let mut plan = plan();
+        plan.verdict = Verdict::Yes {
+            lands_on: "http://127.0.0.1:8080/${WAYFARER_PASSWORD}/".into(),
+        };
+        let text = render(&plan, "wayfarer.toml");
+        assert!(text.contains("# Tried: it logs in.\n"), "{text}");
+        assert_eq!(text.matches("${").count(), 2, "only the two values: {text}");
     }
 }
