@@ -240,7 +240,7 @@ pub fn find_login(obs: &Observation) -> Option<LoginForm> {
         .iter()
         .copied()
         .find(|(_, p)| passwords.iter().filter(|(_, q)| same_form(p, q)).count() <= 1)?;
-    let password_sel = usable(password)?;
+    let password_sel = field_selector(password, els)?;
     // Fields of its form, or with no form at all, those anywhere before it.
     let mates = |e: &&Element| {
         if password.form.is_some() {
@@ -259,8 +259,10 @@ pub fn find_login(obs: &Observation) -> Option<LoginForm> {
                 .is_some_and(|a| a.contains("username") || a.contains("email"))
         })
         .or_else(|| before.iter().rev().find(|e| is_text_field(e)))
-        .and_then(|e| usable(e));
-    let after: Vec<&Element> = els[at + 1..].iter().filter(shown).filter(mates).collect();
+        .and_then(|e| field_selector(e, els));
+    // A submit may be disabled until the fields are filled: shown is enough.
+    let seen = |e: &&Element| e.visible;
+    let after: Vec<&Element> = els[at + 1..].iter().filter(seen).filter(mates).collect();
     let submit = after
         .iter()
         .find(|e| sends_form(e) && says_login(e))
@@ -268,7 +270,7 @@ pub fn find_login(obs: &Observation) -> Option<LoginForm> {
         .copied()
         // A script's login: a button named like one, anywhere after the field.
         .or_else(|| {
-            els[at + 1..].iter().filter(shown).find(|e| {
+            els[at + 1..].iter().filter(seen).find(|e| {
                 (e.tag == "button" || e.role.as_deref() == Some("button")) && says_login(e)
             })
         })
@@ -280,6 +282,27 @@ pub fn find_login(obs: &Observation) -> Option<LoginForm> {
         password: password_sel,
         submit,
     })
+}
+
+/// A field as a person would name it: `#id`, else by a `name` or `autocomplete` no other
+/// element of the page shares, else the scan's selector.
+fn field_selector(e: &Element, els: &[Element]) -> Option<String> {
+    let by_id = e.locator.starts_with('#') && !e.locator.contains([' ', '>', ':', '.']);
+    if !by_id && !e.locator.contains(">>>") {
+        for attr in ["name", "autocomplete"] {
+            let Some(v) = e
+                .attrs
+                .get(attr)
+                .filter(|v| !v.is_empty() && !v.contains('"'))
+            else {
+                continue;
+            };
+            if els.iter().filter(|x| x.attrs.get(attr) == Some(v)).count() == 1 {
+                return Some(format!("{}[{attr}=\"{v}\"]", e.tag));
+            }
+        }
+    }
+    usable(e)
 }
 
 /// The submit control as a person would name it, `#login-form button[type="submit"]`,
@@ -476,11 +499,23 @@ pub fn judge_login(
     start_after: &Observation,
     secrets: &Secrets,
 ) -> Verdict {
-    let lands_on = secrets.mask(&after_submit.url);
+    if form.submit.is_none() {
+        return Verdict::No(
+            "no control that sends the form was found: add its `click` step".into(),
+        );
+    }
     let said = secrets.mask(&news(login_page, after_submit));
-    if !shows_form(after_submit, form) || !shows_form(start_after, form) {
+    if !shows_form(after_submit, form) {
+        let lands_on = secrets.mask(&after_submit.url);
         return Verdict::Yes { lands_on };
     }
+    // A form a control opens (a dialog) is not on the start page anyway; a single-page
+    // app may still show the form while its login request runs.
+    if form.opener.is_none() && !shows_form(start_after, form) {
+        let lands_on = secrets.mask(&start_after.url);
+        return Verdict::Yes { lands_on };
+    }
+    let lands_on = secrets.mask(&after_submit.url);
     if REFUSED.is_match(&said) {
         return Verdict::No(format!("the login page came back saying \"{said}\""));
     }
@@ -983,6 +1018,14 @@ mod tests {
             (form.user.as_deref(), form.password.as_str()),
             (Some("#user"), "#pw")
         );
+        // A field without an id goes by a name no other element has.
+        let mut named = obs.clone();
+        named.elements[4].locator = "form > div > input".into();
+        named.elements[4]
+            .attrs
+            .insert("name".into(), "login".into());
+        let form = find_login(&named).unwrap();
+        assert_eq!(form.user.as_deref(), Some("input[name=\"login\"]"));
         assert_eq!(form.submit.as_deref(), Some("#go"));
         assert_eq!(find_login(&page("http://a/", vec![], "")), None);
     }
@@ -1164,6 +1207,24 @@ mod tests {
         assert!(matches!(
             judge_login(&form, &before, &before, &before, &secrets),
             Verdict::Unsure { why, .. } if why.contains("unchanged")
+        ));
+        // A dialog's form is not on the start page either way; no submit, no login.
+        let dialog = LoginForm {
+            opener: Some("#open".into()),
+            ..form.clone()
+        };
+        let start = page("http://a/", vec![], "<h1>Home</h1>");
+        assert!(matches!(
+            judge_login(&dialog, &before, &before, &start, &secrets),
+            Verdict::Unsure { .. }
+        ));
+        let unsent = LoginForm {
+            submit: None,
+            ..form.clone()
+        };
+        assert!(matches!(
+            judge_login(&unsent, &before, &gone, &gone, &secrets),
+            Verdict::No(why) if why.contains("click")
         ));
     }
 
