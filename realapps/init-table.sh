@@ -50,14 +50,19 @@ for app in "${apps[@]}"; do
   said=$( (grep -E '^  login (tried|not tried)' "$out/$app.init.txt" || true) | sed 's/^  //; s/|/\\|/g')
   [ -n "$said" ] || said=$( (grep -E '^  login:|^error' "$out/$app.init.txt" || true) | head -1 | sed 's/^  //; s/|/\\|/g')
   deny=$( (grep -E '^  deny:' "$out/$app.init.txt" || true) | sed 's/^  deny: //' | paste -sd ';' - | sed 's/|/\\|/g')
-  seen=$(python3 -c '
+  seen=$(python3 - "$out/$app.explore.json" "$out/$app.explore.err" <<'PY'
 import json, sys
 try:
     d = json.load(open(sys.argv[1]))
 except Exception:
-    print("no summary: " + open(sys.argv[2]).read().strip().splitlines()[-1][:80] if open(sys.argv[2]).read().strip() else "no summary")
+    err = open(sys.argv[2]).read().strip().splitlines()
+    print("no summary: " + (err[-1][:80] if err else "?"))
     sys.exit()
-print(f"{d[\"steps\"]} steps, {d[\"urls\"]} URLs, logged out {d.get(\"logged_out\", 0)}x" + (f", stopped: {d[\"stopped_early\"][:60]}" if d.get("stopped_early") else ""))
-' "$out/$app.explore.json" "$out/$app.explore.err")
+line = "%s steps, %s URLs, logged out %sx" % (d["steps"], d["urls"], d.get("logged_out", 0))
+if d.get("stopped_early"):
+    line += ", stopped: " + d["stopped_early"][:60]
+print(line.replace("|", "\\|"))
+PY
+)
   echo "| $app | \`${path:-/}\` | ${steps:-0} | ${said:-?} | ${deny:-none} | $seen |"
 done
