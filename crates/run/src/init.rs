@@ -15,6 +15,7 @@ use wayfarer_browser::{find_chrome, BrowserEnv, BrowserOptions};
 use wayfarer_core::config::{DenyRule, LoginStep, OracleConfig};
 use wayfarer_core::env::Outcome;
 use wayfarer_core::secrets::Secrets;
+use wayfarer_core::trace::unmask;
 use wayfarer_core::{
     Action, ActionKind, Element, Environment, Observation, Oracles, TEST_ID_ATTRS,
 };
@@ -284,11 +285,15 @@ pub fn find_login(obs: &Observation) -> Option<LoginForm> {
     })
 }
 
+/// Whether the scan's selector is a bare `#id`, as a person would write it anyway.
+fn by_plain_id(e: &Element) -> bool {
+    e.locator.starts_with('#') && !e.locator.contains([' ', '>', ':', '.'])
+}
+
 /// A field as a person would name it: `#id`, else by a `name` or `autocomplete` no other
 /// element of the page shares, else the scan's selector.
 fn field_selector(e: &Element, els: &[Element]) -> Option<String> {
-    let by_id = e.locator.starts_with('#') && !e.locator.contains([' ', '>', ':', '.']);
-    if !by_id && !e.locator.contains(">>>") {
+    if !by_plain_id(e) && !e.locator.contains(">>>") {
         for attr in ["name", "autocomplete"] {
             let Some(v) = e
                 .attrs
@@ -313,8 +318,7 @@ fn submit_selector(e: &Element, els: &[Element]) -> Option<String> {
             .get("type")
             .is_some_and(|t| t.eq_ignore_ascii_case("submit"))
     };
-    let plain_id = e.locator.starts_with('#') && !e.locator.contains([' ', '>', ':', '.']);
-    if let (Some(form), false, true) = (e.form.as_deref(), plain_id, submit_typed(e)) {
+    if let (Some(form), false, true) = (e.form.as_deref(), by_plain_id(e), submit_typed(e)) {
         let alike = els
             .iter()
             .filter(|x| x.form == e.form && x.tag == e.tag && submit_typed(x))
@@ -590,30 +594,24 @@ pub fn init(url: &Url, opts: &InitOptions) -> Result<Plan, RunError> {
     };
     let mut env = launch(Vec::new())?;
     let start = env.reset().environment(|| format!("cannot load {url}"))?;
-    let mut opener = None;
-    let login_page = if find_login(&start.observation).is_some() {
-        Some(start.clone())
+    let (login_page, form) = if let Some(form) = find_login(&start.observation) {
+        (Some(start.clone()), Some(form))
     } else if let Some(link) = login_link(&start.observation) {
         let click = Action::on(ActionKind::Click, link.locator.clone());
         let shown = env.step(&click).ok();
+        let form = shown.as_ref().and_then(|o| find_login(&o.observation));
         // The same page with the form shown (a dialog): the steps click it open too.
-        if shown
+        let dialog = shown
             .as_ref()
-            .is_some_and(|o| o.observation.url == start.observation.url)
-        {
-            opener = usable(link);
-        }
-        shown
-    } else {
-        None
-    };
-    let form = login_page
-        .as_ref()
-        .and_then(|p| find_login(&p.observation))
-        .map(|mut f| {
-            f.opener = opener;
-            f
+            .is_some_and(|o| o.observation.url == start.observation.url);
+        let form = form.map(|f| LoginForm {
+            opener: usable(link).filter(|_| dialog),
+            ..f
         });
+        (shown, form)
+    } else {
+        (None, None)
+    };
     let (verdict, behind) = match (&form, &opts.credentials) {
         (None, _) => (Verdict::NotTried("no login form".into()), Vec::new()),
         (Some(_), None) => (
@@ -693,13 +691,16 @@ fn try_login(
     }
     let after = after.expect("at least the password is typed");
     // The steps as written, with the values the run will read from the environment.
+    let env = |k: &str| match k {
+        USER_VAR => Some(user.to_string()),
+        PASSWORD_VAR => Some(password.to_string()),
+        _ => None,
+    };
     let steps: Vec<LoginStep> = steps_for(url.as_str(), form)
         .into_iter()
         .map(|mut s| {
-            s.value = s.value.map(|v| {
-                v.replace(&format!("${{{USER_VAR}}}"), user)
-                    .replace(&format!("${{{PASSWORD_VAR}}}"), password)
-            });
+            // The references resolved as a run resolves them (`trace::unmask`).
+            s.value = s.value.map(|v| unmask(&v, env).unwrap_or(v));
             s
         })
         .collect();
