@@ -99,7 +99,7 @@ fn without_a_hook_minimize_and_replay_say_the_failure_depends_on_outside_state()
     assert!(
         v["outside_state"]
             .as_str()
-            .is_some_and(|w| w.contains("run 1 raised it after action 2 of 12")),
+            .is_some_and(|w| w.contains("run 1 raised it after action 2 of 7")),
         "{v}"
     );
 
