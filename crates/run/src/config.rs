@@ -48,9 +48,11 @@ fn parse_with_secrets(
     text: &str,
     env: impl Fn(&str) -> Option<String>,
 ) -> Result<(Config, Secrets), RunError> {
-    check_references(text)?;
+    // A comment is no value: a commented-out `value = "${APP_PASSWORD}"` needs no variable.
+    let text = without_comments(text);
+    check_references(&text)?;
     let mut used = Vec::new();
-    let text = substitute(text, |k| {
+    let text = substitute(&text, |k| {
         let v = env(k);
         if let Some(v) = &v {
             used.push((k.to_string(), v.clone()));
@@ -110,6 +112,74 @@ fn check(text: &str) -> Result<Config, RunError> {
             .map_err(|e| usage!("budget.shrink: {}", e.replace("--shrink ", "")))?;
     }
     Ok(config)
+}
+
+/// `text` with each TOML comment (a `#` outside any string, to the end of its line) cut
+/// out; the lines stay where they were, so the parser's line numbers still hold.
+fn without_comments(text: &str) -> String {
+    #[derive(Clone, Copy, PartialEq)]
+    enum In {
+        Code,
+        Comment,
+        /// A string opened by `quote`, `multi` when by three of them.
+        Str {
+            quote: char,
+            multi: bool,
+        },
+    }
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let mut state = In::Code;
+    let mut i = 0;
+    // How many `c` stand at `i` in a row.
+    let run = |i: usize, c: char| chars[i..].iter().take_while(|&&x| x == c).count();
+    while i < chars.len() {
+        let c = chars[i];
+        match state {
+            In::Comment if c == '\n' => {
+                state = In::Code;
+                out.push(c);
+            }
+            In::Comment => {}
+            In::Code => match c {
+                '#' => state = In::Comment,
+                '"' | '\'' => {
+                    let multi = run(i, c) >= 3;
+                    let n = if multi { 3 } else { 1 };
+                    out.extend(&chars[i..i + n]);
+                    i += n;
+                    state = In::Str { quote: c, multi };
+                    continue;
+                }
+                c => out.push(c),
+            },
+            In::Str { quote, multi } => {
+                if c == '\\' && quote == '"' {
+                    // An escape: the character after the backslash cannot end the string.
+                    out.extend(chars.get(i..i + 2).unwrap_or(&chars[i..]));
+                    i += 2;
+                    continue;
+                }
+                if c == quote {
+                    // Up to two quotes may stand just inside a multi-line string's end.
+                    let n = if multi { run(i, c) } else { 1 };
+                    out.extend(&chars[i..i + n]);
+                    i += n;
+                    if !multi || n >= 3 {
+                        state = In::Code;
+                    }
+                    continue;
+                }
+                if c == '\n' && !multi {
+                    // Unclosed: the parser says so; the next line is code again.
+                    state = In::Code;
+                }
+                out.push(c);
+            }
+        }
+        i += 1;
+    }
+    out
 }
 
 /// Every `${` must open a `${NAME}` reference: one left open or misspelt would otherwise
@@ -513,6 +583,37 @@ quiet_ms = 150
     }
 
     /// Parse `text`; a configuration must be usable, an error must say something.
+    #[test]
+    fn a_reference_in_a_comment_is_not_read() {
+        let text = "# value = \"${NOT_SET}\"\n[[login]]\ngoto = \"/login\" # or ${ALSO_NOT_SET}\n\
+                    [[login]]\nfill = \"#pw\"\nvalue = \"${PW}\"\n#[[login]]\n#value = \"${X\n";
+        let c = parse(text, |k| (k == "PW").then(|| "pw".to_string())).unwrap();
+        assert_eq!(c.login[0].goto.as_deref(), Some("/login"));
+        assert_eq!(c.login[1].fill.as_deref(), Some("#pw"));
+        assert_eq!(c.login[1].value.as_deref(), Some("pw"));
+        // Outside a comment, the same reference is still required.
+        let e = parse("[[login]]\ngoto = \"${NOT_SET}\"\n", |_| None).unwrap_err();
+        assert!(format!("{e:#}").contains("NOT_SET"), "{e:#}");
+    }
+
+    #[test]
+    fn a_hash_inside_any_string_is_kept() {
+        for (text, key, want) in [
+            (r#"x = "a # b""#, "x", "a # b"),
+            (r#"x = 'a # b' # c"#, "x", "a # b"),
+            ("x = \"\"\"\na # b\n\"\"\"", "x", "a # b\n"),
+            ("x = '''a # b''' # c", "x", "a # b"),
+            (r#"x = "q\" # still" # gone"#, "x", "q\" # still"),
+            ("x = \"\"\"a\"\"\"\" # c", "x", "a\""),
+            ("\"k # k\" = \"#id\" # c", "k # k", "#id"),
+        ] {
+            let read: toml::Table = toml::from_str(&without_comments(text)).unwrap();
+            assert_eq!(read.get(key).and_then(|v| v.as_str()), Some(want), "{text}");
+        }
+        // Line numbers stay: the parser's errors point where the file has the mistake.
+        assert_eq!(without_comments("# a\n# b\nx = 1 # c\n"), "\n\nx = 1 \n");
+    }
+
     fn parse_checked(text: &str) {
         match parse(text, |k| (k == "SET").then(|| "set".to_string())) {
             Ok(c) => use_it(&c),
@@ -760,6 +861,17 @@ quiet_ms = 150
             text in r#"(\[{1,2}(scope|budget|strategy|strategy\.webexplor|browser|llm|login|deny|reset)\]{1,2}\n|(budget|episode_steps|gamma|tau|seed|quiet_ms|timeout_s|value|fill|name|x) = (-?[0-9]{1,20}(\.[0-9]+)?|"[^"\n]{0,12}"|\[\]|\{\}|inf|nan|true|'\$\{[A-Z]{0,3}'|"\$\{SET\}")\n|[ \n#=\[\]"'{},.$]){0,24}"#
         ) {
             parse_checked(&text);
+        }
+
+        /// Cutting the comments out of a file TOML reads changes nothing TOML reads.
+        #[test]
+        fn cutting_comments_keeps_every_value(
+            text in r#"(\[{1,2}(scope|login|x|"a#b")\]{1,2}\n|(x|y|"k#") = (-?[0-9]{1,3}|"[^"\n]{0,8}"|'[^'\n]{0,8}'|"""[^"]{0,8}"""|'''[^']{0,8}'''|\[\]|true)\n|[ \n#="'\\a]){0,24}"#
+        ) {
+            if let Ok(read) = toml::from_str::<toml::Table>(&text) {
+                let cut = toml::from_str::<toml::Table>(&without_comments(&text));
+                proptest::prop_assert_eq!(cut.ok(), Some(read), "{:?}", text);
+            }
         }
 
         /// Whatever a secret holds (quotes, backslashes, newlines, NUL) reaches the

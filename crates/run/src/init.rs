@@ -766,7 +766,6 @@ pub fn render(plan: &Plan, file: &str) -> String {
                 "# No login form found ({}). If the application has one, add steps:",
                 plan.no_login.as_deref().unwrap_or("none seen")
             ));
-            // No `${` here: references are read in comments too.
             line("# [[login]]");
             line("# goto = \"/login\"");
             line("# [[login]]");
@@ -781,7 +780,8 @@ pub fn render(plan: &Plan, file: &str) -> String {
             line(&format!(
                 "# the environment (${USER_VAR}, ${PASSWORD_VAR}) and never land in a file."
             ));
-            // A masked secret (`${NAME}`) in a comment would be read as a reference.
+            // A text the mask turned into `${NAME}` (a short password found in a URL)
+            // reads as if the secret were part of it: left out.
             let plain = |t: &str| !t.contains("${");
             match &plan.verdict {
                 Verdict::Yes { lands_on } if plain(lands_on) => {
@@ -1303,8 +1303,8 @@ mod tests {
         );
     }
 
-    /// A landing URL that quotes a short secret comes back masked; written into a comment
-    /// it would be read as a reference, so the comment leaves it out.
+    /// A landing URL that quotes a short secret comes back masked; in a comment it would
+    /// read as if the secret were part of the URL, so the comment leaves it out.
     #[test]
     fn a_masked_landing_url_stays_out_of_the_comments() {
         let mut plan = plan();
