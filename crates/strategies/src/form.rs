@@ -32,6 +32,26 @@ pub fn fields_before<'a>(page: &'a Observation, action: &Action) -> Vec<&'a Elem
         .collect()
 }
 
+/// The action that sends the form `field` (a locator of `page`) belongs to: a click on
+/// one of its submit buttons among `actions`. None for a field outside any form (a form
+/// made of divs has no button a page marks as its submitter).
+pub fn sender<'a>(page: &Observation, field: &str, actions: &'a [Action]) -> Option<&'a Action> {
+    let form = page.element(field)?.form.as_deref()?;
+    actions.iter().find(|a| {
+        a.kind == ActionKind::Click
+            && a.target
+                .as_deref()
+                .and_then(|t| page.element(t))
+                .is_some_and(|b| {
+                    b.form.as_deref() == Some(form)
+                        && matches!(
+                            (b.tag.as_str(), b.input_type.as_deref()),
+                            ("button", None | Some("submit")) | ("input", Some("submit" | "image"))
+                        )
+                })
+    })
+}
+
 /// The actions that fill the fields before `action`, with values from `inputs`, asked
 /// for the whole form at once (a generator may break one field and keep the others valid).
 pub fn fill_before(
@@ -152,6 +172,28 @@ mod tests {
         assert_eq!(locs("#loose"), vec!["#d"]);
         assert!(locs("#link").is_empty());
         assert!(fields_before(&page, &Action::on(ActionKind::Type, "#save")).is_empty());
+    }
+
+    #[test]
+    fn a_field_is_sent_by_a_submit_button_of_its_own_form() {
+        let mut reset = el("button", "#reset", Some("reset"), Some("#f1"), "");
+        reset.input_type = Some("reset".into());
+        let page = Observation {
+            elements: vec![
+                el("input", "#a", Some("text"), Some("#f1"), ""),
+                el("input", "#d", Some("text"), None, ""),
+                reset,
+                el("button", "#other", None, Some("#f2"), ""),
+                el("button", "#save", None, Some("#f1"), ""),
+            ],
+            ..Observation::default()
+        };
+        let acts: Vec<Action> = ["#reset", "#other", "#save"]
+            .map(|t| Action::on(ActionKind::Click, t))
+            .to_vec();
+        assert_eq!(sender(&page, "#a", &acts), Some(&acts[2]));
+        assert_eq!(sender(&page, "#a", &acts[..2]), None);
+        assert_eq!(sender(&page, "#d", &acts), None);
     }
 
     /// Decides per form: counts the forms asked for, and notes what it did.

@@ -4,7 +4,11 @@
 //! functions never run: `Novelty`) to `learn`; an action's value is the novelty it
 //! caused per try.
 //!
-//! In each state, in this order:
+//! In each state, in this order (after a value typed alone into a form's field, first
+//! the button that sends the form: a value the server checks is tested only once sent;
+//! after a click that changed the page without leaving its state, such as a filter chip,
+//! a button of the state never taken right after it, since "filter, then act" is where
+//! such bugs are, and rules that take each action of a state once never pair them):
 //! 1. with probability `frontier_share` (always once the state has nothing untried), a
 //!    link on this page, not yet clicked here, to a kind of page the run has not shown
 //!    (`page_pattern`: `/issues/7` is `/issues/<id>`, shown once `/issues/3` was): clicked,
@@ -47,7 +51,7 @@ use wayfarer_core::{
 };
 
 use crate::fill::{fill_noted, with_note};
-use crate::form::{fields_before, take};
+use crate::form::{fields_before, sender, take};
 use crate::route::{Route, RouteNext};
 use crate::snapshot::capped;
 
@@ -122,6 +126,11 @@ struct Mind {
     refills: u64,
     openings: u64,
     productive: u64,
+    /// Actions taken right after a click that changed the page in place.
+    paired: u64,
+    /// (state, action, action taken right after it in the same state): the pairs of
+    /// in-place actions tried, so a click that changed the page is paired anew.
+    pairs: HashSet<(StateId, Action, Action)>,
 }
 
 fn lock(m: &Mutex<Mind>) -> MutexGuard<'_, Mind> {
@@ -221,6 +230,16 @@ pub struct GuidedAgent {
     steps: u64,
     last_progress: u64,
     rationale: Option<String>,
+    /// The last action, when it left the page in the state it was taken in (a filter
+    /// chip, a toggle): the next action in that state makes a pair with it.
+    in_place: Option<(StateId, Action)>,
+    /// The button that sends the form a value was just typed into alone: pressed next,
+    /// since a value the server checks is only tested once the form is sent.
+    send: Option<Action>,
+    /// A click that changed the page in place, in the state it kept: the next action is
+    /// one of the state's never taken right after it (`pairing` while it is taken).
+    pair_next: Option<(StateId, Action)>,
+    pairing: bool,
 }
 
 impl GuidedAgent {
@@ -234,6 +253,10 @@ impl GuidedAgent {
             steps: 0,
             last_progress: 0,
             rationale: None,
+            in_place: None,
+            send: None,
+            pair_next: None,
+            pairing: false,
         }
     }
 
@@ -256,6 +279,13 @@ impl GuidedAgent {
     ) -> Action {
         let fill = self.cfg.fill_forms;
         let (a, plan, why) = take(choice, why, fill, view, self.inputs.as_mut(), rng);
+        if fill && plan.is_none() && a.kind == ActionKind::Type {
+            self.send = a
+                .target
+                .as_deref()
+                .and_then(|t| sender(view.observation, t, view.actions))
+                .cloned();
+        }
         self.plan = plan;
         self.rationale = Some(why);
         a
@@ -322,7 +352,37 @@ impl Agent for GuidedAgent {
                 RouteNext::Broken(..) | RouteNext::Done => self.plan = None,
             }
         }
+        if let Some(button) = self.send.take().filter(|b| view.actions.contains(b)) {
+            return self.take(&button, "send the value typed".into(), view, rng);
+        }
         let mut mind = lock(&self.mind);
+        if let Some((_, prev)) = self.pair_next.take().filter(|(at, _)| *at == s) {
+            // Buttons of the page, not links away from it: "filter, then act".
+            let partners: Vec<&Action> = view
+                .actions
+                .iter()
+                .filter(|a| a.kind == ActionKind::Click && key(a) != prev)
+                .filter(|a| {
+                    let link = a
+                        .target
+                        .as_deref()
+                        .and_then(|t| view.observation.element(t))
+                        .is_some_and(|e| e.tag == "a" && e.attr("href").is_some());
+                    !link && !mind.external.contains(&(s, key(a)))
+                })
+                .filter(|a| !mind.pairs.contains(&(s, prev.clone(), key(a))))
+                .collect();
+            if let Some(choice) = partners.choose(rng).map(|a| (*a).clone()) {
+                mind.paired += 1;
+                drop(mind);
+                self.pairing = true;
+                let why = format!(
+                    "{} changed the page in place: never taken right after it",
+                    prev.describe()
+                );
+                return self.take(&choice, why, view, rng);
+            }
+        }
         let untried = mind.untried(s, view.actions);
         let follow = untried.is_empty() || rng.gen_bool(self.cfg.frontier_share.clamp(0.0, 1.0));
         // A link on this page is clicked: in a single-page app that is a route change,
@@ -479,16 +539,37 @@ impl Agent for GuidedAgent {
         if gain > 0.0 {
             mind.productive += 1;
         }
+        if let Some((at, prev)) = self.in_place.take() {
+            if at == t.state {
+                mind.pairs.insert((at, prev, k.clone()));
+            }
+        }
         let st = mind.stats.entry((t.state, k.clone())).or_default();
         st.tries += 1;
         st.gain += gain;
         st.led = Some(t.next_state);
-        mind.tried_anywhere.insert(k);
+        mind.tried_anywhere.insert(k.clone());
+        let stays = t.next_state == t.state && !t.failed && t.action.kind != ActionKind::Navigate;
+        // A click that changed the page without leaving its state (a filter chip, a
+        // toggle) is followed by an action of the state never taken right after it; a
+        // pair step does not call for another, so at most every other step is one.
+        self.pair_next = (stays
+            && !std::mem::take(&mut self.pairing)
+            && t.action.kind == ActionKind::Click
+            && t.observation.html != t.next_observation.html)
+            .then(|| (t.state, k.clone()));
+        if stays {
+            self.in_place = Some((t.state, k));
+        }
     }
 
     fn on_episode_end(&mut self) {
         self.plan = None;
         self.returning = None;
+        self.in_place = None;
+        self.send = None;
+        self.pair_next = None;
+        self.pairing = false;
     }
 
     fn rationale(&self) -> Option<String> {
@@ -529,6 +610,7 @@ impl Agent for GuidedAgent {
                 ("returns to work left".into(), mind.returns),
                 ("forms filled again for values left".into(), mind.refills),
                 ("forms opened again for values left".into(), mind.openings),
+                ("actions right after an in-place change".into(), mind.paired),
                 ("external actions".into(), mind.external.len() as u64),
             ],
             tables: vec![
@@ -860,6 +942,91 @@ mod tests {
             click("#other"),
         ];
         (obs, acts)
+    }
+
+    #[test]
+    fn a_click_that_changed_the_page_in_place_is_followed_by_a_button_of_the_state() {
+        let btn = |loc: &str| Element {
+            locator: loc.into(),
+            tag: "button".into(),
+            actionable: vec!["tag:button".into()],
+            visible: true,
+            enabled: true,
+            ..Element::default()
+        };
+        let before = Observation {
+            html: "<div class=\"chip\">cardiology</div>".into(),
+            ..page(
+                "http://h/vets",
+                vec![btn("#chip"), btn("#contact"), link("#home", "/")],
+            )
+        };
+        let after = Observation {
+            html: "<div class=\"chip selected\">cardiology</div>".into(),
+            ..before.clone()
+        };
+        let acts = vec![click("#chip"), click("#contact"), click("#home")];
+        let step = |ag: &mut GuidedAgent, a: &Action, next: &Observation| {
+            ag.learn(&Transition {
+                state: StateId(1),
+                observation: &before,
+                action: a,
+                next_state: StateId(1),
+                next_observation: next,
+                events: &[],
+                new_state: false,
+                failed: false,
+                novelty: Novelty::default(),
+            });
+        };
+        for seed in 0..10 {
+            let mut ag = agent();
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            // Tried once each, the chip never right before the contact button.
+            for a in [&acts[1], &acts[0], &acts[2]] {
+                step(&mut ag, a, &before);
+            }
+            // The chip changed the page: the contact button comes next, never the link.
+            step(&mut ag, &acts[0], &after);
+            assert_eq!(choose(&mut ag, 1, &before, &acts, &mut rng), acts[1]);
+            assert!(ag
+                .rationale()
+                .unwrap()
+                .contains("changed the page in place"));
+            // That pair is taken; a click that changed nothing calls for no pair.
+            step(&mut ag, &acts[1], &after);
+            step(&mut ag, &acts[0], &before);
+            choose(&mut ag, 1, &before, &acts, &mut rng);
+            assert!(!ag
+                .rationale()
+                .unwrap()
+                .contains("changed the page in place"));
+        }
+    }
+
+    #[test]
+    fn a_value_typed_alone_is_sent_by_its_forms_button_next() {
+        let (obs, acts) = composer();
+        let mut sent = 0;
+        for seed in 0..20 {
+            let mut ag = agent();
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            let first = choose(&mut ag, 1, &obs, &acts, &mut rng);
+            let alone = first.kind == ActionKind::Type && ag.plan.is_none();
+            learn(&mut ag, 1, &first, 1, Novelty::default(), &[]);
+            // The page shows what was typed.
+            let mut typed = obs.clone();
+            typed.elements[0].attrs.insert("value".into(), "x".into());
+            let next = choose(&mut ag, 1, &typed, &acts, &mut rng);
+            if alone {
+                sent += 1;
+                assert_eq!(next, acts[1], "seed {seed}");
+                assert_eq!(ag.rationale().as_deref(), Some("send the value typed"));
+            } else {
+                assert_ne!(ag.rationale().as_deref(), Some("send the value typed"));
+            }
+        }
+        assert!(sent > 0, "no seed typed alone first");
     }
 
     #[test]
