@@ -213,8 +213,8 @@ pub struct TraceArgs {
 
 #[derive(Debug, Args, Clone)]
 pub struct RunArgs {
-    /// Exploration strategy: random, bfs, dfs, webexplor (default), webrled (and its
-    /// ablations webrled+, webrled-, webrled*), vetl, vetl-v1, vetl-lv, vetl-l, vetl-h.
+    /// Exploration strategy: guided (default), random, bfs, dfs, webexplor, webrled (and
+    /// its ablations webrled+, webrled-, webrled*), vetl, vetl-v1, vetl-lv, vetl-l, vetl-h.
     #[arg(long, short = 's')]
     pub strategy: Option<String>,
     /// Budget: actions (300), wall time (90s, 2m) or both (300,2m). Default 300 (demo: 2m).
@@ -224,7 +224,7 @@ pub struct RunArgs {
     #[arg(long)]
     pub seed: Option<u64>,
     /// Steps per episode before a reset to the start URL (default: the config's, else
-    /// the strategy's: random 50, bfs/dfs/webexplor 100, webrled 50 + 2 x 10 probes).
+    /// the strategy's: random 50, guided/bfs/dfs/webexplor 100, webrled 50 + 2 x 10 probes).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub episode_steps: Option<u32>,
     /// Input generator for typed values: random, heuristic, llm (VETL's prompt to the

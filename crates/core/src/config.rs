@@ -439,9 +439,10 @@ impl Default for WebExplorConfig {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct GuidedConfig {
-    /// Steps per episode before a reset, unless `budget.episode_steps` says otherwise:
-    /// long, because going to a link or back to a page with work left replaces most
-    /// resets, and a reset costs seconds on apps that log in.
+    /// Steps per episode before a reset, unless `budget.episode_steps` says otherwise. A
+    /// failure's trace is at most an episode long, and a long one could not be shrunk in
+    /// the demo's 24 s (400 steps: a 247-action trace, unshrunk; 100: 4 and 13 actions,
+    /// both 3/3), and the pages got slower the longer one browser session ran.
     pub episode_steps: u32,
     /// Probability of following a link seen and never visited (a kind of page the run has
     /// not shown) while the current state still has untried actions; with none left, a
@@ -459,7 +460,7 @@ pub struct GuidedConfig {
 impl Default for GuidedConfig {
     fn default() -> Self {
         GuidedConfig {
-            episode_steps: 400,
+            episode_steps: 100,
             frontier_share: 0.3,
             ucb: 0.5,
             stuck_steps: 40,

@@ -27,9 +27,9 @@
 //!    that opens a composer);
 //! 4. the best tried action here by UCB: novelty per try plus `ucb` * sqrt(ln N / n).
 //!
-//! Resets are rare: episodes are long (`episode_steps`), and one is asked for only when
-//! `stuck_steps` steps brought nothing new and no work is left anywhere known (steps 1-3
-//! have nothing): on apps that log in, a reset costs seconds (issue 40's reach table).
+//! Episodes are `episode_steps` long (100: a failure's trace is at most one, and shorter
+//! traces shrink); within one, a reset is asked for only when `stuck_steps` steps brought
+//! nothing new and no work is left anywhere known (steps 1-3 have nothing).
 //!
 //! With several workers: one mind behind a lock (the values, what was tried, the states'
 //! actions and URLs, the link frontier, the counters); a link taken by one worker leaves

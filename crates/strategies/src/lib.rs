@@ -95,10 +95,10 @@ pub const NAMES: &[&str] = &[
 ];
 
 /// The strategy `explore` and `demo` use when neither a flag nor the configuration names
-/// one: webexplor, whose curiosity reward keeps it moving to pages it has not seen and whose
-/// automaton takes it back to them, so it reaches the deep forms where bugs hide; the bench
-/// of issue 13 (docs/src/strategies.md, "Which strategy by default") measured it against random.
-pub const DEFAULT: &str = "webexplor";
+/// one: guided, which goes where the page newly shows something and sends the forms it
+/// finds with values left to try; measured against webexplor on the bundled apps and the
+/// ten real ones (docs/src/strategies.md, "Which strategy by default", issue 40).
+pub const DEFAULT: &str = "guided";
 
 /// Why a strategy could not be built.
 #[derive(Debug, thiserror::Error)]
