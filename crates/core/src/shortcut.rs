@@ -165,6 +165,33 @@ pub fn pruned(steps: &[TraceStep]) -> Option<Vec<usize>> {
     (kept.len() < n).then_some(kept)
 }
 
+/// Bolder than [`pruned`], for one replay before it: a form sent again and again on its
+/// page (rejected, re-shown with an error) keeps only its last sending. On a run of steps
+/// that stay on one page, a value typed into a field that gets another later in the run is
+/// dropped even across a sending, and so is a click on a control clicked again later (the
+/// earlier sendings). What the earlier sendings did on the server is what the replay tests.
+/// `None` when it drops nothing more than `pruned` does.
+pub fn resubmitted(steps: &[TraceStep]) -> Option<Vec<usize>> {
+    use crate::model::ActionKind::{Click, Select, Type};
+    let n = steps.len();
+    let mut drop = vec![false; n];
+    for i in 0..n.saturating_sub(1) {
+        let kind = steps[i].action.kind;
+        if !matches!(kind, Type | Select | Click) || leaves(&steps[i]) {
+            continue;
+        }
+        let page = &steps[i].url;
+        // The same control again later, with only steps on this page (no link away) between.
+        drop[i] = steps[i + 1..]
+            .iter()
+            .take_while(|s| s.url == *page && !leaves(s))
+            .any(|s| s.action.kind == kind && s.action.target == steps[i].action.target);
+    }
+    let kept: Vec<usize> = (0..n).filter(|&i| !drop[i]).collect();
+    let plain = pruned(steps).map_or(n, |k| k.len());
+    (kept.len() < plain).then_some(kept)
+}
+
 /// A click on a link to another document (not an in-page `#fragment`): what was typed
 /// before it is left behind.
 pub fn leaves(s: &TraceStep) -> bool {
@@ -325,6 +352,42 @@ mod tests {
             ..Default::default()
         });
         s
+    }
+
+    #[test]
+    fn a_form_sent_again_on_its_page_keeps_only_its_last_sending() {
+        use ActionKind::{Click, Type};
+        // The demo's sign-up: two rejected sendings, then the one that raised the 500.
+        let steps = vec![
+            link("#signup", "/register", "/"), // 0
+            on(Type, "#pw", "/register"),      // 1: typed again at 6
+            on(Type, "#name", "/register"),    // 2: only once: kept
+            on(Type, "#mail", "/register"),    // 3: typed again at 5
+            on(Click, "#create", "/register"), // 4: clicked again at 7
+            on(Type, "#mail", "/register"),    // 5
+            on(Type, "#pw", "/register"),      // 6
+            on(Click, "#create", "/register"), // 7: the last step
+        ];
+        assert_eq!(resubmitted(&steps), Some(vec![0, 2, 5, 6, 7]));
+        // pruned keeps the typing a sending read.
+        assert_eq!(pruned(&steps), None);
+        // A link away in between: the earlier typing is another visit's.
+        let away = vec![
+            on(Type, "#mail", "/register"),
+            link("#home", "/", "/register"),
+            on(Type, "#mail", "/register"),
+            on(Click, "#create", "/register"),
+        ];
+        assert_eq!(resubmitted(&away), None);
+        // Nothing beyond what pruned drops: None.
+        let replaced = vec![
+            on(Type, "#q", "/a"),
+            on(Type, "#q", "/a"),
+            on(Click, "#go", "/a"),
+        ];
+        assert_eq!(pruned(&replaced), Some(vec![1, 2]));
+        assert_eq!(resubmitted(&replaced), None);
+        assert_eq!(resubmitted(&[]), None);
     }
 
     #[test]

@@ -423,8 +423,9 @@ fn shrink_one(
 /// A replay done, and what it took: delta debugging's first test when it raised the failure.
 type Replayed = (Replay, Duration);
 
-/// `base` without the typing a replay can do without (`shortcut::pruned`), when one replay
-/// of that shows the failure still comes: then with that replay.
+/// `base` without the steps a replay can do without (`shortcut::resubmitted`, else
+/// `shortcut::pruned`), when one replay of that shows the failure still comes: then with
+/// that replay.
 fn prune(
     env: &mut dyn Environment,
     base: Vec<Part>,
@@ -434,28 +435,32 @@ fn prune(
     fits: impl Fn(usize) -> bool,
     tried: &mut u32,
 ) -> Result<(Vec<Part>, Option<Replayed>), wayfarer_core::EnvError> {
-    let Some(kept) = shortcut::pruned(&steps_of(&base, &f.trace)) else {
-        return Ok((base, replayed));
-    };
-    if !fits(kept.len()) {
-        return Ok((base, replayed));
+    let steps = steps_of(&base, &f.trace);
+    // The bolder pruning first: when it holds, it saves delta debugging the most tests.
+    for kept in [shortcut::resubmitted(&steps), shortcut::pruned(&steps)]
+        .into_iter()
+        .flatten()
+    {
+        if !fits(kept.len()) {
+            continue;
+        }
+        let cand: Vec<Part> = kept.iter().map(|&i| base[i].clone()).collect();
+        *tried += 1;
+        let t = Instant::now();
+        let r = replay(env, &steps_of(&cand, &f.trace), oracles, &f.signature, true)?;
+        let took = t.elapsed();
+        tracing::debug!(
+            failure = %one_line(&f.message, 60),
+            of = base.len(),
+            kept = cand.len(),
+            raised = r.hit.is_some(),
+            "pruned typing replayed"
+        );
+        if let (Some(k), false) = (r.hit, r.at_reset) {
+            return Ok((cand[..=k].to_vec(), Some((r, took))));
+        }
     }
-    let cand: Vec<Part> = kept.iter().map(|&i| base[i].clone()).collect();
-    *tried += 1;
-    let t = Instant::now();
-    let r = replay(env, &steps_of(&cand, &f.trace), oracles, &f.signature, true)?;
-    let took = t.elapsed();
-    tracing::debug!(
-        failure = %one_line(&f.message, 60),
-        of = base.len(),
-        kept = cand.len(),
-        raised = r.hit.is_some(),
-        "pruned typing replayed"
-    );
-    match (r.hit, r.at_reset) {
-        (Some(k), false) => Ok((cand[..=k].to_vec(), Some((r, took)))),
-        _ => Ok((base, replayed)),
-    }
+    Ok((base, replayed))
 }
 
 /// The steps of a candidate, each with its hint: replays aim by its locator.
