@@ -440,9 +440,9 @@ impl Default for WebExplorConfig {
 #[serde(default, deny_unknown_fields)]
 pub struct GuidedConfig {
     /// Steps per episode before a reset, unless `budget.episode_steps` says otherwise. A
-    /// failure's trace is at most an episode long, and a long one could not be shrunk in
-    /// the demo's 24 s (400 steps: a 247-action trace, unshrunk; 100: 4 and 13 actions,
-    /// both 3/3), and the pages got slower the longer one browser session ran.
+    /// failure's trace is at most an episode long: at 400 the demo's one failure kept its
+    /// 247 recorded actions, too long to shrink in 24 s (docs/src/strategies.md, "Which
+    /// strategy by default").
     pub episode_steps: u32,
     /// Probability of following a link seen and never visited (a kind of page the run has
     /// not shown) while the current state still has untried actions; with none left, a

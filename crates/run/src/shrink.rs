@@ -437,10 +437,11 @@ fn prune(
 ) -> Result<(Vec<Part>, Option<Replayed>), wayfarer_core::EnvError> {
     let steps = steps_of(&base, &f.trace);
     // The bolder pruning first: when it holds, it saves delta debugging the most tests.
-    for kept in [shortcut::resubmitted(&steps), shortcut::pruned(&steps)]
-        .into_iter()
-        .flatten()
-    {
+    let ways = [
+        ("resubmitted", shortcut::resubmitted(&steps)),
+        ("pruned", shortcut::pruned(&steps)),
+    ];
+    for (how, kept) in ways.into_iter().filter_map(|(h, k)| Some((h, k?))) {
         if !fits(kept.len()) {
             continue;
         }
@@ -454,7 +455,8 @@ fn prune(
             of = base.len(),
             kept = cand.len(),
             raised = r.hit.is_some(),
-            "pruned typing replayed"
+            how,
+            "pruned trace replayed"
         );
         if let (Some(k), false) = (r.hit, r.at_reset) {
             return Ok((cand[..=k].to_vec(), Some((r, took))));
