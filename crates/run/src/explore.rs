@@ -368,6 +368,7 @@ fn launch_replayer(
     let options = BrowserOptions {
         cdp_url: endpoints.first().cloned(),
         coverage: CoveragePool::default(),
+        config: crate::trace::replay_config(&base.config),
         ..base.clone()
     };
     let browser = BrowserEnv::launch(options)

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use wayfarer_browser::{find_chrome, BrowserEnv, BrowserOptions};
-use wayfarer_core::config::{Restart, ServerConfig};
+use wayfarer_core::config::{BrowserConfig, CoverageMode, Restart, ServerConfig};
 use wayfarer_core::trace::{unmask, Trace};
 use wayfarer_core::{Oracles, TraceStep, WithApp};
 
@@ -211,7 +211,7 @@ pub fn open_trace(trace: Trace, place: &Place, say: Notices) -> Result<Target, R
     }
     let browser = BrowserEnv::launch(BrowserOptions {
         start_url: start.clone(),
-        config: moved.setup.browser.clone(),
+        config: replay_config(&moved.setup.browser),
         actions: Default::default(),
         allow_origins: moved.setup.allow_origins.clone(),
         subresources: config.scope.subresources,
@@ -239,6 +239,15 @@ pub fn open_trace(trace: Trace, place: &Place, say: Notices) -> Result<Target, R
         app,
         server,
     })
+}
+
+/// The browser settings a replay runs with: the run's, without JS coverage, which a
+/// replay never reads and which slows a page more the longer one browser session lives.
+pub fn replay_config(run: &BrowserConfig) -> BrowserConfig {
+    BrowserConfig {
+        coverage: CoverageMode::Off,
+        ..run.clone()
+    }
 }
 
 #[cfg(test)]
@@ -298,6 +307,25 @@ mod tests {
             );
         }
         Ok(())
+    }
+
+    #[test]
+    fn a_replay_runs_without_coverage_and_otherwise_as_the_run_did() {
+        let run = BrowserConfig {
+            coverage: CoverageMode::EveryStep,
+            stable_timeout_ms: 1234,
+            window_width: 640,
+            ..BrowserConfig::default()
+        };
+        let replay = replay_config(&run);
+        assert_eq!(replay.coverage, CoverageMode::Off);
+        assert_eq!(
+            BrowserConfig {
+                coverage: run.coverage,
+                ..replay
+            },
+            run
+        );
     }
 
     /// Every cut is core's test (in memory); here each error must also name the file, so
