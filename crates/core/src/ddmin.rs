@@ -27,13 +27,17 @@ pub fn ddmin<T: Clone, E>(
 }
 
 /// For each place `i` in `pages` (where each item was taken), the farthest later `j`
-/// with the same page: `[i, j)` came back where it started, a likely detour for
-/// `ddmin_with_loops`.
+/// with the same page, when `[i, j)` went to another page and came back where it
+/// started: a likely detour for `ddmin_with_loops`. Items that never left their page (a
+/// form filled in) are no detour: cutting them whole was a replay wasted per item.
 pub fn loops<P: PartialEq>(pages: &[P]) -> Vec<(usize, usize)> {
     (0..pages.len())
         .filter_map(|i| {
             let j = (i + 1..pages.len()).rev().find(|&j| pages[j] == pages[i])?;
-            Some((i, j))
+            pages[i + 1..j]
+                .iter()
+                .any(|p| *p != pages[i])
+                .then_some((i, j))
         })
         .collect()
 }
@@ -236,6 +240,16 @@ mod tests {
             vec![(0, 5), (1, 4), (2, 5)]
         );
         assert!(loops::<&str>(&[]).is_empty());
+    }
+
+    /// The demo's sign-up form, pruned to six actions on one page: each of them "came
+    /// back" to the page it was on, and cutting them as loops cost five replays before
+    /// delta debugging began.
+    #[test]
+    fn a_stretch_that_never_left_its_page_is_no_detour() {
+        let form = ["/register"; 6];
+        assert!(loops(&form).is_empty());
+        assert_eq!(loops(&["/", "/", "/edit", "/", "/"]), vec![(0, 4), (1, 4)]);
     }
 
     #[test]
