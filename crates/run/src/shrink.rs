@@ -211,11 +211,13 @@ impl ReplayCost {
 }
 
 /// Shrink and confirm each of `failures` (their traces as recorded, secrets filled in)
-/// in `env` within `budget`, sharing what is left fairly among those not done yet. A
-/// failure first tries the shortcuts the run's state `graph` knows (one replay each),
-/// then delta-debugs the shortest sequence that raised it. Returns each failure's result
-/// by signature, and the phase's summary. A replay the environment cannot do (the
-/// browser gone) ends the phase; what was done is kept.
+/// in `env` within `budget`. First every failure gets its cheap replays, shortest trace
+/// first: the shortcuts the run's state `graph` knows and the pruned trace (one replay
+/// each), which take most of the length away. Then delta debugging shares what is left
+/// by what each failure's search will cost (a replay of what it starts from, times the log
+/// of its length), so a long trace is not starved by a short one shrunk first. Returns
+/// each failure's result by signature, and the phase's summary. A replay the environment
+/// cannot do (the browser gone) ends the phase; what was done is kept.
 #[allow(clippy::too_many_arguments)]
 pub fn shrink_all(
     env: &mut dyn Environment,
@@ -235,24 +237,13 @@ pub fn shrink_all(
     // Shortest traces first: with time for only some failures, shrink as many as it can.
     let mut order: Vec<&(&Failure, Vec<Vec<Part>>)> = failures.iter().collect();
     order.sort_by_key(|(f, _)| f.trace.len());
+    let mut ready = Vec::new();
     for (i, (f, ways)) in order.into_iter().enumerate() {
-        let now = Instant::now();
-        if now >= end {
+        if Instant::now() >= end {
             break;
         }
-        let deadline = now + (end - now) / (n - i) as u32;
-        let started = Instant::now();
-        match shrink_one(env, f, ways, oracles, deadline, end, confirm, cost) {
-            Ok(Ok(mut shrunk)) => {
-                shrunk.seconds = started.elapsed().as_secs_f64();
-                say(Notice::Info(format!(
-                    "  {}/{n} {}: {}",
-                    i + 1,
-                    one_line(&f.message, 70),
-                    describe(&shrunk)
-                )));
-                out.push((f.signature.clone(), shrunk));
-            }
+        match prepare(env, f, ways, oracles, end, confirm, cost) {
+            Ok(Ok(p)) => ready.push((i, p)),
             Ok(Err(why)) => say(Notice::Info(format!(
                 "  {}/{n} {}: not shrunk: {why}",
                 i + 1,
@@ -262,6 +253,30 @@ pub fn shrink_all(
                 error = Some(e.to_string());
                 break;
             }
+        }
+    }
+    let mut weights: Vec<f64> = ready.iter().map(|(_, p)| p.weight(cost)).collect();
+    for (i, p) in ready {
+        if error.is_some() {
+            break;
+        }
+        let now = Instant::now();
+        let w = weights.remove(0);
+        let share = share_of(w, &weights);
+        // Past the end, delta debugging stops at once and what was pruned is confirmed.
+        let deadline = now + end.saturating_duration_since(now).mul_f64(share);
+        let f = p.f;
+        match finish(env, p, oracles, deadline, confirm) {
+            Ok(shrunk) => {
+                say(Notice::Info(format!(
+                    "  {}/{n} {}: {}",
+                    i + 1,
+                    one_line(&f.message, 70),
+                    describe(&shrunk)
+                )));
+                out.push((f.signature.clone(), shrunk));
+            }
+            Err(e) => error = Some(e.to_string()),
         }
     }
     let skipped = n - out.len();
@@ -288,19 +303,45 @@ pub fn shrink_all(
 /// Shortcuts tried per failure at most.
 const SHORTCUTS: usize = 5;
 
-/// One failure: its result, or why it was not shrunk (`Ok(Err(..))`), or the
-/// environment's fatal error.
+/// The share of the time left that a failure claiming `w` gets, with `rest` still to come.
+fn share_of(w: f64, rest: &[f64]) -> f64 {
+    w / (w + rest.iter().sum::<f64>())
+}
+
+/// A failure after its cheap replays: the steps delta debugging starts from, the replay
+/// of them when one was done, and what it took so far.
+struct Prepared<'a> {
+    f: &'a Failure,
+    base: Vec<Part>,
+    replayed: Option<Replayed>,
+    tried: u32,
+    /// The time its cheap replays took.
+    took: Duration,
+}
+
+impl Prepared<'_> {
+    /// Its claim on delta debugging's time: ddmin's tests on n actions cost about n log n
+    /// steps, plus a reset each.
+    fn weight(&self, cost: ReplayCost) -> f64 {
+        let n = self.base.len();
+        cost.replay(n).as_secs_f64().max(1e-3) * ((n + 1) as f64).log2().max(1.0)
+    }
+}
+
+/// One failure's cheap replays (its shortcuts, then the pruned trace), while (confirm + 1)
+/// replays of what is tried still fit before `end`: where delta debugging starts, or why
+/// the failure is not shrunk (`Ok(Err(..))`), or the environment's fatal error.
 #[allow(clippy::too_many_arguments)]
-fn shrink_one(
+fn prepare<'a>(
     env: &mut dyn Environment,
-    f: &Failure,
+    f: &'a Failure,
     ways: &[Vec<Part>],
     oracles: &Oracles,
-    deadline: Instant,
     end: Instant,
     confirm: u32,
     cost: ReplayCost,
-) -> Result<Result<Shrunk, String>, wayfarer_core::EnvError> {
+) -> Result<Result<Prepared<'a>, String>, wayfarer_core::EnvError> {
+    let started = Instant::now();
     let n = f.trace.len();
     let fits = |len: usize| {
         cost.replay(len) * (confirm + 1) <= end.saturating_duration_since(Instant::now())
@@ -356,10 +397,48 @@ fn shrink_one(
         }
     };
     let (base, replayed) = prune(env, base, replayed, f, oracles, fits, &mut tried)?;
+    Ok(Ok(Prepared {
+        f,
+        base,
+        replayed,
+        tried,
+        took: started.elapsed(),
+    }))
+}
+
+/// Delta debugging from where `prepare` left a failure, until `deadline`, then the
+/// confirming replays: its result, or the environment's fatal error.
+fn finish(
+    env: &mut dyn Environment,
+    p: Prepared,
+    oracles: &Oracles,
+    deadline: Instant,
+    confirm: u32,
+) -> Result<Shrunk, wayfarer_core::EnvError> {
+    let Prepared {
+        f,
+        base,
+        replayed,
+        mut tried,
+        took,
+    } = p;
+    let started = Instant::now();
+    let n = f.trace.len();
     let steps = steps_of(&base, &f.trace);
     let limits = Limits {
         deadline: Some(deadline),
         confirm,
+    };
+    let t0 = Instant::now();
+    let mut progress = |k: u32, len: usize, v: wayfarer_core::ddmin::Verdict| {
+        tracing::debug!(
+            failure = %one_line(&f.message, 60),
+            replay = k,
+            actions = len,
+            verdict = ?v,
+            at_s = t0.elapsed().as_secs_f64(),
+            "delta debugging replayed"
+        );
     };
     let result = match replayed {
         // The shortcut's replay was the first test: one replay fewer.
@@ -372,17 +451,10 @@ fn shrink_one(
                 oracles,
                 &f.signature,
                 limits,
-                &mut |_, _, _| {},
+                &mut progress,
             )?
         }
-        None => minimize(
-            env,
-            &steps,
-            oracles,
-            &f.signature,
-            limits,
-            &mut |_, _, _| {},
-        )?,
+        None => minimize(env, &steps, oracles, &f.signature, limits, &mut progress)?,
     };
     let mut shrunk = Shrunk {
         of: n,
@@ -417,7 +489,8 @@ fn shrink_one(
             }
         }
     }
-    Ok(Ok(shrunk))
+    shrunk.seconds = (took + started.elapsed()).as_secs_f64();
+    Ok(shrunk)
 }
 
 /// A replay done, and what it took: delta debugging's first test when it raised the failure.
@@ -660,6 +733,33 @@ mod tests {
             failures: vec![FailureLine::from(f)],
             ..RunSummary::default()
         }
+    }
+
+    /// The demo's two failures once pruned (5 and 8 actions, 0.6 s a reset, 0.17 s a
+    /// step): the old split gave the first half the time however short it was.
+    #[test]
+    fn delta_debugging_time_follows_what_each_search_costs() {
+        let cost = ReplayCost {
+            reset: Duration::from_millis(600),
+            step: Duration::from_millis(170),
+        };
+        let f = found();
+        let at = |n: usize| Prepared {
+            f: &f,
+            base: (0..n).map(Part::Trace).collect(),
+            replayed: None,
+            tried: 0,
+            took: Duration::ZERO,
+        };
+        let (short, long) = (at(5).weight(cost), at(40).weight(cost));
+        assert!(long > 5.0 * short, "{short} {long}");
+        let first = share_of(short, &[long]);
+        assert!(first < 0.2, "{first}");
+        // The last one gets all that is left; equal claims share equally.
+        assert_eq!(share_of(long, &[]), 1.0);
+        assert_eq!(share_of(short, &[short]), 0.5);
+        // A trace of one action still claims its replay.
+        assert!(at(1).weight(cost) >= cost.replay(1).as_secs_f64());
     }
 
     #[test]
