@@ -1111,13 +1111,15 @@ fn a_page_that_starts_spinning_between_steps_is_stopped_without_a_relaunch() {
     // only ran a script without end (here one started by a timer after the load).
     let page = r#"<!doctype html><body><p id="out">none</p>
         <button id="go" onclick="document.getElementById('out').textContent = 'clicked ' + (++window.n)">go</button>
-        <script>window.n = 0; setTimeout(() => { while (true) {} }, 400);</script></body>"#;
+        <script>window.n = 0; setTimeout(() => { while (true) {} }, 2000);</script></body>"#;
     let srv = TestServer::start(vec![("/", html(page))]);
     let mut opts = options(&srv.url("/"));
     opts.config.cdp_timeout_ms = 2000;
     let mut env = launch(opts);
+    // The spin starts 2 s after the load: a reset under load (a cold CI run) took longer
+    // than the 400 ms it once had, and its own scan met the endless script.
     env.reset().unwrap();
-    std::thread::sleep(Duration::from_millis(800));
+    std::thread::sleep(Duration::from_millis(2600));
     let mut hangs = vec![];
     let mut clicked = None;
     for _ in 0..4 {
