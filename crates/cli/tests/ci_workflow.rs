@@ -1,5 +1,5 @@
-//! The book's GitHub Actions workflow (docs/src/ci.md, "Run it in CI") is valid YAML of the
-//! right shape, so the copy users make of it works: triggers, a job, the explore command
+//! The book's GitHub Actions workflow (docs/src/ci.md, "Run it in CI", copied into the
+//! README's section of the same name) is valid YAML of the right shape, so the copy users make of it works: triggers, a job, the explore command
 //! with its CI flags and a baseline only when there is one, the artifact upload, the
 //! baseline cache, and scripts bash can parse.
 
@@ -11,12 +11,19 @@ const SECTION: &str = "# Run it in CI";
 
 /// The first ```yaml block of the book's CI chapter.
 fn workflow_block(chapter: &str) -> Result<String, String> {
+    section_block(chapter, SECTION)
+}
+
+/// The first ```yaml block under the title `title`, up to the next title of its level.
+fn section_block(chapter: &str, title: &str) -> Result<String, String> {
+    let level = &title[..title.find(' ').unwrap_or(0) + 1];
     let start = chapter
-        .find(SECTION)
-        .ok_or_else(|| format!("the chapter has no title {SECTION:?}"))?;
-    let rest = &chapter[start + SECTION.len()..];
-    // The chapter ends at the next title.
-    let section = rest.find("\n# ").map_or(rest, |end| &rest[..end]);
+        .find(title)
+        .ok_or_else(|| format!("the text has no title {title:?}"))?;
+    let rest = &chapter[start + title.len()..];
+    // The section ends at the next title of its level.
+    let next = format!("\n{level}");
+    let section = rest.find(&next).map_or(rest, |end| &rest[..end]);
     let open = section
         .find("\n```yaml\n")
         .ok_or("the CI section has no ```yaml block")?;
@@ -80,6 +87,20 @@ fn explore_script(steps: &[Yaml]) -> String {
         .collect();
     assert_eq!(explore.len(), 1, "one step runs wayfarer explore");
     text(explore[0], "run").replace("\\\n", " ")
+}
+
+/// The README's copy is the book's, byte for byte: one workflow, shown where a new user
+/// looks first.
+#[test]
+fn the_readme_shows_the_books_workflow() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md"))
+        .expect("read README.md");
+    let chapter =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/src/ci.md"))
+            .expect("read docs/src/ci.md");
+    let shown = section_block(&readme, "## Run it in CI").unwrap_or_else(|e| panic!("{e}"));
+    parse(&shown).unwrap_or_else(|e| panic!("{e}\n{shown}"));
+    assert_eq!(shown, workflow_block(&chapter).unwrap());
 }
 
 #[test]
