@@ -255,14 +255,13 @@ pub fn shrink_all(
             }
         }
     }
-    let mut weights: Vec<f64> = ready.iter().map(|(_, p)| p.weight(cost)).collect();
-    for (i, p) in ready {
+    let weights: Vec<f64> = ready.iter().map(|(_, p)| p.weight(cost)).collect();
+    for (k, (i, p)) in ready.into_iter().enumerate() {
         if error.is_some() {
             break;
         }
         let now = Instant::now();
-        let w = weights.remove(0);
-        let share = share_of(w, &weights);
+        let share = share_of(weights[k], &weights[k + 1..]);
         // Past the end, delta debugging stops at once and what was pruned is confirmed.
         let deadline = now + end.saturating_duration_since(now).mul_f64(share);
         let f = p.f;
