@@ -19,7 +19,7 @@ use wayfarer_export::{FeatureCheck, FeatureSpec, PlaywrightOptions};
 use wayfarer_features::db::Query;
 use wayfarer_features::heuristic::Heuristic;
 use wayfarer_features::suite::{
-    shorten, tests, FeatureTest, Skipped, SHORTEN_ABOVE, SHORTEN_REPLAYS,
+    shorten, tests, FeatureTest, Learned, Skipped, SHORTEN_ABOVE, SHORTEN_REPLAYS,
 };
 use wayfarer_features::{CosineAtLeast, Exploration, FeatureId, FeatureModel, Ranking};
 use wayfarer_store::{
@@ -174,7 +174,16 @@ fn features(a: FeaturesArgs) -> Result<Vec<Vec<String>>> {
     let mut verdicts = Vec::new();
     if a.check && !suite.is_empty() {
         let setup = &data.meta.setup;
-        let (kept, v) = replay_all(suite, setup, a.dir, a.chrome)?;
+        let started = std::time::Instant::now();
+        let (kept, v, replays) = replay_all(suite, setup, a.dir, a.chrome)?;
+        if !a.quiet {
+            meprintln!(
+                "checked by {} replay(s) of {} steps in {:.1}s",
+                replays.runs,
+                replays.steps,
+                started.elapsed().as_secs_f64()
+            );
+        }
         suite = Vec::new();
         for (t, v) in kept.into_iter().zip(v) {
             match &v.problem {
@@ -494,7 +503,7 @@ fn replay_all(
     setup: &wayfarer_core::trace::ReplaySetup,
     dir: &Path,
     chrome: Option<&str>,
-) -> Result<(Vec<FeatureTest>, Vec<Verdict>)> {
+) -> Result<(Vec<FeatureTest>, Vec<Verdict>, Replays)> {
     let place = wayfarer_run::trace::Place {
         // A bundled application is served again without its bugs.
         fixed: setup.app.is_some(),
@@ -512,6 +521,8 @@ fn replay_all(
         .unwrap_or_default();
     let new_origin = start.origin().ascii_serialization();
     let mut verdicts = Vec::new();
+    let mut replays = Replays::default();
+    let mut learned = Learned::default();
     for t in &mut suite {
         let mut check = check_of(t);
         if !old_origin.is_empty() {
@@ -519,6 +530,8 @@ fn replay_all(
         }
         let mut run = |t: &FeatureTest| -> Result<Verdict> {
             let trace = trace_of(t, setup, dir).rebased(&start);
+            replays.runs += 1;
+            replays.steps += trace.steps.len();
             replay_one(&mut target, &trace, &check, &start)
         };
         let mut v = run(t)?;
@@ -547,9 +560,12 @@ fn replay_all(
             // A long test (an episode as it went, a page's set-up clicks) is cut to what
             // the chain needs: each candidate must replay as strictly and end the same.
             let way = v.way;
-            let shorter = shorten(t, SHORTEN_REPLAYS, |c: &FeatureTest| {
+            let (before, mut used) = (t.steps.len(), 0);
+            let shorter = shorten(t, SHORTEN_REPLAYS, &mut learned, |c: &FeatureTest| {
+                used += 1;
                 run(c).map(|w| w.problem.is_none().then_some(w))
             })?;
+            tracing::debug!(label = %t.label, before, after = t.steps.len(), used, "shortened");
             if let Some(w) = shorter {
                 v = Verdict { way, ..w };
             }
@@ -557,7 +573,14 @@ fn replay_all(
         verdicts.push(v);
     }
     target.close();
-    Ok((suite, verdicts))
+    Ok((suite, verdicts, replays))
+}
+
+/// What checking the tests by replay cost: how many replays, of how many steps in all.
+#[derive(Clone, Copy, Debug, Default)]
+struct Replays {
+    runs: usize,
+    steps: usize,
 }
 
 /// What a feature's test checks at its end.

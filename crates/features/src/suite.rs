@@ -68,60 +68,106 @@ enum Stop<E> {
     Failed(E),
 }
 
+/// What earlier shortenings kept of the steps they could drop. The tests of one episode
+/// walk the same way before their chains, so what sufficed for one is the first thing to
+/// try for the next (five tests of one wizard took 19-23 replays each without it).
+#[derive(Clone, Debug, Default)]
+pub struct Learned {
+    ways: Vec<Vec<TraceStep>>,
+}
+
+/// Hints tried before delta debugging, newest first; each that does not run through
+/// costs a replay for nothing.
+const HINTS_TRIED: usize = 2;
+
 /// Shorten `t` by delta debugging while `runs_through` accepts it, at most `budget`
 /// replays: the way to its chain (its first `prefix` steps, fills included) and the
 /// set-up clicks before the chain's actions may go; the chain's actions and the fills
-/// typed for them stay. Detours that came
-/// back to the page they left are tried first. `t` itself runs through. The shortest
+/// typed for them stay. What an earlier test kept (`learned`), found among these steps,
+/// is tried first, and the search goes on from it when it runs through; then detours
+/// that came back to the page they left. `t` itself runs through. The shortest
 /// accepted test replaces `t`, with what `runs_through` said of it; `None` when nothing
-/// shorter runs through.
+/// shorter runs through. What it kept joins `learned`.
 pub fn shorten<V, E>(
     t: &mut FeatureTest,
     budget: usize,
+    learned: &mut Learned,
     mut runs_through: impl FnMut(&FeatureTest) -> Result<Option<V>, E>,
 ) -> Result<Option<V>, E> {
-    let spare: Vec<usize> = (0..t.prefix.min(t.steps.len()))
+    let all: Vec<usize> = (0..t.prefix.min(t.steps.len()))
         .chain(t.set_up.iter().copied().filter(|&k| k < t.steps.len()))
         .collect();
-    if spare.len() <= 1 {
+    if all.len() <= 1 {
         return Ok(None);
     }
-    // Where each spare step was taken, then where the chain ends: detours come back.
-    let pages: Vec<&str> = spare
-        .iter()
-        .map(|&k| t.steps[k].url.as_str())
-        .chain(t.steps.last().map(|s| s.url.as_str()))
-        .collect();
-    let loops = loops(&pages);
     let mut replays = 0;
-    let mut best: Option<(FeatureTest, V)> = None;
-    let whole = Verdict::FailAt(spare.len() - 1);
-    let outcome = ddmin_with_loops(&spare, Some(whole), &loops, |kept: &[usize]| {
+    let mut best: Option<(FeatureTest, V, Vec<usize>)> = None;
+    // The steps delta debugging may drop: all of them, or what a hint kept.
+    let mut spare = all.clone();
+    for way in learned.ways.iter().rev().take(HINTS_TRIED) {
+        let Some(sub) = embedded(way, &all, &t.steps).filter(|s| s.len() < all.len()) else {
+            continue;
+        };
         if replays >= budget {
-            return Err(Stop::Budget);
+            break;
         }
         replays += 1;
-        let c = without(t, &spare, kept);
-        match runs_through(&c).map_err(Stop::Failed)? {
-            Some(v) => {
-                if best
-                    .as_ref()
-                    .is_none_or(|(b, _)| c.steps.len() < b.steps.len())
-                {
-                    best = Some((c, v));
-                }
-                Ok(Verdict::FailAt(kept.len() - 1))
-            }
-            None => Ok(Verdict::Pass),
+        let c = without(t, &all, &sub);
+        if let Some(v) = runs_through(&c)? {
+            best = Some((c, v, sub.clone()));
+            spare = sub;
+            break;
         }
-    });
-    if let Err(Stop::Failed(e)) = outcome {
-        return Err(e);
     }
-    Ok(best.map(|(c, v)| {
+    if spare.len() > 1 {
+        // Where each spare step was taken, then where the chain ends: detours come back.
+        let pages: Vec<&str> = spare
+            .iter()
+            .map(|&k| t.steps[k].url.as_str())
+            .chain(t.steps.last().map(|s| s.url.as_str()))
+            .collect();
+        let loops = loops(&pages);
+        let whole = Verdict::FailAt(spare.len() - 1);
+        let outcome = ddmin_with_loops(&spare, Some(whole), &loops, |kept: &[usize]| {
+            if replays >= budget {
+                return Err(Stop::Budget);
+            }
+            replays += 1;
+            let c = without(t, &all, kept);
+            match runs_through(&c).map_err(Stop::Failed)? {
+                Some(v) => {
+                    if best
+                        .as_ref()
+                        .is_none_or(|(b, _, _)| c.steps.len() < b.steps.len())
+                    {
+                        best = Some((c, v, kept.to_vec()));
+                    }
+                    Ok(Verdict::FailAt(kept.len() - 1))
+                }
+                None => Ok(Verdict::Pass),
+            }
+        });
+        if let Err(Stop::Failed(e)) = outcome {
+            return Err(e);
+        }
+    }
+    let kept = best.as_ref().map_or(&all, |(_, _, k)| k);
+    learned
+        .ways
+        .push(kept.iter().map(|&k| t.steps[k].clone()).collect());
+    Ok(best.map(|(c, v, _)| {
         *t = c;
         v
     }))
+}
+
+/// The indices, among `spare`, of `way`'s steps in their order (each the next equal one):
+/// `None` when one is not there.
+fn embedded(way: &[TraceStep], spare: &[usize], steps: &[TraceStep]) -> Option<Vec<usize>> {
+    let mut at = spare.iter();
+    way.iter()
+        .map(|w| at.by_ref().find(|&&k| steps[k] == *w).copied())
+        .collect()
 }
 
 /// `t` without the `spare` steps that are not `kept`.
@@ -700,7 +746,7 @@ mod tests {
             assert!(c.steps.ends_with(&chain), "the chain stays");
             Ok(matches!((find, add), (Some(f), Some(a)) if f < a).then_some(c.steps.len()))
         };
-        let v = shorten(&mut t, SHORTEN_REPLAYS, runs).unwrap();
+        let v = shorten(&mut t, SHORTEN_REPLAYS, &mut Learned::default(), runs).unwrap();
         let did = described(&t.steps[..t.prefix]);
         assert_eq!(did, vec!["click #find"]);
         assert_eq!(t.prefix, 1);
@@ -714,7 +760,7 @@ mod tests {
             let did = described(&c.steps);
             Ok(did.iter().any(|d| d == "click #find").then_some(()))
         };
-        shorten(&mut t, SHORTEN_REPLAYS, runs).unwrap();
+        shorten(&mut t, SHORTEN_REPLAYS, &mut Learned::default(), runs).unwrap();
         let did = described(&t.steps);
         assert_eq!(did, ADD_OWNER);
         assert_eq!((t.prefix, t.set_up.len()), (1, 0));
@@ -725,9 +771,78 @@ mod tests {
             .unwrap()
             .clone();
         let before = u.steps.clone();
-        let none = shorten(&mut u, 0, |_| Ok::<_, ()>(Some(0))).unwrap();
+        let none = shorten(&mut u, 0, &mut Learned::default(), |_| Ok::<_, ()>(Some(0))).unwrap();
         assert_eq!(none, None);
         assert_eq!(u.steps, before);
+    }
+
+    #[test]
+    fn what_one_test_kept_is_tried_first_for_the_next() {
+        let (states, steps) = run();
+        let (m, x) = inferred(&states, &steps);
+        let (tests, _) = tests(&m, &x, &steps);
+        let base = tests
+            .iter()
+            .find(|t| t.label == "Add Owner")
+            .unwrap()
+            .clone();
+        let at = |a: Action, url: &str| TraceStep {
+            action: a,
+            element: None,
+            url: url.into(),
+        };
+        let chain = base.steps[base.prefix..].to_vec();
+        // Two tests of one episode: the second walked the first's way and then some.
+        let way = vec![
+            at(click("#vets"), "http://h/0"),
+            at(click("#home"), "http://h/5"),
+            at(click("#find"), "http://h/0"),
+            at(click("#help"), "http://h/1"),
+            at(click("#vets"), "http://h/1"),
+            at(click("#home"), "http://h/5"),
+        ];
+        let with_way = |way: &[TraceStep]| {
+            let mut t = base.clone();
+            t.steps = way.to_vec();
+            t.prefix = way.len();
+            t.set_up = Vec::new();
+            t.steps.extend(chain.clone());
+            t
+        };
+        let mut longer = way.clone();
+        longer.extend([
+            at(click("#owners"), "http://h/5"),
+            at(click("#home"), "http://h/2"),
+        ]);
+        // Either runs through when #find was clicked.
+        let shortened = |t: &mut FeatureTest, learned: &mut Learned| {
+            let mut replays = 0;
+            let v = shorten(t, SHORTEN_REPLAYS, learned, |c: &FeatureTest| {
+                replays += 1;
+                let did = described(&c.steps[..c.prefix]);
+                Ok::<_, ()>(did.iter().any(|d| d == "click #find").then_some(()))
+            })
+            .unwrap();
+            assert!(v.is_some());
+            assert_eq!(described(&t.steps[..t.prefix]), vec!["click #find"]);
+            replays
+        };
+        let mut learned = Learned::default();
+        let first = shortened(&mut with_way(&way), &mut learned);
+        let alone = shortened(&mut with_way(&longer), &mut Learned::default());
+        let hinted = shortened(&mut with_way(&longer), &mut learned);
+        assert!(first > 2 && alone > 2, "{first} {alone}");
+        // One replay: the first's way runs through, and one step is all there is to keep.
+        assert_eq!(hinted, 1);
+        // A hint not among the steps costs nothing; one that does not run through, one.
+        let mut elsewhere = Learned::default();
+        elsewhere
+            .ways
+            .push(vec![at(click("#nowhere"), "http://h/9")]);
+        assert_eq!(shortened(&mut with_way(&longer), &mut elsewhere), alone);
+        let mut wrong = Learned::default();
+        wrong.ways.push(vec![way[0].clone()]);
+        assert_eq!(shortened(&mut with_way(&longer), &mut wrong), alone + 1);
     }
 
     #[test]
