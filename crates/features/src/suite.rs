@@ -5,7 +5,7 @@
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
-use wayfarer_core::ddmin::{ddmin_with_loops, loops, Verdict};
+use wayfarer_core::ddmin::{loops, sweep_with_loops, Verdict, SWEEPS};
 use wayfarer_core::trace::TraceStep;
 use wayfarer_core::{ActionKind, StateId, StepRecord};
 
@@ -80,8 +80,9 @@ pub struct Learned {
 /// costs a replay for nothing.
 const HINTS_TRIED: usize = 2;
 
-/// Shorten `t` by delta debugging while `runs_through` accepts it, at most `budget`
-/// replays: the way to its chain (its first `prefix` steps, fills included) and the
+/// Shorten `t` by sweeps (`sweep_with_loops`: most of a way is needed, and bisection
+/// spent its replays on halves that all failed) while `runs_through` accepts it, at most
+/// `budget` replays: the way to its chain (its first `prefix` steps, fills included) and the
 /// set-up clicks before the chain's actions may go; the chain's actions and the fills
 /// typed for them stay. What an earlier test kept (`learned`), found among these steps,
 /// is tried first, and the search goes on from it when it runs through; then detours
@@ -127,8 +128,7 @@ pub fn shorten<V, E>(
             .chain(t.steps.last().map(|s| s.url.as_str()))
             .collect();
         let loops = loops(&pages);
-        let whole = Verdict::FailAt(spare.len() - 1);
-        let outcome = ddmin_with_loops(&spare, Some(whole), &loops, |kept: &[usize]| {
+        let outcome = sweep_with_loops(&spare, &loops, &SWEEPS, |kept: &[usize]| {
             if replays >= budget {
                 return Err(Stop::Budget);
             }
