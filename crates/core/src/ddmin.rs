@@ -403,6 +403,14 @@ mod tests {
         assert_eq!(r, Err("browser died"));
     }
 
+    /// The items at the picked places, in order, each place once.
+    fn picked(items: &[u32], pick: &[proptest::sample::Index]) -> Vec<u32> {
+        let mut idx: Vec<usize> = pick.iter().map(|p| p.index(items.len())).collect();
+        idx.sort();
+        idx.dedup();
+        idx.iter().map(|&i| items[i]).collect()
+    }
+
     proptest! {
         /// The result still fails, keeps the original order, and is 1-minimal: dropping
         /// any single item makes the test pass.
@@ -411,10 +419,7 @@ mod tests {
             items in proptest::collection::vec(0u32..6, 1..24),
             pick in proptest::collection::vec(any::<proptest::sample::Index>(), 1..4),
         ) {
-            let mut idx: Vec<usize> = pick.iter().map(|p| p.index(items.len())).collect();
-            idx.sort();
-            idx.dedup();
-            let needed: Vec<u32> = idx.iter().map(|&i| items[i]).collect();
+            let needed = picked(&items, &pick);
             let min = ddmin(&items, |s| Ok::<_, ()>(contains_in_order(s, &needed)))
                 .unwrap()
                 .expect("the whole sequence fails");
@@ -436,10 +441,7 @@ mod tests {
             items in proptest::collection::vec(0u32..6, 1..24),
             pick in proptest::collection::vec(any::<proptest::sample::Index>(), 1..4),
         ) {
-            let mut idx: Vec<usize> = pick.iter().map(|p| p.index(items.len())).collect();
-            idx.sort();
-            idx.dedup();
-            let needed: Vec<u32> = idx.iter().map(|&i| items[i]).collect();
+            let needed = picked(&items, &pick);
             let min = sweep_with_loops(&items, &[], &SWEEPS, |s| {
                 Ok::<_, ()>(contains_in_order(s, &needed))
             })

@@ -709,22 +709,27 @@ mod tests {
         assert_eq!(find.end_url, "http://h/3");
     }
 
-    #[test]
-    fn a_long_way_is_shortened_to_what_the_chain_needs() {
+    /// The "Add Owner" test of the clinic-like run.
+    fn add_owner() -> FeatureTest {
         let (states, steps) = run();
         let (m, x) = inferred(&states, &steps);
         let (tests, _) = tests(&m, &x, &steps);
-        let mut t = tests
-            .iter()
-            .find(|t| t.label == "Add Owner")
-            .unwrap()
-            .clone();
-        // A way with detours: home, find, home again, find again, then the form.
-        let at = |a: Action, url: &str| TraceStep {
+        tests.into_iter().find(|t| t.label == "Add Owner").unwrap()
+    }
+
+    /// A step taken on `url`, with no element hint.
+    fn at(a: Action, url: &str) -> TraceStep {
+        TraceStep {
             action: a,
             element: None,
             url: url.into(),
-        };
+        }
+    }
+
+    #[test]
+    fn a_long_way_is_shortened_to_what_the_chain_needs() {
+        let mut t = add_owner();
+        // A way with detours: home, find, home again, find again, then the form.
         let chain = t.steps[t.prefix..].to_vec();
         t.steps = vec![
             at(click("#find"), "http://h/0"),
@@ -765,11 +770,7 @@ mod tests {
         assert_eq!(did, ADD_OWNER);
         assert_eq!((t.prefix, t.set_up.len()), (1, 0));
         // Out of replays: the best found so far, or nothing.
-        let mut u = tests
-            .iter()
-            .find(|t| t.label == "Add Owner")
-            .unwrap()
-            .clone();
+        let mut u = add_owner();
         let before = u.steps.clone();
         let none = shorten(&mut u, 0, &mut Learned::default(), |_| Ok::<_, ()>(Some(0))).unwrap();
         assert_eq!(none, None);
@@ -778,19 +779,7 @@ mod tests {
 
     #[test]
     fn what_one_test_kept_is_tried_first_for_the_next() {
-        let (states, steps) = run();
-        let (m, x) = inferred(&states, &steps);
-        let (tests, _) = tests(&m, &x, &steps);
-        let base = tests
-            .iter()
-            .find(|t| t.label == "Add Owner")
-            .unwrap()
-            .clone();
-        let at = |a: Action, url: &str| TraceStep {
-            action: a,
-            element: None,
-            url: url.into(),
-        };
+        let base = add_owner();
         let chain = base.steps[base.prefix..].to_vec();
         // Two tests of one episode: the second walked the first's way and then some.
         let way = vec![
