@@ -815,7 +815,7 @@ fn resets_do_not_keep_past_episodes_alive() {
     // starts: a page kept across resets with coverage restarted and no collection in
     // between grew by each episode's documents (5.9 MB an episode here). A reset keeps
     // a page only until it has served KEEP_PAGE_BELOW (40) actions: short episodes (a
-    // replay while shrinking) share one, and it is replaced after the 4th of 10 here.
+    // replay while shrinking) share one, and it is replaced after the 4th episode here.
     let page = functions_page();
     let srv = TestServer::start(vec![("/", html(&page))]);
     let mut env = launch(options(&srv.url("/")));

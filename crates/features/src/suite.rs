@@ -76,7 +76,7 @@ pub struct Learned {
     ways: Vec<Vec<TraceStep>>,
 }
 
-/// Hints tried before delta debugging, newest first; each that does not run through
+/// Hints tried before the sweeps, newest first; each that does not run through
 /// costs a replay for nothing.
 const HINTS_TRIED: usize = 2;
 
@@ -103,7 +103,7 @@ pub fn shorten<V, E>(
     }
     let mut replays = 0;
     let mut best: Option<(FeatureTest, V, Vec<usize>)> = None;
-    // The steps delta debugging may drop: all of them, or what a hint kept.
+    // The steps the sweeps may drop: all of them, or what a hint kept.
     let mut spare = all.clone();
     for way in learned.ways.iter().rev().take(HINTS_TRIED) {
         let Some(sub) = embedded(way, &all, &t.steps).filter(|s| s.len() < all.len()) else {
