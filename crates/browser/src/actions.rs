@@ -181,6 +181,8 @@ pub(crate) enum Typed {
 /// How a navigation ended.
 pub(crate) enum Nav {
     Done,
+    /// Aborted (net::ERR_ABORTED): a download, a 204, or a later navigation that won.
+    Aborted,
     /// The browser could not load it (refused, DNS, invalid): net error text.
     Failed(String),
     /// No answer within the load bound; loading was stopped.
@@ -566,7 +568,8 @@ impl Actor<'_> {
     pub async fn navigate(&self, url: &str) -> Result<Nav, BrowserError> {
         match tokio::time::timeout(self.load, self.page.execute(NavigateParams::new(url))).await {
             Ok(Ok(r)) => match r.result.error_text.clone() {
-                Some(e) if !e.is_empty() && e != "net::ERR_ABORTED" => Ok(Nav::Failed(e)),
+                Some(e) if e == "net::ERR_ABORTED" => Ok(Nav::Aborted),
+                Some(e) if !e.is_empty() => Ok(Nav::Failed(e)),
                 _ => Ok(Nav::Done),
             },
             Ok(Err(chromiumoxide::error::CdpError::Chrome(e))) => Ok(Nav::Failed(e.message)),

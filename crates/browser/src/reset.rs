@@ -1,7 +1,7 @@
 //! Reset: leave the app, clear its cookies and storage in place (or open a fresh browser
 //! context when isolating), replay the login steps, load the start URL and wait.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use chromiumoxide::cdp::browser_protocol::network::ClearBrowserCookiesParams;
 use chromiumoxide::cdp::browser_protocol::page::ResetNavigationHistoryParams;
@@ -17,6 +17,10 @@ use crate::login::{self, LoginWatch};
 /// A reset keeps the page when it performed fewer actions than this since it was opened
 /// (episodes of the strategies are 50-100 actions: the first reset after one replaces it).
 pub(crate) const KEEP_PAGE_BELOW: u32 = 40;
+
+/// How long a reset waits for the page to leave for about:blank on its own before it
+/// navigates there itself.
+const LEAVE_WAIT: Duration = Duration::from_secs(1);
 
 impl Inner {
     pub(crate) async fn reset_once(&mut self) -> Result<Outcome, BrowserError> {
@@ -95,7 +99,14 @@ impl Inner {
         }
         let page = self.page()?;
         let start = self.opts.start_url.to_string();
-        match self.actor(&page).navigate(&start).await? {
+        let mut nav = self.actor(&page).navigate(&start).await?;
+        if matches!(nav, Nav::Aborted) {
+            // A later navigation won: the old page's way out (its location.replace, held by
+            // a "Leave site?" question) committing late, which left about:blank shown.
+            tracing::debug!(%start, "the start page's load was aborted; asking again");
+            nav = self.actor(&page).navigate(&start).await?;
+        }
+        match nav {
             Nav::Failed(reason) => return Err(BrowserError::Unreachable(start, reason)),
             Nav::TimedOut => self.shared.push(Event::new(
                 EventKind::Hang,
@@ -104,7 +115,7 @@ impl Inner {
                     self.lim.load.as_millis()
                 ),
             )),
-            Nav::Done => {}
+            Nav::Done | Nav::Aborted => {}
         }
         let act = t.elapsed();
         // The start page's scripts ran since the take before leaving.
@@ -144,10 +155,21 @@ impl Inner {
             const s = window[Symbol.for('wayfarer.stability')]; if (s) s.quietLeave = true; \
             location.replace('about:blank'); 1";
         let _ = eval(&page, leave, cdp).await;
-        let left = eval(&page, "location.href", cdp).await;
-        if !matches!(&left, Ok(serde_json::Value::String(u)) if u == "about:blank") {
-            self.actor(&page).navigate("about:blank").await?;
+        // The page may still be on its way out (a "Leave site?" question being answered, its
+        // unload handlers): a navigation of ours now would race that one, and whichever
+        // commits last aborts the other, or the start page's after it.
+        let until = Instant::now() + LEAVE_WAIT;
+        loop {
+            let left = eval(&page, "location.href", cdp).await;
+            if matches!(&left, Ok(serde_json::Value::String(u)) if u == "about:blank") {
+                return Ok(());
+            }
+            if Instant::now() >= until {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
         }
+        self.actor(&page).navigate("about:blank").await?;
         Ok(())
     }
 

@@ -265,7 +265,13 @@ fn a_page_that_asks_to_stay_is_left() {
     let t = Instant::now();
     let out = env.reset().unwrap();
     assert!(t.elapsed() < Duration::from_secs(20), "{:?}", t.elapsed());
-    assert!(out.observation.url.ends_with("/leaving"));
+    assert!(
+        out.observation.url.ends_with("/leaving"),
+        "the reset ended on {} after {:?}: {:?}",
+        out.observation.url,
+        t.elapsed(),
+        out.events
+    );
 
     // Short episodes: every reset leaves the page too.
     let ran = run_at(&server, &mut env, "leaving", 12, 3);
