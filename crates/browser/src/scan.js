@@ -85,11 +85,20 @@
   const PLACEHOLDER_HINT = /\[object Object\]|NaN|undefined|null/;
   const CODE_LIKE = "code, pre, kbd, samp, var, textarea, [contenteditable=''], [contenteditable='true']";
   // "[object Object]" anywhere and "NaN" as a word; "undefined" and "null" as a word of a
-  // short text only (a label or a value; prose may say them).
+  // short text only (a label or a value; prose may say them), and not after "is" or "not"
+  // (a filter's operator, "is null" on Datasette; a phrase, not a value).
+  const VALUE_WORD = /(^|[^\w-])(undefined|null)(?=[^\w-]|$)/g;
+  const PHRASE_BEFORE = /(^|[^\w'])(is|not|be|are|was|were|isn't|aren't)\s+$/i;
+  function valueWord(s) {
+    if (s.length > 40) return false;
+    for (const m of s.matchAll(VALUE_WORD)) {
+      if (!PHRASE_BEFORE.test(s.slice(0, m.index + m[1].length))) return true;
+    }
+    return false;
+  }
   function placeholderIn(t, el) {
     const s = squash(t, 200);
-    const hit = s.includes("[object Object]") || /(^|[^\w])NaN([^\w]|$)/.test(s) ||
-      (s.length <= 40 && /(^|[^\w-])(undefined|null)([^\w-]|$)/.test(s));
+    const hit = s.includes("[object Object]") || /(^|[^\w])NaN([^\w]|$)/.test(s) || valueWord(s);
     if (!hit) return null;
     try { if (el.closest(CODE_LIKE)) return null; } catch (e) { return null; }
     // Shown as the reader sees it: the enclosing block's text ("Total: NaN"), when short.

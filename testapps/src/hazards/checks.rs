@@ -3,7 +3,8 @@
 //! check would trip but which is fine.
 //!
 //! - `placeholder`: "Total: NaN" on load, "Hello, undefined!" after a click (good: real
-//!   values; "null" and "NaN" in code, and "undefined" in a sentence of prose).
+//!   values; "null" and "NaN" in code, "undefined" in a sentence of prose, and a filter's
+//!   "is null" and "is not null", as Datasette offers them).
 //! - `image`: an image that answers 404 and one that is not an image (good: a real
 //!   image, an SVG without a size, a fetch that answers 404).
 //! - `ids`: two buttons with the same id (good: unique ids; two plain divs share one).
@@ -99,6 +100,7 @@ const PLACEHOLDER_GOOD: &str = r#"<h1>Your order</h1>
 <p>The API returns an empty list when the order is undefined, never an error page.</p>
 <p>In the export, a missing price is written <code>null</code>; a bad one <code>NaN</code>.</p>
 <pre>total = NaN  // what the old version printed</pre>
+<label>Lines where the note <select name="op"><option>=</option><option>is null</option><option>is not null</option></select></label>
 <script>
 document.getElementById('greet').addEventListener('click', () => {
   document.getElementById('hello').textContent = 'Hello, Ada!';
