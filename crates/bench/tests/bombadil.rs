@@ -29,6 +29,21 @@ fn group_members(pgid: i64) -> Vec<String> {
     out
 }
 
+/// Bombadil's browser profiles (`user_data_*`) in the system's temporary directory.
+fn profiles_in_tmp() -> Vec<std::path::PathBuf> {
+    std::fs::read_dir(std::env::temp_dir())
+        .map(|d| {
+            d.flatten()
+                .map(|e| e.path())
+                .filter(|p| {
+                    p.file_name()
+                        .is_some_and(|n| n.to_string_lossy().starts_with("user_data_"))
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 #[test]
 fn bombadil_explores_the_expense_app() {
     let mut b = Bombadil::new();
@@ -41,6 +56,7 @@ fn bombadil_explores_the_expense_app() {
     };
     eprintln!("{line}");
     let server = Server::start(App::Expense, ServeOptions::default()).unwrap();
+    let profiles_before = profiles_in_tmp();
     let logs = tempfile::tempdir().unwrap();
     let opts = PeerOptions {
         log_dir: Some(logs.path().to_path_buf()),
@@ -89,4 +105,11 @@ fn bombadil_explores_the_expense_app() {
         "left behind: {:?}",
         group_members(pgid)
     );
+    // Interrupted, Bombadil leaves its browser profile behind: it must go with our
+    // scratch directory, not stay in /tmp (5-9 MB a run).
+    let left: Vec<_> = profiles_in_tmp()
+        .into_iter()
+        .filter(|p| !profiles_before.contains(p))
+        .collect();
+    assert!(left.is_empty(), "profiles left in /tmp: {left:?}");
 }
