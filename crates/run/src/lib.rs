@@ -8,11 +8,13 @@
 //! reset asks for a fresh application (a restarted server, a reset hook) and a server that
 //! dies ends the run. The CLI parses flags and prints; what it prints along the way comes
 //! back as [`Notice`]s. [`init`] writes a first configuration from what the application's
-//! pages show.
+//! pages show; [`features`] turns a finished run into one checked Playwright test per
+//! feature.
 
 pub mod app;
 pub mod config;
 pub mod explore;
+pub mod features;
 pub mod hook;
 pub mod init;
 pub mod llm;
