@@ -241,6 +241,9 @@ pub fn make(req: Request, say: Notices) -> Result<Made, RunError> {
         .as_ref()
         .filter(|_| !verdicts.is_empty())
         .map(|g| score(g, &logs));
+    // Without the check there are no verdicts and no logs: each test then has neither.
+    let mut logs = logs.into_iter();
+    let mut covers = covers.into_iter();
     let tests = suite
         .iter()
         .zip(files)
@@ -250,8 +253,8 @@ pub fn make(req: Request, say: Notices) -> Result<Made, RunError> {
             steps: t.steps.len(),
             way: verdicts.get(i).map_or("short", |v| v.way),
             file,
-            log: logs.get(i).cloned().unwrap_or_default(),
-            covers: covers.get(i).cloned().flatten(),
+            log: logs.next().unwrap_or_default(),
+            covers: covers.next().flatten(),
         })
         .collect();
     Ok(Made {
