@@ -54,32 +54,52 @@ impl BrowserOptions {
     }
 }
 
-/// The Chromium binary: `explicit`, then `$CHROME`, then the Debian paths.
+/// Where Debian installs its browsers, in the order they are taken. The headless shell
+/// first: on 2 cores it ran the same 150 steps with half the CPU of `chromium
+/// --headless=new` (10.8 s against 22.5 s, docs/src/getting-started.md).
+pub const DEBIAN_CHROMES: [&str; 3] = [
+    "/usr/bin/chromium-headless-shell",
+    "/usr/bin/chromium",
+    "/usr/bin/chromium-browser",
+];
+
+/// The Chromium binary: `explicit`, then `$CHROME`, then the first of [`DEBIAN_CHROMES`]
+/// that is installed.
 pub fn find_chrome(explicit: Option<&str>) -> Result<PathBuf, EnvError> {
+    pick_chrome(
+        explicit,
+        std::env::var("CHROME").ok().as_deref(),
+        &DEBIAN_CHROMES,
+        |p| p.exists(),
+    )
+}
+
+fn pick_chrome(
+    explicit: Option<&str>,
+    env: Option<&str>,
+    installed: &[&str],
+    exists: impl Fn(&Path) -> bool,
+) -> Result<PathBuf, EnvError> {
     if let Some(p) = explicit.filter(|p| !p.is_empty()) {
-        return if Path::new(p).exists() {
+        return if exists(Path::new(p)) {
             Ok(PathBuf::from(p))
         } else {
             Err(EnvError::Browser(format!(
-                "Chromium not found at {p}: install it with `apt-get install -y chromium` or pass --chrome PATH"
+                "Chromium not found at {p}: install it with `apt-get install -y chromium-headless-shell` or pass --chrome PATH"
             )))
         };
     }
-    if let Ok(p) = std::env::var("CHROME") {
-        if !p.is_empty() && Path::new(&p).exists() {
-            return Ok(PathBuf::from(p));
-        }
+    if let Some(p) = env.filter(|p| !p.is_empty() && exists(Path::new(p))) {
+        return Ok(PathBuf::from(p));
     }
-    for p in ["/usr/bin/chromium", "/usr/bin/chromium-browser"] {
-        if Path::new(p).exists() {
-            return Ok(PathBuf::from(p));
-        }
+    if let Some(p) = installed.iter().find(|p| exists(Path::new(p))) {
+        return Ok(PathBuf::from(p));
     }
-    Err(EnvError::Browser(
-        "Chromium not found (looked at --chrome, $CHROME, /usr/bin/chromium, /usr/bin/chromium-browser): \
-         install it with `apt-get install -y chromium` or pass --chrome PATH"
-            .to_string(),
-    ))
+    Err(EnvError::Browser(format!(
+        "Chromium not found (looked at --chrome, $CHROME, {}): install it with \
+         `apt-get install -y chromium-headless-shell` (or `bash scripts/ensure-chromium.sh`) or pass --chrome PATH",
+        installed.join(", ")
+    )))
 }
 
 #[cfg(test)]
@@ -89,6 +109,45 @@ mod tests {
     #[test]
     fn explicit_missing_path_is_an_error_with_a_hint() {
         let err = find_chrome(Some("/nonexistent/chrome")).unwrap_err();
-        assert!(err.to_string().contains("apt-get install -y chromium"));
+        assert!(err
+            .to_string()
+            .contains("apt-get install -y chromium-headless-shell"));
+    }
+
+    #[test]
+    fn the_headless_shell_is_taken_before_chromium_and_chrome_before_both() {
+        let all = |_: &Path| true;
+        let pick = |explicit, env| pick_chrome(explicit, env, &DEBIAN_CHROMES, all).unwrap();
+        assert_eq!(
+            pick(None, None),
+            PathBuf::from("/usr/bin/chromium-headless-shell")
+        );
+        assert_eq!(pick(None, Some("/opt/c")), PathBuf::from("/opt/c"));
+        assert_eq!(pick(Some("/x/c"), Some("/opt/c")), PathBuf::from("/x/c"));
+        // An empty $CHROME is no choice.
+        assert_eq!(
+            pick(None, Some("")),
+            PathBuf::from("/usr/bin/chromium-headless-shell")
+        );
+        let no_shell = |p: &Path| p != Path::new("/usr/bin/chromium-headless-shell");
+        assert_eq!(
+            pick_chrome(None, None, &DEBIAN_CHROMES, no_shell).unwrap(),
+            PathBuf::from("/usr/bin/chromium")
+        );
+        // A $CHROME that is not there falls through to the installed ones.
+        let only_chromium = |p: &Path| p == Path::new("/usr/bin/chromium");
+        assert_eq!(
+            pick_chrome(None, Some("/gone"), &DEBIAN_CHROMES, only_chromium).unwrap(),
+            PathBuf::from("/usr/bin/chromium")
+        );
+    }
+
+    #[test]
+    fn nothing_installed_names_every_place_looked_at() {
+        let err = pick_chrome(None, None, &DEBIAN_CHROMES, |_| false).unwrap_err();
+        let msg = err.to_string();
+        for p in DEBIAN_CHROMES {
+            assert!(msg.contains(p), "{msg}");
+        }
     }
 }

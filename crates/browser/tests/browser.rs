@@ -1,4 +1,4 @@
-//! Real-browser tests against a tiny in-test HTTP server (Chromium at /usr/bin/chromium).
+//! Real-browser tests against a tiny in-test HTTP server (the Chromium that find_chrome finds).
 
 mod common;
 
