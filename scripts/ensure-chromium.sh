@@ -5,7 +5,7 @@
 # same steps as `chromium --headless=new` with half the CPU (docs/src/getting-started.md).
 set -euo pipefail
 pkgs=()
-if { [ -n "${CHROME:-}" ] && [ -x "${CHROME}" ]; } || [ -x /usr/bin/chromium-headless-shell ]; then
+if { [ -n "${CHROME:-}" ] && [ -x "${CHROME}" ]; } || [ -x /usr/lib/chromium/chromium-headless-shell ]; then
   :
 elif [ -x /usr/bin/chromium ] || [ -x /usr/bin/chromium-browser ]; then
   echo "wayfarer: using Chromium; \`apt-get install -y chromium-headless-shell\` runs the same steps with half the CPU" >&2
@@ -22,7 +22,7 @@ if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq "${pkgs[@]}" >/dev/null
-if [[ " ${pkgs[*]} " == *" chromium-headless-shell "* ]] && [ ! -x /usr/bin/chromium-headless-shell ]; then
+if [[ " ${pkgs[*]} " == *" chromium-headless-shell "* ]] && [ ! -x /usr/lib/chromium/chromium-headless-shell ]; then
   echo "wayfarer: Chromium install failed" >&2
   exit 2
 fi

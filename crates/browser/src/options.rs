@@ -56,9 +56,11 @@ impl BrowserOptions {
 
 /// Where Debian installs its browsers, in the order they are taken. The headless shell
 /// first: on 2 cores it ran the same 150 steps with half the CPU of `chromium
-/// --headless=new` (10.8 s against 22.5 s, docs/src/getting-started.md).
+/// --headless=new` (10.8 s against 22.5 s, docs/src/getting-started.md). Its binary, not
+/// `/usr/bin/chromium-headless-shell`: that script starts it without `exec`, so the pid we
+/// hold (to stop it, to see it die) would be the shell's, and a stop would orphan it.
 pub const DEBIAN_CHROMES: [&str; 3] = [
-    "/usr/bin/chromium-headless-shell",
+    "/usr/lib/chromium/chromium-headless-shell",
     "/usr/bin/chromium",
     "/usr/bin/chromium-browser",
 ];
@@ -120,16 +122,16 @@ mod tests {
         let pick = |explicit, env| pick_chrome(explicit, env, &DEBIAN_CHROMES, all).unwrap();
         assert_eq!(
             pick(None, None),
-            PathBuf::from("/usr/bin/chromium-headless-shell")
+            PathBuf::from("/usr/lib/chromium/chromium-headless-shell")
         );
         assert_eq!(pick(None, Some("/opt/c")), PathBuf::from("/opt/c"));
         assert_eq!(pick(Some("/x/c"), Some("/opt/c")), PathBuf::from("/x/c"));
         // An empty $CHROME is no choice.
         assert_eq!(
             pick(None, Some("")),
-            PathBuf::from("/usr/bin/chromium-headless-shell")
+            PathBuf::from("/usr/lib/chromium/chromium-headless-shell")
         );
-        let no_shell = |p: &Path| p != Path::new("/usr/bin/chromium-headless-shell");
+        let no_shell = |p: &Path| p != Path::new("/usr/lib/chromium/chromium-headless-shell");
         assert_eq!(
             pick_chrome(None, None, &DEBIAN_CHROMES, no_shell).unwrap(),
             PathBuf::from("/usr/bin/chromium")

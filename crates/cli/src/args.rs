@@ -37,7 +37,7 @@ pub enum Command {
         /// Replace the file if it exists.
         #[arg(long)]
         force: bool,
-        /// Chromium binary (default: $CHROME, then /usr/bin/chromium-headless-shell, /usr/bin/chromium).
+        /// Chromium binary (default: $CHROME, then /usr/lib/chromium/chromium-headless-shell, /usr/bin/chromium).
         #[arg(long)]
         chrome: Option<String>,
     },
@@ -191,7 +191,7 @@ pub struct TraceArgs {
     /// With a demo trace: serve the bundled application with its seeded bugs switched off.
     #[arg(long)]
     pub fixed: bool,
-    /// Chromium binary (default: $CHROME, then /usr/bin/chromium-headless-shell, /usr/bin/chromium).
+    /// Chromium binary (default: $CHROME, then /usr/lib/chromium/chromium-headless-shell, /usr/bin/chromium).
     #[arg(long)]
     pub chrome: Option<String>,
     /// Attach to a running browser's CDP websocket instead of launching Chromium.
@@ -284,7 +284,7 @@ pub struct RunArgs {
     /// explore as the CPU it left idle (waiting on the application) has room for.
     #[arg(long, value_name = "N|auto")]
     pub workers: Option<wayfarer_run::Workers>,
-    /// Chromium binary (default: $CHROME, then /usr/bin/chromium-headless-shell, /usr/bin/chromium).
+    /// Chromium binary (default: $CHROME, then /usr/lib/chromium/chromium-headless-shell, /usr/bin/chromium).
     #[arg(long)]
     pub chrome: Option<String>,
     /// Open a fresh browser context on every reset (full isolation, slower).
@@ -378,7 +378,7 @@ pub struct BenchArgs {
     /// Configuration file applied to every run (scope, deny rules, login, inputs...).
     #[arg(long, short = 'c')]
     pub config: Option<PathBuf>,
-    /// Chromium binary (default: $CHROME, then /usr/bin/chromium-headless-shell, /usr/bin/chromium).
+    /// Chromium binary (default: $CHROME, then /usr/lib/chromium/chromium-headless-shell, /usr/bin/chromium).
     #[arg(long)]
     pub chrome: Option<String>,
     /// Where peers are installed (default: $XDG_CACHE_HOME/wayfarer/peers or

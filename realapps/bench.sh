@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# The ten-app bench of docs/src/real-apps.md, one application at a time, so that a bench of
+# five hours can be finished over several sittings, on machines that do not keep their
+# files: each application's tables are copied into the repository as soon as it is done.
+#
+#   bash realapps/bench.sh [APP...]        # default: the ten of apps.toml, in its order
+#
+# Runs random, webexplor and guided with gremlins and Bombadil beside them, 2 minutes, 3
+# seeds (BUDGET, SEEDS, STRATEGIES, PEERS override). The raw runs go to
+# bench-state/realapps-REV/APP (gitignored; `--resume` skips the runs finished there);
+# bench.md, bench.csv, stops.md and findings.md of each finished application go to
+# realapps/results/realapps-REV/APP/, to commit. An application whose results are already
+# there is skipped. Needs an otherwise idle machine: never two benches at once.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+: "${WAYFARER_REALAPPS:=$(cd .. && pwd)/shared/realapps}"
+export WAYFARER_REALAPPS
+BUDGET=${BUDGET:-2m}
+SEEDS=${SEEDS:-3}
+STRATEGIES=${STRATEGIES:-random,webexplor,guided}
+PEERS=${PEERS:-gremlins,bombadil}
+rev=$(git rev-parse --short HEAD)
+if [ -n "$(git status --porcelain --untracked-files=no)" ]; then
+  echo "realapps/bench.sh: the work tree has changes; commit them so the results name the build" >&2
+  exit 2
+fi
+apps=("$@")
+if [ "${#apps[@]}" -eq 0 ]; then
+  mapfile -t apps < <(sed -n 's/^name = "\(.*\)"/\1/p' realapps/apps.toml)
+fi
+
+bash scripts/ensure-chromium.sh
+for a in "${apps[@]}"; do
+  bash "$WAYFARER_REALAPPS/$a/install.sh" >/dev/null || { echo "install of $a failed" >&2; exit 2; }
+done
+if [[ ",$PEERS," == *",bombadil,"* ]] && [ ! -x "${BOMBADIL_BIN:-/opt/peers/bombadil/target/release/bombadil}" ]; then
+  echo "realapps/bench.sh: building Bombadil (~11 min cold on 2 cores)" >&2
+  bash "$(cd .. && pwd)/shared/peers/bombadil/build.sh"
+fi
+cargo build --release --locked -p wayfarer
+bin=target/release/wayfarer
+
+for a in "${apps[@]}"; do
+  keep=realapps/results/realapps-$rev/$a
+  if [ -f "$keep/bench.csv" ]; then
+    echo "realapps/bench.sh: $a done at $rev ($keep), skipped" >&2
+    continue
+  fi
+  out=bench-state/realapps-$rev/$a
+  echo "realapps/bench.sh: $a -> $out ($(date +%T))" >&2
+  "$bin" bench --apps-file realapps/apps.toml --apps "$a" --strategies "$STRATEGIES" \
+    --peer "$PEERS" --budget "$BUDGET" --seeds "$SEEDS" --out "$out" --resume
+  mkdir -p "$keep"
+  for f in bench.md bench.csv stops.md findings.md; do
+    [ -f "$out/$f" ] && cp "$out/$f" "$keep/"
+  done
+done
+echo "realapps/bench.sh: results in realapps/results/realapps-$rev/ (commit them)" >&2
