@@ -7,7 +7,8 @@
 #
 # Runs random, webexplor and guided with gremlins and Bombadil beside them, 2 minutes, 3
 # seeds (BUDGET, SEEDS, STRATEGIES, PEERS override). The raw runs go to
-# bench-state/realapps-REV/APP (gitignored; `--resume` skips the runs finished there);
+# bench-state/realapps-REV/APP (REV: the last commit that changed the code; gitignored;
+# `--resume` skips the runs finished there);
 # bench.md, bench.csv, stops.md and findings.md of each finished application go to
 # realapps/results/realapps-REV/APP/, to commit. An application whose results are already
 # there is skipped. Needs an otherwise idle machine: never two benches at once.
@@ -19,9 +20,12 @@ BUDGET=${BUDGET:-2m}
 SEEDS=${SEEDS:-3}
 STRATEGIES=${STRATEGIES:-random,webexplor,guided}
 PEERS=${PEERS:-gremlins,bombadil}
-rev=$(git rev-parse --short HEAD)
-if [ -n "$(git status --porcelain --untracked-files=no)" ]; then
-  echo "realapps/bench.sh: the work tree has changes; commit them so the results name the build" >&2
+# The results belong to the code, not to the commit that adds them: the rev is the last
+# commit that changed what the binary is built from, or the apps' configs.
+code=(crates testapps Cargo.toml Cargo.lock 'realapps/*.toml')
+rev=$(git log -1 --format=%h -- "${code[@]}")
+if [ -n "$(git status --porcelain --untracked-files=no -- "${code[@]}")" ]; then
+  echo "realapps/bench.sh: the code has uncommitted changes; commit them so the results name the build" >&2
   exit 2
 fi
 apps=("$@")
