@@ -1,7 +1,7 @@
 //! Oracles: which events and page contents are failures (DESIGN section 9), and the
 //! book of unique failures seen in a run.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use regex::Regex;
 use serde::{Deserialize, Serialize};
@@ -151,6 +151,18 @@ impl Oracles {
 
     /// Findings raised by one step's events and the observation it led to.
     pub fn judge(&self, events: &[Event], obs: Option<&Observation>) -> Vec<Finding> {
+        self.judge_typed(events, obs, &BTreeSet::new())
+    }
+
+    /// [`judge`](Self::judge) for a run that has typed `typed` into the application: a
+    /// page that shows a placeholder word inside one of them (typed "null", the page says
+    /// "Saved null") echoes the user, it does not show a value it lost.
+    pub fn judge_typed(
+        &self,
+        events: &[Event],
+        obs: Option<&Observation>,
+        typed: &BTreeSet<String>,
+    ) -> Vec<Finding> {
         let mut out = Vec::new();
         for ev in events {
             let url = ev.url.as_deref().unwrap_or("");
@@ -250,7 +262,7 @@ impl Oracles {
             out.push(f);
         }
         if let Some(o) = obs {
-            out.extend(self.page_checks(o));
+            out.extend(self.page_checks(o, typed));
         }
         out.retain(|f| {
             let line = format!("{}: {}", f.kind.as_str(), f.message);
@@ -263,7 +275,7 @@ impl Oracles {
 impl Oracles {
     /// The built-in checks of what a page shows (`[oracles]` placeholder_text,
     /// broken_resources, duplicate_ids, unnamed_controls), each signed once per kind of page.
-    fn page_checks(&self, o: &Observation) -> Vec<Finding> {
+    fn page_checks(&self, o: &Observation, typed: &BTreeSet<String>) -> Vec<Finding> {
         let c = &self.config;
         let mut out = Vec::new();
         let page = normalize_message(&crate::signature::normalize_source(&o.url));
@@ -274,6 +286,12 @@ impl Oracles {
                     .find(|p| t.contains(**p))
                     .copied()
                     .unwrap_or("?");
+                if typed
+                    .iter()
+                    .any(|v| v.contains(token) && t.contains(v.as_str()))
+                {
+                    continue;
+                }
                 out.push(
                     Finding::new(
                         FailureKind::PlaceholderText,
@@ -555,7 +573,7 @@ mod tests {
             ],
             ..Observation::default()
         };
-        let f = oracles().page_checks(&obs("http://app/orders/7"));
+        let f = oracles().page_checks(&obs("http://app/orders/7"), &BTreeSet::new());
         let kinds: Vec<(&str, bool)> = f.iter().map(|f| (f.kind.as_str(), f.warning)).collect();
         assert_eq!(
             kinds,
@@ -585,7 +603,7 @@ mod tests {
             f[3].message
         );
         // Another order shows the same faults: the same signatures.
-        let again = oracles().page_checks(&obs("http://app/orders/8"));
+        let again = oracles().page_checks(&obs("http://app/orders/8"), &BTreeSet::new());
         let sigs = |f: &[Finding]| f.iter().map(|f| f.signature.clone()).collect::<Vec<_>>();
         assert_eq!(sigs(&again), sigs(&f));
         // Configured: failures, or nothing.
@@ -597,7 +615,7 @@ mod tests {
             ..OracleConfig::default()
         };
         let o = Oracles::new(cfg, vec!["http://app".into()]).unwrap();
-        let f = o.page_checks(&obs("http://app/orders/7"));
+        let f = o.page_checks(&obs("http://app/orders/7"), &BTreeSet::new());
         assert_eq!(f.len(), 1, "{f:#?}");
         assert_eq!((f[0].kind, f[0].warning), (FailureKind::DuplicateId, false));
     }
@@ -681,6 +699,32 @@ mod tests {
             vec![]
         )
         .is_err());
+    }
+
+    #[test]
+    fn a_placeholder_word_the_run_typed_is_an_echo_not_a_failure() {
+        let obs = Observation {
+            url: "http://app/name".into(),
+            placeholder_text: vec!["Saved null".into(), "Total: NaN".into()],
+            ..Observation::default()
+        };
+        let kinds = |typed: &[&str]| -> Vec<String> {
+            let typed: BTreeSet<String> = typed.iter().map(|t| t.to_string()).collect();
+            oracles()
+                .judge_typed(&[], Some(&obs), &typed)
+                .into_iter()
+                .map(|f| f.message)
+                .collect()
+        };
+        // Nothing typed, or something else: both are failures.
+        assert_eq!(kinds(&[]).len(), 2);
+        assert_eq!(kinds(&["Ada"]).len(), 2);
+        // "null" was typed and is shown back; the NaN beside it is still the page's own.
+        let left = kinds(&["null"]);
+        assert_eq!(left.len(), 1, "{left:?}");
+        assert!(left[0].contains("NaN"), "{left:?}");
+        // A typed value that holds the word but is not what the page shows does not hide it.
+        assert_eq!(kinds(&["null pointer"]).len(), 2);
     }
 
     #[test]

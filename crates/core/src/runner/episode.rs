@@ -50,6 +50,7 @@ pub(super) fn begin_episode(
         &mut s.book,
         s.observers,
         &cur.obs,
+        &s.typed,
         env,
     );
     let record = ResetRecord {
@@ -103,10 +104,11 @@ pub(super) fn judge(
     book: &mut FailureBook,
     observers: &mut [&mut (dyn Observer + Send)],
     obs: &Observation,
+    typed: &std::collections::BTreeSet<String>,
     env: &mut dyn Environment,
 ) -> Vec<String> {
     let mut found = Vec::new();
-    for finding in oracles.judge(events, Some(obs)) {
+    for finding in oracles.judge_typed(events, Some(obs), typed) {
         found.push(finding.signature.clone());
         if let Some(f) = book.record(finding, step, cur.episode, &obs.url, &cur.trace) {
             let shot = env.screenshot();

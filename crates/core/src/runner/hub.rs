@@ -27,6 +27,8 @@ pub(super) struct Shared<'a, 'o> {
     pub episodes: u64,
     /// What the run has seen (scripts, endpoints, pages, functions): each step's novelty.
     pub novelty: NoveltyTracker,
+    /// Every value the run has typed: a page may show it back (the oracles' `judge_typed`).
+    pub typed: std::collections::BTreeSet<String>,
 }
 
 pub(super) struct Hub<'a, 'o> {
@@ -64,6 +66,7 @@ impl<'a, 'o> Hub<'a, 'o> {
                 steps: 0,
                 episodes: 0,
                 novelty: NoveltyTracker::new(opts.oracles.app_origins().to_vec()),
+                typed: Default::default(),
             }),
             claimed: AtomicU64::new(0),
             halt: Mutex::new(None),

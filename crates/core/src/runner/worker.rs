@@ -19,7 +19,7 @@ use crate::candidates::offered_actions;
 use crate::env::{EnvError, Environment};
 use crate::forms::FormTracker;
 use crate::llm::Picture;
-use crate::model::{AppProbe, EventKind, Observation};
+use crate::model::{ActionKind, AppProbe, EventKind, Observation};
 use crate::record::{StepRecord, StepTimings};
 use crate::state::Analysis;
 use crate::trace::{ElementHint, TraceStep};
@@ -483,6 +483,11 @@ fn steps(w: &mut Worker, hub: &Hub) {
             // Failures are judged before a restart clears the trace, so it keeps the
             // actions that led to the crash.
             let t_judge = Instant::now();
+            if action.kind == ActionKind::Type {
+                if let Some(v) = action.value.as_ref().filter(|v| !v.is_empty()) {
+                    s.typed.insert(v.clone());
+                }
+            }
             let findings = judge(
                 &opts.oracles,
                 &cur,
@@ -491,6 +496,7 @@ fn steps(w: &mut Worker, hub: &Hub) {
                 &mut s.book,
                 s.observers,
                 &outcome.observation,
+                &s.typed,
                 w.env,
             );
             let timings = StepTimings {
