@@ -10,7 +10,7 @@
 # bench-state/realapps-REV/APP (REV: the last commit that changed the code; gitignored;
 # `--resume` skips the runs finished there);
 # bench.md, bench.csv, stops.md and findings.md of each finished application go to
-# realapps/results/realapps-REV/APP/, to commit. An application whose results are already
+# realapps/results/REV/APP/, to commit. An application whose results are already
 # there is skipped. Needs an otherwise idle machine: never two benches at once.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -45,7 +45,7 @@ cargo build --release --locked -p wayfarer
 bin=target/release/wayfarer
 
 for a in "${apps[@]}"; do
-  keep=realapps/results/realapps-$rev/$a
+  keep=realapps/results/$rev/$a
   if [ -f "$keep/bench.csv" ]; then
     echo "realapps/bench.sh: $a done at $rev ($keep), skipped" >&2
     continue
@@ -59,4 +59,4 @@ for a in "${apps[@]}"; do
     [ -f "$out/$f" ] && cp "$out/$f" "$keep/"
   done
 done
-echo "realapps/bench.sh: results in realapps/results/realapps-$rev/ (commit them)" >&2
+echo "realapps/bench.sh: results in realapps/results/$rev/ (commit them)" >&2
