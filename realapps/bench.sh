@@ -11,7 +11,8 @@
 # `--resume` skips the runs finished there);
 # bench.md, bench.csv, stops.md and findings.md of each finished application go to
 # realapps/results/REV/APP/, to commit. An application whose results are already
-# there is skipped. Needs an otherwise idle machine: never two benches at once.
+# there is skipped. Needs an otherwise idle machine: never two benches at once. Stop it
+# with `kill -TERM PID` (of this script): the finished runs stay for the next sitting.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 : "${WAYFARER_REALAPPS:=$(cd .. && pwd)/shared/realapps}"
@@ -52,8 +53,14 @@ for a in "${apps[@]}"; do
   fi
   out=bench-state/realapps-$rev/$a
   echo "realapps/bench.sh: $a -> $out ($(date +%T))" >&2
+  # In the background and waited for, so a TERM to this script reaches the bench at once
+  # (bash runs a trap only after a foreground child ends); the bench stops its runs cleanly.
   "$bin" bench --apps-file realapps/apps.toml --apps "$a" --strategies "$STRATEGIES" \
-    --peer "$PEERS" --budget "$BUDGET" --seeds "$SEEDS" --out "$out" --resume
+    --peer "$PEERS" --budget "$BUDGET" --seeds "$SEEDS" --out "$out" --resume &
+  child=$!
+  trap 'kill -TERM "$child" 2>/dev/null; wait "$child"; exit 143' TERM INT
+  wait "$child"
+  trap - TERM INT
   mkdir -p "$keep"
   for f in bench.md bench.csv stops.md findings.md; do
     [ -f "$out/$f" ] && cp "$out/$f" "$keep/"
