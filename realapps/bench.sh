@@ -63,7 +63,7 @@ for a in "${apps[@]}"; do
   trap - TERM INT
   mkdir -p "$keep"
   for f in bench.md bench.csv stops.md findings.md; do
-    [ -f "$out/$f" ] && cp "$out/$f" "$keep/"
+    if [ -f "$out/$f" ]; then cp "$out/$f" "$keep/"; fi
   done
 done
 echo "realapps/bench.sh: results in realapps/results/$rev/ (commit them)" >&2

@@ -68,18 +68,18 @@ pub const DEBIAN_CHROMES: [&str; 3] = [
 /// The Chromium binary: `explicit`, then `$CHROME`, then the first of [`DEBIAN_CHROMES`]
 /// that is installed.
 pub fn find_chrome(explicit: Option<&str>) -> Result<PathBuf, EnvError> {
-    pick_chrome(
-        explicit,
-        std::env::var("CHROME").ok().as_deref(),
-        &DEBIAN_CHROMES,
-        |p| p.exists(),
-    )
+    pick_chrome(explicit, std::env::var("CHROME").ok().as_deref(), |p| {
+        p.exists()
+    })
 }
+
+/// How to get a browser, in every error that found none.
+const INSTALL_HINT: &str =
+    "install it with `apt-get install -y chromium-headless-shell` (or `bash scripts/ensure-chromium.sh`) or pass --chrome PATH";
 
 fn pick_chrome(
     explicit: Option<&str>,
     env: Option<&str>,
-    installed: &[&str],
     exists: impl Fn(&Path) -> bool,
 ) -> Result<PathBuf, EnvError> {
     if let Some(p) = explicit.filter(|p| !p.is_empty()) {
@@ -87,20 +87,19 @@ fn pick_chrome(
             Ok(PathBuf::from(p))
         } else {
             Err(EnvError::Browser(format!(
-                "Chromium not found at {p}: install it with `apt-get install -y chromium-headless-shell` or pass --chrome PATH"
+                "Chromium not found at {p}: {INSTALL_HINT}"
             )))
         };
     }
     if let Some(p) = env.filter(|p| !p.is_empty() && exists(Path::new(p))) {
         return Ok(PathBuf::from(p));
     }
-    if let Some(p) = installed.iter().find(|p| exists(Path::new(p))) {
+    if let Some(p) = DEBIAN_CHROMES.iter().find(|p| exists(Path::new(p))) {
         return Ok(PathBuf::from(p));
     }
     Err(EnvError::Browser(format!(
-        "Chromium not found (looked at --chrome, $CHROME, {}): install it with \
-         `apt-get install -y chromium-headless-shell` (or `bash scripts/ensure-chromium.sh`) or pass --chrome PATH",
-        installed.join(", ")
+        "Chromium not found (looked at --chrome, $CHROME, {}): {INSTALL_HINT}",
+        DEBIAN_CHROMES.join(", ")
     )))
 }
 
@@ -119,7 +118,7 @@ mod tests {
     #[test]
     fn the_headless_shell_is_taken_before_chromium_and_chrome_before_both() {
         let all = |_: &Path| true;
-        let pick = |explicit, env| pick_chrome(explicit, env, &DEBIAN_CHROMES, all).unwrap();
+        let pick = |explicit, env| pick_chrome(explicit, env, all).unwrap();
         assert_eq!(
             pick(None, None),
             PathBuf::from("/usr/lib/chromium/chromium-headless-shell")
@@ -133,20 +132,20 @@ mod tests {
         );
         let no_shell = |p: &Path| p != Path::new("/usr/lib/chromium/chromium-headless-shell");
         assert_eq!(
-            pick_chrome(None, None, &DEBIAN_CHROMES, no_shell).unwrap(),
+            pick_chrome(None, None, no_shell).unwrap(),
             PathBuf::from("/usr/bin/chromium")
         );
         // A $CHROME that is not there falls through to the installed ones.
         let only_chromium = |p: &Path| p == Path::new("/usr/bin/chromium");
         assert_eq!(
-            pick_chrome(None, Some("/gone"), &DEBIAN_CHROMES, only_chromium).unwrap(),
+            pick_chrome(None, Some("/gone"), only_chromium).unwrap(),
             PathBuf::from("/usr/bin/chromium")
         );
     }
 
     #[test]
     fn nothing_installed_names_every_place_looked_at() {
-        let err = pick_chrome(None, None, &DEBIAN_CHROMES, |_| false).unwrap_err();
+        let err = pick_chrome(None, None, |_| false).unwrap_err();
         let msg = err.to_string();
         for p in DEBIAN_CHROMES {
             assert!(msg.contains(p), "{msg}");
