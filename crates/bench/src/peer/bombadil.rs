@@ -42,6 +42,8 @@ const INTERRUPT_GRACE: Duration = Duration::from_secs(15);
 /// Bombadil ending this much before its time limit ended early (its clock starts before
 /// ours, at its own start).
 const EARLY_SLACK: Duration = Duration::from_secs(5);
+/// Bombadil's exit status when its test found property violations.
+const VIOLATIONS_FOUND: i32 = 2;
 /// How long one socket read waits: the loop's resolution.
 const POLL: Duration = Duration::from_millis(20);
 
@@ -136,7 +138,10 @@ fn ended_early(
     log: Option<&Path>,
 ) -> Option<String> {
     let status = exit?;
-    if ours || (status.success() && elapsed + EARLY_SLACK >= limit) {
+    // Bombadil ends a test that found violations with status 2 (`main.rs`: "Test finished
+    // after time limit, finding N violations!"): at its time, that is a normal end.
+    let finished = status.success() || status.code() == Some(VIOLATIONS_FOUND);
+    if ours || (finished && elapsed + EARLY_SLACK >= limit) {
         return None;
     }
     let log = log.map_or(String::new(), |l| format!("; its log: {}", l.display()));
@@ -887,6 +892,13 @@ mod tests {
             None
         );
         assert!(ended_early(Some(ok), false, s(60.0), limit, None).is_some());
+        // Violations found, at its time (mlflow, 2026-12-02): a normal end; before it, not.
+        let violations = ExitStatus::from_raw(2 << 8);
+        assert_eq!(
+            ended_early(Some(violations), false, s(119.9), limit, None),
+            None
+        );
+        assert!(ended_early(Some(violations), false, s(60.0), limit, None).is_some());
         // Stopped by us (budget spent, overrun): not early.
         assert_eq!(ended_early(Some(failed), true, s(4.2), limit, None), None);
         assert_eq!(ended_early(None, false, s(4.2), limit, None), None);
