@@ -167,10 +167,8 @@ impl NetTracker {
     }
 
     /// Whether the main frame has been loading for less than `max_age`, for a document
-    /// request in flight or just ended. A start with no document request is a
-    /// same-document navigation or a start seen after its stop (the two events come on
-    /// streams not ordered with each other): it held every wait for 10 s, 5 s of each of
-    /// two steps after most route changes of MLflow and every download of Verdaccio.
+    /// request in flight or just ended: a start without one is a route change, or a start
+    /// handled after its stop (their streams are not ordered), and held waits to the bound.
     pub fn loading(&self, max_age: Duration) -> bool {
         let doc = self.reqs.values().any(|r| r.main_doc)
             || self.last_doc.is_some_and(|t| t.elapsed() < COMMIT_GAP);
