@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """The goal lines of the real-apps bench, from the bench.csv files that realapps/bench.sh keeps.
 
-    python3 realapps/goals.py [REV_DIR...]   # default: every realapps/results/<rev>/ that has apps
+    python3 realapps/goals.py [--tables] [REV_DIR...]   # default: every realapps/results/<rev>/
+
+--tables also prints, per application in apps.toml's order, the rows of its bench.md "Reach"
+table and of its stops.md: the two tables of docs/src/real-apps.md, ready to paste.
 
 Per application (the newest REV_DIR that has it wins, in the order given): the median over
 seeds of each tool's JavaScript gain (js_covered_bytes - js_first_load_bytes), distinct URLs
@@ -48,8 +51,32 @@ def ratio(a, b):
     return f"{a / b:.2f}"
 
 
+def rows_of(path, first_cell):
+    """The body rows of a markdown table whose rows start with `| first_cell |`."""
+    if not path.is_file():
+        return []
+    return [l for l in path.read_text().splitlines() if l.startswith(f"| {first_cell} |")]
+
+
+def tables(apps):
+    order = [
+        l.split('"')[1]
+        for l in (Path(__file__).parent / "apps.toml").read_text().splitlines()
+        if l.startswith("name = ")
+    ]
+    for name, md in [("reach", "bench.md"), ("where it stops", "stops.md")]:
+        print(f"\n{name}:\n")
+        for app in order:
+            if app in apps:
+                rev_dir = Path(__file__).parent / "results" / apps[app][0] / app
+                for l in rows_of(rev_dir / md, app):
+                    print(l)
+
+
 def main():
     args = sys.argv[1:]
+    want_tables = "--tables" in args
+    args = [a for a in args if a != "--tables"]
     if not args:
         root = Path(__file__).parent / "results"
         # Dated dirs hold the whole-bench runs of before bench.sh; the newest commit dir wins.
@@ -75,6 +102,8 @@ def main():
         print("| " + " | ".join(cells) + " |")
     n = len(apps)
     print(f"\nguided >= 1.3x random on {held['random']}/{n}; >= 1.5x Bombadil on {held['bombadil']}/{n}")
+    if want_tables:
+        tables(apps)
 
 
 if __name__ == "__main__":
