@@ -13,6 +13,7 @@ and states, and the two ratios the goal asks for, guided / random and guided / B
 """
 import csv
 import statistics
+import subprocess
 import sys
 from pathlib import Path
 
@@ -20,35 +21,44 @@ TOOLS = ["random", "webexplor", "guided", "bombadil", "gremlins"]
 
 
 def load(dirs):
+    """Application name -> (its REV_DIR, its bench.csv rows); a later dir replaces an earlier."""
     apps = {}
-    for d in dirs:
-        for f in sorted(Path(d).glob("*/bench.csv")):
+    for d in map(Path, dirs):
+        for f in sorted(d.glob("*/bench.csv")):
             rows = list(csv.DictReader(f.open()))
             if rows:
-                apps[f.parent.name] = (Path(d).name, rows)
+                apps[f.parent.name] = (d, rows)
     return apps
 
 
-def med(rows, tool, key):
-    vals = [float(r[key]) for r in rows if r["strategy"] == tool and r[key] != ""]
+def med(rows, tool, value):
+    """Median over the tool's runs of value(row); None where the tool has no such run."""
+    vals = [value(r) for r in rows if r["strategy"] == tool and r["js_covered_bytes"] != ""]
     return statistics.median(vals) if vals else None
 
 
-def gain(rows, tool):
-    vals = [
-        (float(r["js_covered_bytes"]) - float(r["js_first_load_bytes"])) / 1000
-        for r in rows
-        if r["strategy"] == tool and r["js_covered_bytes"] != ""
-    ]
-    return statistics.median(vals) if vals else None
+def gain_kb(r):
+    return (float(r["js_covered_bytes"]) - float(r["js_first_load_bytes"])) / 1000
 
 
 def ratio(a, b):
-    if a is None or b is None:
-        return "-"
-    if b <= 0.05:
-        return "inf" if a > 0.05 else "-"
-    return f"{a / b:.2f}"
+    """a / b, infinite where b gained nothing and a did; None where either is missing."""
+    if a is None or b is None or (b <= 0.05 and a <= 0.05):
+        return None
+    return a / b if b > 0.05 else float("inf")
+
+
+def fmt(x):
+    return "-" if x is None else f"{x:.2f}"
+
+
+def by_commit_date(dirs):
+    """Oldest first by the commit that added each dir: file times mean nothing in a fresh clone."""
+    def when(d):
+        out = subprocess.run(["git", "log", "-1", "--format=%ct", "--", str(d)],
+                             capture_output=True, text=True, cwd=d.parent).stdout.strip()
+        return int(out or 0)
+    return sorted(dirs, key=when)
 
 
 def rows_of(path, first_cell):
@@ -68,8 +78,7 @@ def tables(apps):
         print(f"\n{name}:\n")
         for app in order:
             if app in apps:
-                rev_dir = Path(__file__).parent / "results" / apps[app][0] / app
-                for l in rows_of(rev_dir / md, app):
+                for l in rows_of(apps[app][0] / app / md, app):
                     print(l)
 
 
@@ -80,28 +89,31 @@ def main():
     if not args:
         root = Path(__file__).parent / "results"
         # Dated dirs hold the whole-bench runs of before bench.sh; the newest commit dir wins.
-        args = sorted(
-            (p for p in root.iterdir() if p.is_dir() and not p.name.startswith("2026-")),
-            key=lambda p: p.stat().st_mtime,
+        args = by_commit_date(
+            p for p in root.iterdir() if p.is_dir() and not p.name.startswith("2026-")
         )
     apps = load(args)
     head = ["app", "rev"] + [f"{t} kB" for t in TOOLS]
     head += ["g/random", "g/bombadil", "URLs g/b", "states g/b"]
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
-    held = {"random": 0, "bombadil": 0}
-    for app, (rev, rows) in sorted(apps.items()):
-        g = {t: gain(rows, t) for t in TOOLS}
+    held = {"random": 0, "bombadil": 0, "urls": 0}
+    for app, (rev_dir, rows) in sorted(apps.items()):
+        g = {t: med(rows, t, gain_kb) for t in TOOLS}
         r_rand, r_bomb = ratio(g["guided"], g["random"]), ratio(g["guided"], g["bombadil"])
-        held["random"] += r_rand == "inf" or (r_rand != "-" and float(r_rand) >= 1.3)
-        held["bombadil"] += r_bomb == "inf" or (r_bomb != "-" and float(r_bomb) >= 1.5)
-        urls = f"{med(rows, 'guided', 'urls'):.0f}/{med(rows, 'bombadil', 'urls') or 0:.0f}"
-        states = f"{med(rows, 'guided', 'states'):.0f}/{med(rows, 'bombadil', 'states') or 0:.0f}"
-        cells = [app, rev] + ["-" if g[t] is None else f"{g[t]:.1f}" for t in TOOLS]
-        cells += [r_rand, r_bomb, urls, states]
+        held["random"] += r_rand is not None and r_rand >= 1.3
+        held["bombadil"] += r_bomb is not None and r_bomb >= 1.5
+        urls = [med(rows, t, lambda r: float(r["urls"])) or 0 for t in ("guided", "bombadil")]
+        states = [med(rows, t, lambda r: float(r["states"])) or 0 for t in ("guided", "bombadil")]
+        held["urls"] += urls[0] >= urls[1]
+        cells = [app, rev_dir.name] + ["-" if g[t] is None else f"{g[t]:.1f}" for t in TOOLS]
+        cells += [fmt(r_rand), fmt(r_bomb), "%.0f/%.0f" % tuple(urls), "%.0f/%.0f" % tuple(states)]
         print("| " + " | ".join(cells) + " |")
     n = len(apps)
-    print(f"\nguided >= 1.3x random on {held['random']}/{n}; >= 1.5x Bombadil on {held['bombadil']}/{n}")
+    print(
+        f"\nguided >= 1.3x random on {held['random']}/{n}; >= 1.5x Bombadil on {held['bombadil']}/{n};"
+        f" URLs >= Bombadil's on {held['urls']}/{n}"
+    )
     if want_tables:
         tables(apps)
 
