@@ -85,27 +85,34 @@
   const PLACEHOLDER_HINT = /\[object Object\]|NaN|undefined|null/;
   const CODE_LIKE = "code, pre, kbd, samp, var, textarea, [contenteditable=''], [contenteditable='true']";
   // "[object Object]" anywhere and "NaN" as a word; "undefined" and "null" as a word of a
-  // short text only (a label or a value; prose may say them), and not after "is" or "not"
-  // (a filter's operator, "is null" on Datasette; a phrase, not a value).
+  // short text only (a label or a value; prose may say them), not after "is" or "not"
+  // (a filter's operator, "is null" on Datasette; a phrase, not a value) and not in
+  // quotes (a word mentioned: 'not to return "null"' in TiddlyWiki's release notes).
   const VALUE_WORD = /(^|[^\w-])(undefined|null)(?=[^\w-]|$)/g;
-  const PHRASE_BEFORE = /(^|[^\w'])(is|not|be|are|was|were|isn't|aren't)\s+$/i;
+  const PHRASE_BEFORE = /(^|[^\w'])(is|not|be|being|are|was|were|isn't|aren't)\s+$/i;
+  const QUOTES = "\"'\u201c\u201d\u2018\u2019";
   function valueWord(s) {
     if (s.length > 40) return false;
     for (const m of s.matchAll(VALUE_WORD)) {
-      if (!PHRASE_BEFORE.test(s.slice(0, m.index + m[1].length))) return true;
+      const at = m.index + m[1].length, end = at + m[2].length;
+      if (PHRASE_BEFORE.test(s.slice(0, at))) continue;
+      if (QUOTES.includes(s[at - 1] || "") && QUOTES.includes(s[end] || "")) continue;
+      return true;
     }
     return false;
   }
   function placeholderIn(t, el) {
     const s = squash(t, 200);
-    const hit = s.includes("[object Object]") || /(^|[^\w])NaN([^\w]|$)/.test(s) || valueWord(s);
-    if (!hit) return null;
+    const strong = s.includes("[object Object]") || /(^|[^\w])NaN([^\w]|$)/.test(s);
+    if (!strong && !valueWord(s)) return null;
     try { if (el.closest(CODE_LIKE)) return null; } catch (e) { return null; }
     // Shown as the reader sees it: the enclosing block's text ("Total: NaN"), when short.
+    // A word's text is judged there too: a text node cut short by a link ("[[Fixed]] not
+    // to return null for an empty list") is part of a sentence, not a value.
     try {
       const block = el.closest(SHOWN_IN);
       const whole = block ? squash(block.textContent, 200) : "";
-      if (whole.length <= 120 && whole.includes(s)) return whole;
+      if (whole.length <= 120 && whole.includes(s)) return strong || valueWord(whole) ? whole : null;
     } catch (e) { /* the text node's own text */ }
     return s;
   }

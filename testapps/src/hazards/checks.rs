@@ -4,7 +4,8 @@
 //!
 //! - `placeholder`: "Total: NaN" on load, "Hello, undefined!" after a click (good: real
 //!   values; "null" and "NaN" in code, "undefined" in a sentence of prose, and a filter's
-//!   "is null" and "is not null", as Datasette offers them).
+//!   "is null" and "is not null", as Datasette offers them; release notes as TiddlyWiki's,
+//!   where a link cuts a sentence into short texts and a word is quoted).
 //! - `image`: an image that answers 404 and one that is not an image (good: a real
 //!   image, an SVG without a size, a fetch that answers 404).
 //! - `ids`: two buttons with the same id (good: unique ids; two plain divs share one).
@@ -93,7 +94,7 @@ document.getElementById('greet').addEventListener('click', () => {
 });
 </script>"#;
 
-const PLACEHOLDER_GOOD: &str = r#"<h1>Your order</h1>
+const PLACEHOLDER_GOOD: &str = r##"<h1>Your order</h1>
 <p>Total: <span id="total">12.50</span></p>
 <button id="greet">Greet me</button>
 <p id="hello"></p>
@@ -101,11 +102,15 @@ const PLACEHOLDER_GOOD: &str = r#"<h1>Your order</h1>
 <p>In the export, a missing price is written <code>null</code>; a bad one <code>NaN</code>.</p>
 <pre>total = NaN  // what the old version printed</pre>
 <label>Lines where the note <select name="op"><option>=</option><option>is null</option><option>is not null</option></select></label>
+<h2>Changes</h2>
+<ul><li><a href="#fix-1">Fixed</a> not to return "null" for an empty list</li>
+<li><a href="#fix-2">Fixed</a> the sort of undefined titles in lists</li>
+<li>issue with <code>e.toggle</code> being undefined with <a href="#cm">CodeMirror</a> keymaps</li></ul>
 <script>
 document.getElementById('greet').addEventListener('click', () => {
   document.getElementById('hello').textContent = 'Hello, Ada!';
 });
-</script>"#;
+</script>"##;
 
 const IMAGE_BAD: &str = r#"<h1>Gallery</h1>
 <img src="/checks/files/missing.png" alt="Logo" width="40" height="40">
