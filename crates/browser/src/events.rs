@@ -654,7 +654,11 @@ pub(crate) fn exception_event(e: &EventExceptionThrown) -> Event {
         EventKind::Exception
     };
     let event = Event::new(kind, message);
-    match d.url.as_ref().filter(|u| !u.is_empty()) {
+    // A rejection by the browser itself (a DOMException: the clipboard refused) has no
+    // script: CDP names the document at 0:0, which made one fault a failure per page
+    // (Verdaccio's copy buttons, 9 signatures in one bench). The stack's top, or nothing.
+    let at_start = d.line_number == 0 && d.column_number == 0;
+    match d.url.as_ref().filter(|u| !u.is_empty() && !at_start) {
         Some(url) => event.at(
             url.clone(),
             Some((d.line_number + 1) as u32),
@@ -835,7 +839,10 @@ pub(crate) fn app_script(e: &EventScriptParsed, scope: &Scope) -> Option<(String
 mod tests {
     use std::time::{Duration, Instant};
 
-    use super::{console_line, console_text, NetTracker};
+    use chromiumoxide::cdp::js_protocol::runtime::EventExceptionThrown;
+    use wayfarer_core::EventKind;
+
+    use super::{console_line, console_text, exception_event, NetTracker};
 
     const AGE: Duration = Duration::from_secs(10);
 
@@ -868,6 +875,34 @@ mod tests {
 
     fn text(args: &[&str]) -> String {
         console_text(&args.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+    }
+
+    fn thrown(details: serde_json::Value) -> EventExceptionThrown {
+        serde_json::from_value(serde_json::json!({"timestamp": 1.0, "exceptionDetails": details}))
+            .unwrap()
+    }
+
+    #[test]
+    fn a_rejection_the_browser_raised_is_not_located_at_its_page() {
+        let e = exception_event(&thrown(serde_json::json!({
+            "exceptionId": 1, "text": "Uncaught (in promise)", "lineNumber": 0, "columnNumber": 0,
+            "url": "http://h/-/web/detail/left-pad",
+            "exception": {"type": "object", "subtype": "error", "className": "DOMException",
+                "description": "NotAllowedError: Write permission denied."}
+        })));
+        assert_eq!(e.kind, EventKind::UnhandledRejection);
+        assert_eq!((e.url, e.line), (None, None));
+        // A script's line stays where it is.
+        let e = exception_event(&thrown(serde_json::json!({
+            "exceptionId": 2, "text": "Uncaught", "lineNumber": 58, "columnNumber": 46,
+            "url": "http://h/scripts/item.js",
+            "exception": {"type": "object", "description": "TypeError: x is null"}
+        })));
+        assert_eq!(e.kind, EventKind::Exception);
+        assert_eq!(
+            (e.url.as_deref(), e.line, e.column),
+            (Some("http://h/scripts/item.js"), Some(59), Some(47))
+        );
     }
 
     #[test]
