@@ -238,14 +238,12 @@ fn is_id(seg: &str) -> bool {
     }
     let digits = seg.chars().filter(char::is_ascii_digit).count();
     let hex = seg.chars().all(|c| c.is_ascii_hexdigit() || c == '-');
-    // 42, 2026-11-28, 3f2a...-uuid, a 24-hex object id, MailDev's "LU9nlwWB"; "v1",
-    // "h2o" or "oauth2" stay names.
+    // 42, 2026-11-28, 3f2a...-uuid, a 24-hex object id, MailDev's "LU9nlwWB" and
+    // "spqBMTZU" (as failure signatures mask them); "v1", "h2o", "oauth2" or "petNew" stay.
     let alnum = seg.chars().all(|c| c.is_ascii_alphanumeric());
-    let mixed =
-        seg.chars().any(|c| c.is_ascii_uppercase()) && seg.chars().any(|c| c.is_ascii_lowercase());
     digits == seg.len()
         || (hex && seg.len() >= 8 && digits > 0)
-        || (alnum && seg.len() >= 8 && digits > 0 && mixed)
+        || (alnum && seg.len() >= 8 && crate::signature::looks_generated(seg))
         || (alnum && seg.len() >= 16 && digits * 4 >= seg.len())
 }
 

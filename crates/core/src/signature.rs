@@ -11,6 +11,7 @@ use regex::Regex;
 struct Patterns {
     quoted: Regex,
     uuid: Regex,
+    path_segment: Regex,
     hex: Regex,
     url_query: Regex,
     number: Regex,
@@ -25,6 +26,7 @@ fn patterns() -> &'static Patterns {
             r"(?i)\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b",
         )
         .unwrap(),
+        path_segment: Regex::new(r"/[A-Za-z0-9_-]+").unwrap(),
         hex: Regex::new(r"(?i)\b0x[0-9a-f]+\b|\b[0-9a-f]*[0-9][0-9a-f]*[a-f][0-9a-f]*\b|\b[0-9a-f]*[a-f][0-9a-f]*[0-9][0-9a-f]*\b").unwrap(),
         url_query: Regex::new(r"\?[^\s#]*").unwrap(),
         number: Regex::new(r"\b\d+(?:\.\d+)?\b").unwrap(),
@@ -41,6 +43,7 @@ pub fn normalize_message(message: &str) -> String {
     let p = patterns();
     let s = p.quoted.replace_all(&message, "<str>");
     let s = p.uuid.replace_all(&s, "<uuid>");
+    let s = random_ids(&p.path_segment, &s);
     let s = p.hex.replace_all(&s, |c: &regex::Captures| {
         let m = &c[0];
         if m.len() >= 8 || m.starts_with("0x") || m.starts_with("0X") {
@@ -52,6 +55,68 @@ pub fn normalize_message(message: &str) -> String {
     let s = p.url_query.replace_all(&s, "?<query>");
     let s = p.number.replace_all(&s, "<n>");
     s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Path segments that are generated ids (`/email/3CwUKkNR`, `/email/bIOYQFjC`) become
+/// `/<id>`: one fault at every email's URL is one failure, not one per email (MailDev's
+/// 500 on deleting a deleted email was 23 signatures in one bench).
+fn random_ids(segment: &Regex, s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut last = 0;
+    for m in segment.find_iter(s) {
+        // A whole segment only: `/index.DbQ2S_L7.entry.js` is a file name, not an id.
+        let ends = s[m.end()..]
+            .chars()
+            .next()
+            .is_none_or(|c| c.is_whitespace() || "/?#)(,;:'\"".contains(c));
+        if ends && looks_generated(&m.as_str()[1..]) {
+            out.push_str(&s[last..m.start()]);
+            out.push_str("/<id>");
+            last = m.end();
+        }
+    }
+    out.push_str(&s[last..]);
+    out
+}
+
+/// A word of mixed case that is not an identifier's words: `3CwUKkNR`, `spqBMTZU`,
+/// `kAVeEoPE`, but not `petNew`, `OwnerEdit`, `iPhone`, `v2`, `README`.
+pub(crate) fn looks_generated(w: &str) -> bool {
+    if !(6..=64).contains(&w.len()) {
+        return false;
+    }
+    let upper = w.chars().any(|c| c.is_ascii_uppercase());
+    let lower = w.chars().any(|c| c.is_ascii_lowercase());
+    upper && lower && !identifier_words(w)
+}
+
+/// `[A-Z]?[a-z]+` words and numbers one after another, split by `_` or `-` or nothing: how
+/// people name things in camelCase, PascalCase or kebab-case (`getUserById`).
+fn identifier_words(w: &str) -> bool {
+    let b = w.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'_' || b[i] == b'-' {
+            i += 1;
+        } else if b[i].is_ascii_digit() {
+            while i < b.len() && b[i].is_ascii_digit() {
+                i += 1;
+            }
+        } else {
+            if b[i].is_ascii_uppercase() {
+                i += 1;
+            }
+            let start = i;
+            while i < b.len() && b[i].is_ascii_lowercase() {
+                i += 1;
+            }
+            // An upper-case letter starts a word: "KkNR" is no word, "ById" two.
+            if i == start {
+                return false;
+            }
+        }
+    }
+    true
 }
 
 /// The source URL without query and fragment.
@@ -139,6 +204,34 @@ mod tests {
             normalize_message("Invalid email \"a@b\" at 12.5"),
             "Invalid email <str> at <n>"
         );
+    }
+
+    #[test]
+    fn generated_ids_in_a_path_are_one_and_names_stay() {
+        for id in [
+            "3CwUKkNR", "bIOYQFjC", "spqBMTZU", "kAVeEoPE", "1jX8SbNe", "G11rEuLs",
+        ] {
+            assert_eq!(
+                normalize_message(&format!("HTTP 500 from http://h/email/{id}")),
+                "HTTP <n> from http://h/email/<id>",
+                "{id}"
+            );
+        }
+        for name in [
+            "petNew",
+            "OwnerEdit",
+            "iPhone",
+            "getUserById",
+            "user_profile",
+            "v2",
+            "README",
+        ] {
+            let m = format!("HTTP 500 from http://h/api/{name}/list");
+            assert_eq!(normalize_message(&m), m.replace("500", "<n>"), "{name}");
+        }
+        // File names and the middle of a word stay.
+        let m = "at http://h/assets/index.DbQ2S_L7.entry.js";
+        assert_eq!(normalize_message(m), m);
     }
 
     #[test]
