@@ -208,6 +208,7 @@ pub fn run_bench_with(
     result.written.extend(plot::write(plan, &result)?);
     result.written.push(crate::findings::write(plan, &result)?);
     result.written.push(crate::stops::write(plan, &result)?);
+    result.written.push(crate::scripts::write(plan, &result)?);
     Ok(result)
 }
 
@@ -327,6 +328,7 @@ fn run_one_peer(
         actions: Vec::new(),
         failures: res.failures.iter().map(FailureLine::from).collect(),
         dir: Some(dir.to_path_buf()),
+        scripts: res.scripts.clone(),
     };
     crate::resume::keep_peer(plan, dir, &out)?;
     Ok(out)

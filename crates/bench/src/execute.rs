@@ -31,6 +31,8 @@ pub struct RunOutcome {
     pub failures: Vec<FailureLine>,
     /// Where the run left its store (a strategy) or its files (a peer).
     pub dir: Option<std::path::PathBuf>,
+    /// Its JS coverage script by script (empty without coverage).
+    pub scripts: Vec<wayfarer_core::ScriptReach>,
 }
 
 /// A target ready to be explored: its URL, and what serves it (a bundled server, an
@@ -181,6 +183,7 @@ pub fn run_strategy(
         row,
         series: collector.series,
         actions: collector.actions,
+        scripts: summary.js_coverage.map(|c| c.scripts).unwrap_or_default(),
         failures: summary.failures,
         dir: Some(dir.to_path_buf()),
     })

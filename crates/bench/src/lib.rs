@@ -2,8 +2,9 @@
 //! run after another, plus external peers (gremlins.js) in the same invocation with the
 //! same budget, and writes `bench.md` (medians and ranges), `bench.csv` (one row per
 //! run, columns in [`metrics::COLUMNS`]) and SVG plots of states, JS coverage and
-//! failures over steps, `findings.md` (every unique failure, who found it) and `stops.md`
-//! (where each strategy's runs stopped finding new code, endpoints and pages). Every run
+//! failures over steps, `findings.md` (every unique failure, who found it), `stops.md`
+//! (where each strategy's runs stopped finding new code, endpoints and pages) and
+//! `scripts.md` (what any run ran of each script, and each tool's share of it). Every run
 //! also leaves its own run store under `runs/`.
 //!
 //! Metrics that need ground truth (screens, action ids, features, seeded bugs) come from
@@ -21,6 +22,7 @@ pub mod peer;
 pub mod plan;
 mod plot;
 mod resume;
+pub mod scripts;
 pub mod series;
 pub mod stops;
 mod table;

@@ -23,6 +23,9 @@ struct KeptPeer {
     row: RunRow,
     series: Vec<SeriesPoint>,
     failures: Vec<wayfarer_core::summary::FailureLine>,
+    /// Absent from peer runs kept before it was.
+    #[serde(default)]
+    scripts: Vec<wayfarer_core::ScriptReach>,
 }
 
 /// The file a peer run is kept in.
@@ -38,6 +41,7 @@ pub(crate) fn keep_peer(plan: &Plan, dir: &Path, out: &RunOutcome) -> Result<(),
         row: out.row.clone(),
         series: out.series.clone(),
         failures: out.failures.clone(),
+        scripts: out.scripts.clone(),
     };
     let text = serde_json::to_string(&kept).expect("a peer run serialises");
     crate::write_masked(&peer_file(dir), &text)
@@ -59,6 +63,7 @@ pub(crate) fn finished_peer(plan: &Plan, dir: &Path) -> Option<RunOutcome> {
         actions: Vec::new(),
         failures: kept.failures,
         dir: Some(dir.to_path_buf()),
+        scripts: kept.scripts,
     })
 }
 
@@ -85,6 +90,12 @@ pub(crate) fn finished_run(plan: &Plan, target: &Target, dir: &Path) -> Option<R
         actions: collector.actions,
         failures: data.summary.failures.clone(),
         dir: Some(dir.to_path_buf()),
+        scripts: data
+            .summary
+            .js_coverage
+            .as_ref()
+            .map(|c| c.scripts.clone())
+            .unwrap_or_default(),
     })
 }
 

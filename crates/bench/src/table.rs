@@ -557,6 +557,7 @@ mod tests {
                     actions: vec![],
                     failures: vec![],
                     dir: None,
+                    scripts: vec![],
                 },
             )
         };

@@ -9,7 +9,7 @@ use chromiumoxide::cdp::js_protocol::profiler::{
     FunctionCoverage, ScriptCoverage, TakePreciseCoverageParams,
 };
 use chromiumoxide::Page;
-use wayfarer_core::Coverage;
+use wayfarer_core::{Coverage, ScriptReach};
 
 use crate::cdp::{call, BrowserError};
 use crate::events::SharedRef;
@@ -19,6 +19,10 @@ struct ScriptBits {
     len: usize,
     bits: Vec<u64>,
     covered: u64,
+    /// Where it came from (the first URL it was seen under), for the per-script report.
+    url: String,
+    /// `covered` when the first load was marked.
+    first_load: u64,
 }
 
 impl ScriptBits {
@@ -72,6 +76,11 @@ impl CoveragePool {
     /// Note what is covered now as the first load's coverage (the first call counts).
     pub fn mark_first_load(&self) {
         self.lock().mark_first_load();
+    }
+
+    /// Coverage so far, script by script.
+    pub fn by_script(&self) -> Vec<ScriptReach> {
+        self.lock().by_script()
     }
 }
 
@@ -155,8 +164,9 @@ pub(crate) struct CoverageAcc {
 }
 
 impl CoverageAcc {
-    /// Count a script in the denominator (once per content hash).
-    pub fn register(&mut self, hash: &str, len: usize) -> usize {
+    /// Count a script in the denominator (once per content hash); `url` names it in the
+    /// per-script report (the first one seen stays).
+    pub fn register(&mut self, hash: &str, len: usize, url: &str) -> usize {
         let id = match self.hash_ids.get(hash) {
             Some(&id) => id,
             None => {
@@ -167,6 +177,9 @@ impl CoverageAcc {
             }
         };
         let s = &mut self.scripts[id];
+        if s.url.is_empty() {
+            s.url = wayfarer_core::signature::normalize_source(url);
+        }
         if len > s.len {
             self.total_bytes += (len - s.len) as u64;
             s.grow(len);
@@ -174,8 +187,8 @@ impl CoverageAcc {
         id
     }
 
-    /// Merge one take of one script.
-    pub fn merge(&mut self, hash: &str, len: usize, functions: &[FunctionCoverage]) {
+    /// Merge one take of one script, known as `url`.
+    pub fn merge(&mut self, hash: &str, len: usize, url: &str, functions: &[FunctionCoverage]) {
         let max_end = functions
             .iter()
             .flat_map(|f| f.ranges.iter().map(|r| r.end_offset.max(0) as usize))
@@ -210,7 +223,7 @@ impl CoverageAcc {
             );
             return;
         }
-        let id = self.register(hash, len.max(max_end));
+        let id = self.register(hash, len.max(max_end), url);
         let mut ranges: Vec<(usize, usize, i64)> = Vec::new();
         for f in functions {
             if let Some(first) = f.ranges.first() {
@@ -238,7 +251,7 @@ impl CoverageAcc {
             // Unknown ones are scripts of other origins, evaluations (ours included) and
             // the crate's utility world: not part of the application.
             if let Some((hash, len)) = scripts.resolve(sc) {
-                self.merge(hash, len, &sc.functions);
+                self.merge(hash, len, &sc.url, &sc.functions);
             }
         }
     }
@@ -246,7 +259,31 @@ impl CoverageAcc {
     pub fn mark_first_load(&mut self) {
         if self.first_load.is_none() {
             self.first_load = Some(self.covered_bytes);
+            for s in &mut self.scripts {
+                s.first_load = s.covered;
+            }
         }
+    }
+
+    /// Coverage script by script, one row per URL (a file's versions, or the inline
+    /// scripts of one page, add up), in the order first seen.
+    pub fn by_script(&self) -> Vec<ScriptReach> {
+        let mut rows: Vec<ScriptReach> = Vec::new();
+        let mut at: HashMap<&str, usize> = HashMap::new();
+        for s in &self.scripts {
+            let i = *at.entry(s.url.as_str()).or_insert_with(|| {
+                rows.push(ScriptReach {
+                    url: s.url.clone(),
+                    ..ScriptReach::default()
+                });
+                rows.len() - 1
+            });
+            let r = &mut rows[i];
+            r.bytes += s.len as u64;
+            r.covered_bytes += s.covered;
+            r.first_load_covered_bytes += s.first_load;
+        }
+        rows
     }
 
     pub fn snapshot(&self) -> Coverage {
@@ -307,8 +344,8 @@ pub(crate) async fn take(
     let s = &mut *s;
     // Scripts announced since the last take enter the denominator even if never run.
     let mut cov = s.cov.lock();
-    for (hash, len) in std::mem::take(&mut s.new_scripts) {
-        cov.register(&hash, len);
+    for (hash, len, url) in std::mem::take(&mut s.new_scripts) {
+        cov.register(&hash, len, &url);
     }
     cov.merge_take(&s.scripts, &ret.result);
     drop(cov);
@@ -381,7 +418,12 @@ mod tests {
     fn innermost_range_wins_and_takes_merge_with_or() {
         let mut acc = CoverageAcc::default();
         // script of 100 chars: top level ran, a function [20,60) did not, except nothing.
-        acc.merge("h", 100, &[func(&[(0, 100, 1)]), func(&[(20, 60, 0)])]);
+        acc.merge(
+            "h",
+            100,
+            "http://a/app.js",
+            &[func(&[(0, 100, 1)]), func(&[(20, 60, 0)])],
+        );
         let c = acc.snapshot();
         assert_eq!(c.total_bytes, 100);
         assert_eq!(c.covered_bytes, 60);
@@ -390,13 +432,14 @@ mod tests {
         acc.merge(
             "h",
             100,
+            "http://a/app.js",
             &[func(&[(0, 100, 0)]), func(&[(20, 60, 1), (30, 40, 0)])],
         );
         let c = acc.snapshot();
         assert_eq!(c.covered_bytes, 90);
         assert_eq!(c.functions_covered, 2);
         // Same content seen again (another page): counted once.
-        acc.register("h", 100);
+        acc.register("h", 100, "http://a/app.js");
         assert_eq!(acc.snapshot().total_bytes, 100);
     }
 
@@ -405,8 +448,8 @@ mod tests {
         // Regression: with --isolate, a foreign script sharing an app script's id grew the
         // denominator from 14 KB to 184 KB.
         let mut acc = CoverageAcc::default();
-        acc.merge("h", 100, &[func(&[(0, 100, 1)])]);
-        acc.merge("h", 100, &[func(&[(0, 9000, 1)])]);
+        acc.merge("h", 100, "http://a/app.js", &[func(&[(0, 100, 1)])]);
+        acc.merge("h", 100, "http://a/app.js", &[func(&[(0, 9000, 1)])]);
         let c = acc.snapshot();
         assert_eq!((c.total_bytes, c.covered_bytes), (100, 100));
     }
@@ -416,13 +459,62 @@ mod tests {
         // Under load coverage_modes saw expense.js (11924 chars) painted with a take whose
         // top level spanned [0, 808): a shorter script under a reused id.
         let mut acc = CoverageAcc::default();
-        acc.merge("h", 1000, &[func(&[(0, 1000, 1)]), func(&[(500, 800, 0)])]);
+        acc.merge(
+            "h",
+            1000,
+            "http://a/app.js",
+            &[func(&[(0, 1000, 1)]), func(&[(500, 800, 0)])],
+        );
         assert_eq!(acc.snapshot().covered_bytes, 700);
-        acc.merge("h", 1000, &[func(&[(0, 808, 1)])]);
+        acc.merge("h", 1000, "http://a/app.js", &[func(&[(0, 808, 1)])]);
         assert_eq!(acc.snapshot().covered_bytes, 700);
         // Its own top level, the function now run: merged.
-        acc.merge("h", 1000, &[func(&[(0, 1000, 0)]), func(&[(500, 800, 1)])]);
+        acc.merge(
+            "h",
+            1000,
+            "http://a/app.js",
+            &[func(&[(0, 1000, 0)]), func(&[(500, 800, 1)])],
+        );
         assert_eq!(acc.snapshot().covered_bytes, 1000);
+    }
+
+    #[test]
+    fn each_script_says_what_of_it_ran_and_what_the_first_load_ran() {
+        let mut acc = CoverageAcc::default();
+        acc.register("a", 100, "http://a/app.js?v=3");
+        acc.merge(
+            "a",
+            100,
+            "http://a/app.js?v=3",
+            &[func(&[(0, 100, 1), (40, 60, 0)])],
+        );
+        acc.mark_first_load();
+        // A chunk loaded later (a feature opened) and one loaded and never run.
+        acc.merge("b", 50, "http://a/chunk-7.js", &[func(&[(0, 50, 1)])]);
+        acc.register("c", 30, "http://a/chunk-8.js");
+        // Another version of app.js: the same row.
+        acc.merge("d", 10, "http://a/app.js?v=4", &[func(&[(0, 10, 1)])]);
+        acc.merge(
+            "a",
+            100,
+            "http://a/app.js?v=3",
+            &[func(&[(0, 100, 0), (40, 60, 1)])],
+        );
+        let rows: Vec<(String, u64, u64, u64)> = acc
+            .by_script()
+            .into_iter()
+            .map(|r| (r.url, r.bytes, r.covered_bytes, r.first_load_covered_bytes))
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                ("http://a/app.js".to_string(), 110, 110, 80),
+                ("http://a/chunk-7.js".to_string(), 50, 50, 0),
+                ("http://a/chunk-8.js".to_string(), 30, 0, 0),
+            ]
+        );
+        let c = acc.snapshot();
+        assert_eq!((c.covered_bytes, c.first_load_covered_bytes), (160, 80));
     }
 
     #[test]

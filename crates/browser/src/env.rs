@@ -847,6 +847,13 @@ impl Environment for BrowserEnv {
             .then(|| self.inner.shared.lock().cov.snapshot())
     }
 
+    fn coverage_by_script(&mut self) -> Vec<wayfarer_core::ScriptReach> {
+        if self.inner.coverage_mode() == CoverageMode::Off {
+            return Vec::new();
+        }
+        self.inner.shared.lock().cov.by_script()
+    }
+
     fn spec_actions(&mut self, seed: u32) -> Vec<(f64, Action)> {
         if self.inner.spec.is_none() || self.closed || self.health().is_some() {
             return Vec::new();

@@ -198,7 +198,7 @@ pub(crate) struct Shared {
     pub popups: Vec<TargetId>,
     /// Which script ids are the application's scripts.
     pub scripts: crate::coverage::ScriptIds,
-    pub new_scripts: Vec<(String, usize)>,
+    pub new_scripts: Vec<(String, usize, String)>,
     /// The websocket handler saw a fatal connection error.
     pub dead: bool,
     /// JS coverage merged over the whole run (it survives resets and restarts), shared
@@ -630,7 +630,7 @@ fn handle_inner(ev: Ev, page: &Page, shared: &SharedRef, scope: &Scope, cdp: Dur
                 return;
             };
             s.scripts.app(e.script_id.inner(), &hash, len, &e.url);
-            s.new_scripts.push((hash, len));
+            s.new_scripts.push((hash, len, e.url.clone()));
         }
     }
 }

@@ -165,7 +165,7 @@ impl PageWatch {
                 match events::app_script(&e, &self.scope) {
                     Some((hash, len)) => {
                         // In the denominator from now on, run or not.
-                        self.cov.lock().register(&hash, len);
+                        self.cov.lock().register(&hash, len, &e.url);
                         self.scripts.app(e.script_id.inner(), &hash, len, &e.url);
                     }
                     None => self.scripts.other(e.script_id.inner()),

@@ -178,6 +178,19 @@ impl Coverage {
     }
 }
 
+/// One application script's share of the coverage: where the code a run never reached
+/// lives (a feature's chunk never loaded shows as absent, one loaded and never run as 0).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ScriptReach {
+    /// Where the script came from: its URL without query, or the name a page gave code it
+    /// compiled itself (`//# sourceURL=`, TiddlyWiki's `$:/core/modules/...`).
+    pub url: String,
+    pub bytes: u64,
+    pub covered_bytes: u64,
+    /// Covered right after the first page load (0 for a script loaded later).
+    pub first_load_covered_bytes: u64,
+}
+
 /// Why the environment could not do what was asked.
 #[derive(Debug, thiserror::Error)]
 pub enum EnvError {
@@ -291,6 +304,12 @@ pub trait Environment {
     /// JS coverage so far, when the environment measures it.
     fn coverage(&mut self) -> Option<Coverage> {
         None
+    }
+
+    /// JS coverage so far script by script (the run's report says where the code it never
+    /// reached lives); empty when the environment does not measure coverage.
+    fn coverage_by_script(&mut self) -> Vec<ScriptReach> {
+        Vec::new()
     }
 
     /// The verdicts of the specification's properties over the episodes so far (the one
@@ -448,6 +467,9 @@ impl<E: Environment> Environment for WithApp<E> {
     }
     fn coverage(&mut self) -> Option<Coverage> {
         self.inner.coverage()
+    }
+    fn coverage_by_script(&mut self) -> Vec<ScriptReach> {
+        self.inner.coverage_by_script()
     }
     fn properties(&mut self) -> Vec<crate::summary::PropertyVerdict> {
         self.inner.properties()

@@ -14,7 +14,7 @@ pub mod model;
 pub use config::Config;
 pub use env::{
     AppUnderTest, Coverage, EnvError, EnvTimings, Environment, Outcome, PageNames, Performed,
-    Probe, TargetName, TestId, TreeName, WithApp, TEST_ID_ATTRS,
+    Probe, ScriptReach, TargetName, TestId, TreeName, WithApp, TEST_ID_ATTRS,
 };
 pub use model::{Action, ActionKind, AppProbe, Element, Event, EventKind, Observation, Rect, Size};
 pub mod agent;

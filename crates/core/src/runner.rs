@@ -18,7 +18,7 @@ use crate::llm::SharedUsage;
 use crate::observer::Observer;
 use crate::oracle::Oracles;
 use crate::state::Abstraction;
-use crate::summary::RunSummary;
+use crate::summary::{CoverageSummary, RunSummary};
 
 mod auto;
 mod carry;
@@ -244,10 +244,11 @@ pub fn run_workers(
     for w in &workers {
         forms.add(&w.forms.counts);
     }
-    let js_coverage = workers
-        .iter_mut()
-        .find_map(|w| w.env.coverage())
-        .map(Into::into);
+    // Workers share one accumulator: the first that measures speaks for all.
+    let js_coverage = workers.iter_mut().find_map(|w| {
+        let c = w.env.coverage()?;
+        Some(CoverageSummary::from(c).with_scripts(w.env.coverage_by_script()))
+    });
     let properties = merge_properties(workers.iter_mut().map(|w| w.env.properties()));
     let worker_lines = if asked > 1 {
         workers

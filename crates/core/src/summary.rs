@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::env::Coverage;
+use crate::env::{Coverage, ScriptReach};
 use crate::oracle::Failure;
 use crate::record::StepTimings;
 
@@ -17,6 +17,22 @@ pub struct CoverageSummary {
     pub first_load_ratio: f64,
     pub functions_covered: u64,
     pub functions_total: u64,
+    /// Script by script (one row per URL), most bytes never run first: where the code the
+    /// run did not reach lives. Empty without coverage, and in older reports.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub scripts: Vec<ScriptReach>,
+}
+
+impl CoverageSummary {
+    /// With `scripts` (as the environment gives them), most bytes never run first.
+    pub fn with_scripts(mut self, mut scripts: Vec<ScriptReach>) -> CoverageSummary {
+        scripts.sort_by(|a, b| {
+            let left = |r: &ScriptReach| r.bytes.saturating_sub(r.covered_bytes);
+            left(b).cmp(&left(a)).then_with(|| a.url.cmp(&b.url))
+        });
+        self.scripts = scripts;
+        self
+    }
 }
 
 impl From<Coverage> for CoverageSummary {
@@ -28,6 +44,7 @@ impl From<Coverage> for CoverageSummary {
             first_load_ratio: c.first_load_ratio(),
             functions_covered: c.functions_covered,
             functions_total: c.functions_total,
+            scripts: Vec::new(),
         }
     }
 }

@@ -152,5 +152,7 @@ fn view(data: &RunData, seeded: Option<&[SeededLine]>) -> Value {
         knowledge => &data.knowledge[..data.knowledge.len().min(KNOWLEDGE_ROWS)],
         knowledge_total => data.knowledge.len(),
         features => data.features.as_ref().map(features::section),
+        scripts => summary::scripts(data),
+        scripts_total => data.summary.js_coverage.as_ref().map_or(0, |c| c.scripts.len()),
     }
 }

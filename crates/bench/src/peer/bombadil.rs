@@ -669,6 +669,7 @@ impl<'a> BombadilRun<'a> {
             restarts: 0,
             ended_early,
             skipped_samples: self.monitor.stats.scan_failures,
+            scripts: self.pool.by_script(),
             ..t.result(Some(self.pool.snapshot()), elapsed)
         })
     }

@@ -105,6 +105,8 @@ pub struct PeerResult {
     /// The application's action-id log (`window.__wfActions`) at the end.
     pub action_log: Vec<String>,
     pub coverage: Option<Coverage>,
+    /// The coverage script by script (`scripts.md`: what any tool ran of each).
+    pub scripts: Vec<wayfarer_core::ScriptReach>,
     /// Unique failures, each with the peer step count at which it was first seen.
     pub failures: Vec<Failure>,
     /// One point per sample.

@@ -91,7 +91,10 @@ impl Run<'_> {
             "peer run finished"
         );
         let coverage = self.env.coverage();
-        Ok(self.tally.result(coverage, elapsed))
+        Ok(super::PeerResult {
+            scripts: self.env.coverage_by_script(),
+            ..self.tally.result(coverage, elapsed)
+        })
     }
 
     /// Inject the peer (its script runs from the next document on) and load the start URL

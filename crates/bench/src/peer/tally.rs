@@ -202,6 +202,7 @@ impl Tally {
             screens: self.screens.clone(),
             action_log: self.action_log(),
             coverage,
+            scripts: Vec::new(),
             failures: self.failures(),
             series: self.series.clone(),
             elapsed,

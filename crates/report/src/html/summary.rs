@@ -295,3 +295,41 @@ pub fn seeded(lines: &[SeededLine]) -> Vec<SeededRow> {
         })
         .collect()
 }
+
+/// Scripts listed in the report's "Code never run" table: the most code never run first.
+pub const SCRIPT_ROWS: usize = 20;
+
+/// One script's row of the "Code never run" table, formatted.
+#[derive(Debug, Serialize)]
+pub struct ScriptRow {
+    pub url: String,
+    pub size: String,
+    pub ran: String,
+    pub first_load: String,
+    pub never: String,
+}
+
+/// The scripts with the most bytes never run, as `report.json` orders them.
+pub fn scripts(data: &RunData) -> Vec<ScriptRow> {
+    let Some(c) = &data.summary.js_coverage else {
+        return Vec::new();
+    };
+    let share = |part: u64, whole: u64| {
+        if whole == 0 {
+            "–".to_string()
+        } else {
+            format!("{:.0}%", part as f64 * 100.0 / whole as f64)
+        }
+    };
+    c.scripts
+        .iter()
+        .take(SCRIPT_ROWS)
+        .map(|r| ScriptRow {
+            url: r.url.clone(),
+            size: thousands(r.bytes),
+            ran: share(r.covered_bytes, r.bytes),
+            first_load: share(r.first_load_covered_bytes, r.bytes),
+            never: thousands(r.bytes.saturating_sub(r.covered_bytes)),
+        })
+        .collect()
+}

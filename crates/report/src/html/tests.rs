@@ -565,3 +565,38 @@ fn a_feature_sharing_a_test_that_was_left_out_is_said_and_long_tails_are_cut() {
     )));
     assert!(!section.contains("once 149"), "the worst are not named");
 }
+
+#[test]
+fn the_code_never_run_lists_the_scripts_with_the_most_left_first_and_caps_them() {
+    let mut data = hostile(true);
+    let scripts: Vec<wayfarer_core::ScriptReach> = (0..25u64)
+        .map(|i| wayfarer_core::ScriptReach {
+            url: format!("http://127.0.0.1:3000/chunk-{i}.js"),
+            bytes: 1000 + i,
+            covered_bytes: 500,
+            first_load_covered_bytes: if i == 24 { 250 } else { 0 },
+        })
+        .collect();
+    data.summary.js_coverage = data
+        .summary
+        .js_coverage
+        .take()
+        .map(|c| c.with_scripts(scripts));
+    let html = render(&data, None);
+    let section = &html[html.find("<section id=\"scripts\">").expect("the section")..];
+    let section = &section[..section.find("</section>").unwrap()];
+    // chunk-24 has the most never run (524 bytes): first, with its first load's share.
+    let first = section.find("chunk-24.js").unwrap();
+    assert!(first < section.find("chunk-23.js").unwrap());
+    assert!(section.contains("<td class=\"num\">1\u{2009}024</td><td class=\"num\">49%</td><td class=\"num\">24%</td><td class=\"num\">524</td>"), "{section}");
+    // 20 of the 25: the ones with the least never run are left to report.json.
+    assert!(!section.contains("chunk-4.js<"));
+    assert!(section.contains("The first 20 of 25"));
+    let v: serde_json::Value = serde_json::from_str(&crate::json::render(&data, None)).unwrap();
+    assert_eq!(
+        v["js_coverage"]["scripts"].as_array().map(Vec::len),
+        Some(25)
+    );
+    // Without scripts (an older report, or no coverage), no section.
+    assert!(!render(&hostile(true), None).contains("<section id=\"scripts\">"));
+}
