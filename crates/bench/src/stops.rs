@@ -15,16 +15,21 @@ use crate::engine::BenchResult;
 use crate::plan::Plan;
 use crate::BenchError;
 
+/// The times (s) at which the covered JavaScript is read: does it still grow at 2, 5, 10
+/// minutes? A table shows the marks its runs lasted past.
+pub const MARKS: [u32; 5] = [30, 60, 120, 300, 600];
+
 /// Where one run stopped finding anything new. Times are seconds since the run began.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Stops {
     pub steps: u64,
     pub episodes: u64,
-    /// Bytes of app JavaScript covered beyond the first load, after 30 s, 60 s and at
+    /// Bytes of app JavaScript covered beyond the first load at each of [`MARKS`], and at
     /// the end.
-    pub gain_30s: u64,
-    pub gain_60s: u64,
+    pub gain_at: [u64; MARKS.len()],
     pub gain_end: u64,
+    /// When the run's last step ended.
+    pub duration_s: f64,
     /// When the covered bytes last grew.
     pub last_growth_s: f64,
     pub scripts: usize,
@@ -103,9 +108,12 @@ pub fn stops(run: &RunData) -> Option<Stops> {
             .last()
             .map_or(0, |(_, c)| c.saturating_sub(base))
     };
-    r.gain_30s = at(30.0);
-    r.gain_60s = at(60.0);
+    r.gain_at = MARKS.map(|m| at(f64::from(m)));
     r.gain_end = covered_max.saturating_sub(base);
+    r.duration_s = run
+        .steps
+        .last()
+        .map_or(0.0, |s| s.sample.elapsed_ms as f64 / 1000.0);
     (r.scripts, r.endpoints, r.urls) = novelty.seen();
     r.distinct_actions = actions.len();
     let mut counts: Vec<u64> = actions.into_values().collect();
@@ -163,17 +171,36 @@ fn median(v: Vec<f64>) -> f64 {
 
 /// One line per application and strategy (medians over its runs), in the order met.
 pub fn markdown(rows: &[(String, String, Stops)], unread: &[String]) -> String {
-    let mut s = String::from(
+    // The marks some run lasted well past: 30 s and 60 s for two-minute runs, and 2 and
+    // 5 minutes too for ten-minute ones.
+    let longest = rows
+        .iter()
+        .map(|(_, _, r)| r.duration_s)
+        .fold(0.0, f64::max);
+    let marks: Vec<usize> = (0..MARKS.len())
+        .filter(|&i| longest > f64::from(MARKS[i]) * 1.25 || i < 2)
+        .collect();
+    let label = |m: u32| {
+        if m < 120 {
+            format!("{m} s")
+        } else {
+            format!("{} min", m / 60)
+        }
+    };
+    let names: Vec<String> = marks.iter().map(|&i| label(MARKS[i])).collect();
+    let mut s = format!(
         "# Where exploration stops\n\nPer application and strategy, medians over the seeds. \
-         *gain*: KB of application JavaScript covered beyond the first load, after 30 s, \
-         60 s and at the end; *last growth*: when it last grew. *scripts*, *endpoints* \
+         *gain*: KB of application JavaScript covered beyond the first load, after {} \
+         and at the end; *last growth*: when it last grew. *scripts*, *endpoints* \
          (a request's path with ids masked and its parameter names), *pages*: how many the \
          run saw, and when it saw the last new one (s). *top 5*: share of the steps spent \
          on the five actions taken most. *reset*: median price of one reset (with its \
          login), and the share of the run spent resetting.\n\n\
-         | app | strategy | runs | steps | gain 30 s / 60 s / end (KB) | last growth | \
+         | app | strategy | runs | steps | gain {} / end (KB) | last growth | \
          scripts (last) | endpoints (last) | pages (last) | top 5 | reset |\n\
          |---|---|---|---|---|---|---|---|---|---|---|\n",
+        names.join(", "),
+        names.join(" / "),
     );
     let mut groups: Vec<((&str, &str), Vec<&Stops>)> = Vec::new();
     for (app, who, r) in rows {
@@ -206,11 +233,14 @@ pub fn markdown(rows: &[(String, String, Stops)], unread: &[String]) -> String {
         };
         let _ = writeln!(
             s,
-            "| {app} | {who} | {} | {:.0} | {} / {} / {} | {:.0} s | {:.0} ({:.0} s) | {:.0} ({:.0} s) | {:.0} ({:.0} s) | {:.0}% | {reset} |",
+            "| {app} | {who} | {} | {:.0} | {} / {} | {:.0} s | {:.0} ({:.0} s) | {:.0} ({:.0} s) | {:.0} ({:.0} s) | {:.0}% | {reset} |",
             runs.len(),
             m(&|r: &Stops| r.steps as f64),
-            kb(&|r: &Stops| r.gain_30s),
-            kb(&|r: &Stops| r.gain_60s),
+            marks
+                .iter()
+                .map(|&i| kb(&|r: &Stops| r.gain_at[i]))
+                .collect::<Vec<_>>()
+                .join(" / "),
             kb(&|r: &Stops| r.gain_end),
             m(&|r: &Stops| r.last_growth_s),
             m(&|r: &Stops| r.scripts as f64),
@@ -239,9 +269,9 @@ mod tests {
         Stops {
             steps,
             episodes: 2,
-            gain_30s: gain_end / 2,
-            gain_60s: gain_end,
+            gain_at: [gain_end / 2, gain_end, gain_end, gain_end, gain_end],
             gain_end,
+            duration_s: 120.0,
             last_growth_s: 50.0,
             scripts: 3,
             last_script_s: 10.0,
@@ -293,5 +323,25 @@ mod tests {
         );
         assert!(md.contains("| – |\n"), "no reset measured: {md}");
         assert!(md.contains("- runs/x: no store"), "{md}");
+        assert!(md.contains("after 30 s, 60 s and at the end"), "{md}");
+    }
+
+    #[test]
+    fn ten_minute_runs_also_say_what_they_had_at_two_and_five_minutes() {
+        let long = Stops {
+            gain_at: [1000, 2000, 3000, 4000, 5000],
+            gain_end: 5000,
+            duration_s: 600.0,
+            ..run(3000, 5000, None)
+        };
+        let md = markdown(&[("wiki".to_string(), "guided".to_string(), long)], &[]);
+        assert!(
+            md.contains("| gain 30 s / 60 s / 2 min / 5 min / end (KB) |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| wiki | guided | 1 | 3000 | 1 / 2 / 3 / 4 / 5 |"),
+            "{md}"
+        );
     }
 }
