@@ -277,11 +277,12 @@ pub struct RunArgs {
     /// driven by a worker as if given with --cdp.
     #[arg(long, value_name = "FILE")]
     pub cdp_file: Option<PathBuf>,
-    /// Browsers explored at once by this one run (default 1): every worker has its own
+    /// Browsers explored at once by this one run (default auto): every worker has its own
     /// Chromium (or --cdp endpoint) and generator, and all share one store, one failure
     /// table and what the strategy learns. With --cdp, one worker per endpoint. `auto`:
     /// up to 3 browsers start; the first explores alone for 20 steps, then as many
-    /// explore as the CPU it left idle (waiting on the application) has room for.
+    /// explore as the CPU it left idle (waiting on the application) has room for. A run
+    /// repeats exactly with the same --seed only with one browser: give --workers 1.
     #[arg(long, value_name = "N|auto")]
     pub workers: Option<wayfarer_run::Workers>,
     /// Chromium binary (default: $CHROME, then /usr/lib/chromium/chromium-headless-shell, /usr/bin/chromium).

@@ -44,6 +44,9 @@ fn explore_then(
         .arg(spec)
         .args(["--strategy", "random", "--seed", "3", "--budget"])
         .arg(steps.to_string())
+        // One browser: the timed examples need one episode as long as the budget, which
+        // `--workers auto` (the default) would share between browsers.
+        .args(["--workers", "1"])
         .arg("--episode-steps")
         .arg(episode.to_string())
         .args(["--shrink", shrink, "-o"])

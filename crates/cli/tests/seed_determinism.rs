@@ -33,6 +33,8 @@ fn cli_actions(strategy: &str, seed: u64, steps: u32) -> String {
     let out = tempfile::tempdir().unwrap();
     let status = std::process::Command::new(env!("CARGO_BIN_EXE_wayfarer"))
         .args(["explore", &server.url(), "--quiet", "--strategy", strategy])
+        // One browser: `auto` (the default) may add others after its probe.
+        .args(["--workers", "1"])
         .args(["--seed", &seed.to_string(), "--budget", &steps.to_string()])
         .arg("--out")
         .arg(out.path())
@@ -49,7 +51,7 @@ fn cli_actions(strategy: &str, seed: u64, steps: u32) -> String {
         .join("\n")
 }
 
-/// `explore` with one worker (the default) takes the actions it took before the loop
+/// `explore` with one worker takes the actions it took before the loop
 /// learned to drive several workers: recorded with commit a365807's single-browser loop.
 #[test]
 fn one_worker_takes_todays_actions_on_the_clinic() {

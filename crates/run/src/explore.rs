@@ -158,12 +158,18 @@ pub fn explore(
     let shares = workers == 1 || agent.worker().is_some();
     if auto && workers > 1 {
         // What auto cannot use, it does not ask for.
+        let probe = AutoWorkers::default().probe_steps;
         let alone = if !shares {
             Some(format!(
                 "the strategy {strategy} cannot share what it learns between workers"
             ))
         } else if restart_each && app.is_none() {
             Some("server.restart = \"episode\" restarts the one server every worker uses".into())
+        } else if let (Some(n), None) = (budget.actions.filter(|&n| n <= 2 * probe), budget.time) {
+            // Browsers that would start for a handful of steps after the probe.
+            Some(format!(
+                "a budget of {n} actions, little beyond the {probe}-step probe"
+            ))
         } else {
             None
         };
