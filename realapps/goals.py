@@ -109,6 +109,12 @@ def tables(apps):
 
 def main():
     args = sys.argv[1:]
+    if any(a in ("-h", "--help") for a in args):
+        print(__doc__)
+        return
+    unknown = [a for a in args if a.startswith("-") and a not in ("--tables", "--long")]
+    if unknown:
+        sys.exit(f"goals.py: unknown option {unknown[0]} (see --help)")
     want_tables = "--tables" in args
     args = [a for a in args if a != "--tables"]
     long_csv = None
