@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The goal lines of the real-apps bench, from the bench.csv files that realapps/bench.sh keeps.
 
-    python3 realapps/goals.py [--tables] [--long DIR] [REV_DIR...]
+    python3 realapps/goals.py [--tables] [--long DIR] [--default DIR] [REV_DIR...]
                                   # default: every realapps/results/<rev>/
 
 --tables also prints, per application in apps.toml's order, the rows of its bench.md "Reach"
@@ -16,6 +16,10 @@ and states, and the two ratios the goal asks for, guided / random and guided / B
 prints, per application, what 1.3x random's median asks against the best two-minute run of
 any tool and against those longer runs: whether the goal is within what the application
 gives any explorer. Studies (realapps/results/studies/) are never read as the bench.
+
+--default DIR reads the bench.csv of the default as a user gets it (`guided` with
+`--workers auto`, realapps/results/studies/default-*/) and sets its medians against the same
+random and Bombadil runs, with the goal lines for it.
 """
 import csv
 import statistics
@@ -93,6 +97,41 @@ def ceiling(apps, long_csv):
     print(f"\nthe longer runs reach 1.3x random's two-minute median on {within} application(s)")
 
 
+def default(apps, default_csv):
+    """The default (guided, --workers auto) against the bench's random and Bombadil runs."""
+    rows = [r for r in csv.DictReader(Path(default_csv).open()) if r["strategy"] == "guided"]
+    print("\n| app | default kB | guided kB | random kB | bombadil kB | d/random | d/bombadil "
+          "| URLs d/b | states d/b | steps d/g |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    held = {"random": 0, "bombadil": 0, "urls": 0}
+    n = 0
+    for app, (_, bench) in sorted(apps.items()):
+        mine = [r for r in rows if r["app"] == app]
+        if not mine:
+            continue
+        n += 1
+        d = med(mine, "guided", gain_kb)
+        g, rnd, bomb = (med(bench, t, gain_kb) for t in ("guided", "random", "bombadil"))
+        r_rand, r_bomb = ratio(d, rnd), ratio(d, bomb)
+        held["random"] += r_rand is not None and r_rand >= 1.3
+        held["bombadil"] += r_bomb is not None and r_bomb >= 1.5
+        urls = [med(mine, "guided", lambda r: float(r["urls"])) or 0,
+                med(bench, "bombadil", lambda r: float(r["urls"])) or 0]
+        states = [med(mine, "guided", lambda r: float(r["states"])) or 0,
+                  med(bench, "bombadil", lambda r: float(r["states"])) or 0]
+        steps = [med(mine, "guided", lambda r: float(r["steps"])),
+                 med(bench, "guided", lambda r: float(r["steps"]))]
+        held["urls"] += urls[0] >= urls[1]
+        kb = ["-" if x is None else f"{x:.1f}" for x in (d, g, rnd, bomb)]
+        print(f"| {app} | " + " | ".join(kb) + f" | {fmt(r_rand)} | {fmt(r_bomb)} | "
+              f"{urls[0]:.0f}/{urls[1]:.0f} | {states[0]:.0f}/{states[1]:.0f} | "
+              f"{fmt(ratio(*steps) if None not in steps else None)} |")
+    print(
+        f"\nthe default >= 1.3x random on {held['random']}/{n}; >= 1.5x Bombadil on "
+        f"{held['bombadil']}/{n}; URLs >= Bombadil's on {held['urls']}/{n}"
+    )
+
+
 def tables(apps):
     order = [
         l.split('"')[1]
@@ -112,7 +151,7 @@ def main():
     if any(a in ("-h", "--help") for a in args):
         print(__doc__)
         return
-    unknown = [a for a in args if a.startswith("-") and a not in ("--tables", "--long")]
+    unknown = [a for a in args if a.startswith("-") and a not in ("--tables", "--long", "--default")]
     if unknown:
         sys.exit(f"goals.py: unknown option {unknown[0]} (see --help)")
     want_tables = "--tables" in args
@@ -121,6 +160,11 @@ def main():
     if "--long" in args:
         i = args.index("--long")
         long_csv = Path(args[i + 1]) / "bench.csv"
+        del args[i : i + 2]
+    default_csv = None
+    if "--default" in args:
+        i = args.index("--default")
+        default_csv = Path(args[i + 1]) / "bench.csv"
         del args[i : i + 2]
     if not args:
         root = Path(__file__).parent / "results"
@@ -153,6 +197,8 @@ def main():
         f"\nguided >= 1.3x random on {held['random']}/{n}; >= 1.5x Bombadil on {held['bombadil']}/{n};"
         f" URLs >= Bombadil's on {held['urls']}/{n}"
     )
+    if default_csv:
+        default(apps, default_csv)
     if long_csv:
         ceiling(apps, long_csv)
     if want_tables:
