@@ -353,6 +353,7 @@ fn peer_row(plan: &Plan, target: &Target, name: &str, seed: u64, r: &PeerResult)
         strategy: name.to_string(),
         kind: "peer".into(),
         workers: 1,
+        browsers: 1,
         seed,
         budget: plan.budget.to_string(),
         steps: r.steps,

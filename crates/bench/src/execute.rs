@@ -206,7 +206,14 @@ pub(crate) fn strategy_row(plan: &Plan, target: &Target, s: &RunSummary, c: &Col
             .inference
             .as_ref()
             .map_or_else(|| "off".to_string(), |i| i.config.clone()),
-        workers: s.workers.len().max(1) as u32,
+        // What the plan asked for, so the row is found under its label (`guided · auto
+        // workers`), not the three browsers auto starts; `browsers` is what it chose.
+        workers: if s.auto_workers.is_some() {
+            crate::plan::AUTO
+        } else {
+            s.workers.len().max(1) as u32
+        },
+        browsers: s.workers.iter().filter(|w| w.steps > 0).count().max(1) as u32,
         seed: s.seed,
         budget: plan.budget.to_string(),
         steps: s.steps,
@@ -340,4 +347,54 @@ fn train_per_episode(s: &wayfarer_core::RunSummary) -> f64 {
         .find(|(name, _)| name == "train")
         .map_or(0.0, |p| p.1);
     mean * s.steps as f64 / s.episodes.saturating_sub(1).max(1) as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wayfarer_core::summary::WorkerLine;
+
+    fn worker(worker: u32, steps: u64) -> WorkerLine {
+        WorkerLine {
+            worker,
+            steps,
+            ..WorkerLine::default()
+        }
+    }
+
+    /// The tables look runs up by the plan's label: a run of `--workers auto` that took
+    /// two of its three browsers was filed as "3 workers" and left out of every table.
+    #[test]
+    fn an_auto_run_is_filed_under_auto_with_the_browsers_it_chose() {
+        let target = Target::Url("http://127.0.0.1:9/".parse().unwrap());
+        let plan = Plan::for_tests("guided", vec![crate::plan::AUTO]);
+        let summary = RunSummary {
+            strategy: "guided".into(),
+            workers: vec![worker(0, 300), worker(1, 280), worker(2, 0)],
+            auto_workers: Some("2 of 3 browsers: one kept 48% of the machine's CPU busy".into()),
+            ..RunSummary::default()
+        };
+        let row = strategy_row(&plan, &target, &summary, &Collector::default());
+        assert_eq!(
+            row.who(),
+            crate::plan::label("guided", None, crate::plan::AUTO)
+        );
+        assert_eq!((row.workers, row.browsers), (crate::plan::AUTO, 2));
+        let csv = row.values();
+        assert_eq!(&csv[5..7], ["auto", "2"]);
+
+        let fixed = RunSummary {
+            strategy: "guided".into(),
+            workers: vec![worker(0, 300), worker(1, 280), worker(2, 290)],
+            ..RunSummary::default()
+        };
+        let row = strategy_row(&plan, &target, &fixed, &Collector::default());
+        assert_eq!((row.workers, row.browsers), (3, 3));
+        let one = RunSummary {
+            strategy: "guided".into(),
+            ..RunSummary::default()
+        };
+        let row = strategy_row(&plan, &target, &one, &Collector::default());
+        assert_eq!((row.workers, row.browsers), (1, 1));
+    }
 }

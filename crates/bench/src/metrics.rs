@@ -12,8 +12,10 @@ pub struct RunRow {
     pub kind: String,
     /// The state-inference configuration ("off", "actions-5" ...); empty for a peer.
     pub inference: String,
-    /// Browsers the run explored at once (1 for a peer).
+    /// Browsers the run was asked for (`plan::AUTO` for `--workers auto`; 1 for a peer).
     pub workers: u32,
+    /// Browsers that took steps: what `--workers auto` chose (1 for a peer).
+    pub browsers: u32,
     pub seed: u64,
     pub budget: String,
     pub steps: u64,
@@ -87,7 +89,8 @@ pub const COLUMNS: &[(&str, &str)] = &[
     ("kind", "`strategy` or `peer`"),
     ("seed", "the seed of the run"),
     ("inference", "state inference (`--inference`): `off`, or the configuration (`actions-5` ...); empty for a peer"),
-    ("workers", "browsers the run explored at once (`--workers`), sharing one store and what the strategy learns; 1 for a peer"),
+    ("workers", "browsers the run was asked for (`--workers`: a count, or `auto`), sharing one store and what the strategy learns; 1 for a peer"),
+    ("browsers", "browsers that took steps: the count `--workers auto` chose, else `workers` (fewer when one died before its first step); 1 for a peer"),
     ("budget", "the budget every run had (actions, time or both)"),
     ("steps", "actions performed (for a peer: its own actions, e.g. gremlin events)"),
     ("states", "distinct abstract states (the `tagseq`-style structure abstraction of the run loop; for a peer, among the pages sampled every 200 ms)"),
@@ -178,6 +181,7 @@ impl RunRow {
             self.seed.to_string(),
             self.inference.clone(),
             crate::plan::workers_name(self.workers),
+            self.browsers.to_string(),
             self.budget.clone(),
             self.steps.to_string(),
             self.states.to_string(),

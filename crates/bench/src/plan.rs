@@ -145,6 +145,30 @@ impl Plan {
     }
 }
 
+#[cfg(test)]
+impl Plan {
+    /// A plan of one strategy with `workers`, no targets, 10 actions: for the tables' tests.
+    pub(crate) fn for_tests(strategy: &str, workers: Vec<u32>) -> Plan {
+        Plan {
+            targets: vec![],
+            strategies: vec![strategy.into()],
+            inferences: vec![None],
+            workers,
+            app_latency: Default::default(),
+            peers: vec![],
+            seeds: vec![1],
+            budget: wayfarer_core::Budget::actions(10),
+            out: "out".into(),
+            config: Default::default(),
+            chrome: None,
+            peer_cache: "peers".into(),
+            episode_steps: None,
+            command: String::new(),
+            resume: false,
+        }
+    }
+}
+
 /// `--workers auto` in a plan's worker counts.
 pub const AUTO: u32 = 0;
 

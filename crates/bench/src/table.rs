@@ -518,23 +518,7 @@ mod tests {
 
     #[test]
     fn the_workers_table_gives_each_metric_per_minute_and_its_multiple_of_one_worker() {
-        let plan = Plan {
-            targets: vec![],
-            strategies: vec!["random".into()],
-            inferences: vec![None],
-            workers: vec![1, 3],
-            app_latency: Default::default(),
-            peers: vec![],
-            seeds: vec![1],
-            budget: wayfarer_core::Budget::actions(10),
-            out: "out".into(),
-            config: Default::default(),
-            chrome: None,
-            peer_cache: "peers".into(),
-            episode_steps: None,
-            command: String::new(),
-            resume: false,
-        };
+        let plan = Plan::for_tests("random", vec![1, 3]);
         let row = |workers, steps, states, duration_s| RunRow {
             app: "clinic".into(),
             strategy: "random".into(),

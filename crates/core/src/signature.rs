@@ -136,7 +136,11 @@ pub fn signature(
     let mut sig = format!("{kind}|{}", normalize_message(message));
     if let Some(src) = source.filter(|s| !s.is_empty()) {
         sig.push('|');
-        sig.push_str(&normalize_source(src));
+        // The source too: an HTTP failure's source is the request's URL, which holds the id.
+        sig.push_str(&random_ids(
+            &patterns().path_segment,
+            &normalize_source(src),
+        ));
         if let Some(l) = line {
             sig.push_str(&format!(":{l}"));
             if let Some(c) = column {
@@ -232,6 +236,31 @@ mod tests {
         // File names and the middle of a word stay.
         let m = "at http://h/assets/index.DbQ2S_L7.entry.js";
         assert_eq!(normalize_message(m), m);
+    }
+
+    /// MailDev's 500 at each deleted email was still one signature per email after the
+    /// message was masked: the failure's source, the request URL, kept the id.
+    #[test]
+    fn a_generated_id_in_the_source_url_is_one_signature() {
+        let sig = |id: &str| {
+            let url = format!("http://127.0.0.1:1080/email/{id}");
+            signature(
+                "http_5xx",
+                &format!("HTTP 500 from {url}"),
+                Some(&url),
+                None,
+                None,
+            )
+        };
+        assert_eq!(sig("9UoetZCt"), sig("TrfELsRu"));
+        let one = sig("C4IsvE0E");
+        assert!(one.ends_with("|http://127.0.0.1:1080/email/<id>"), "{one}");
+        // A script's file name stays, so two bundles are two sources.
+        let js = |f: &str| signature("exception", "x", Some(f), Some(1), Some(2));
+        assert_ne!(
+            js("http://h/assets/index.DbQ2S_L7.entry.js"),
+            js("http://h/assets/index.Xa8Kq2Lm.entry.js")
+        );
     }
 
     #[test]
