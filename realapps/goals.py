@@ -78,6 +78,30 @@ def rows_of(path, first_cell):
     return [l for l in path.read_text().splitlines() if l.startswith(f"| {first_cell} |")]
 
 
+def count(rows, tool, key):
+    """Median of a count column (urls, states, steps) over the tool's runs; 0 where none."""
+    return med(rows, tool, lambda r: float(r[key])) or 0
+
+
+def judge(mine, bench, held):
+    """The goal cells of `mine` (one application's guided runs) against the bench's random and
+    Bombadil runs: ratios of the gain and URLs, states; tallies what holds into `held`."""
+    gain = med(mine, "guided", gain_kb)
+    r_rand = ratio(gain, med(bench, "random", gain_kb))
+    r_bomb = ratio(gain, med(bench, "bombadil", gain_kb))
+    urls = (count(mine, "guided", "urls"), count(bench, "bombadil", "urls"))
+    states = (count(mine, "guided", "states"), count(bench, "bombadil", "states"))
+    held["random"] += r_rand is not None and r_rand >= 1.3
+    held["bombadil"] += r_bomb is not None and r_bomb >= 1.5
+    held["urls"] += urls[0] >= urls[1]
+    return [fmt(r_rand), fmt(r_bomb), "%.0f/%.0f" % urls, "%.0f/%.0f" % states]
+
+
+def goal_line(who, held, n):
+    return (f"\n{who} >= 1.3x random on {held['random']}/{n}; >= 1.5x Bombadil on "
+            f"{held['bombadil']}/{n}; URLs >= Bombadil's on {held['urls']}/{n}")
+
+
 def ceiling(apps, long_csv):
     """Per application: 1.3x random's median gain against the best run and the long runs."""
     rows = list(csv.DictReader(Path(long_csv).open()))
@@ -110,26 +134,13 @@ def default(apps, default_csv):
         if not mine:
             continue
         n += 1
-        d = med(mine, "guided", gain_kb)
-        g, rnd, bomb = (med(bench, t, gain_kb) for t in ("guided", "random", "bombadil"))
-        r_rand, r_bomb = ratio(d, rnd), ratio(d, bomb)
-        held["random"] += r_rand is not None and r_rand >= 1.3
-        held["bombadil"] += r_bomb is not None and r_bomb >= 1.5
-        urls = [med(mine, "guided", lambda r: float(r["urls"])) or 0,
-                med(bench, "bombadil", lambda r: float(r["urls"])) or 0]
-        states = [med(mine, "guided", lambda r: float(r["states"])) or 0,
-                  med(bench, "bombadil", lambda r: float(r["states"])) or 0]
-        steps = [med(mine, "guided", lambda r: float(r["steps"])),
-                 med(bench, "guided", lambda r: float(r["steps"]))]
-        held["urls"] += urls[0] >= urls[1]
-        kb = ["-" if x is None else f"{x:.1f}" for x in (d, g, rnd, bomb)]
-        print(f"| {app} | " + " | ".join(kb) + f" | {fmt(r_rand)} | {fmt(r_bomb)} | "
-              f"{urls[0]:.0f}/{urls[1]:.0f} | {states[0]:.0f}/{states[1]:.0f} | "
-              f"{fmt(ratio(*steps) if None not in steps else None)} |")
-    print(
-        f"\nthe default >= 1.3x random on {held['random']}/{n}; >= 1.5x Bombadil on "
-        f"{held['bombadil']}/{n}; URLs >= Bombadil's on {held['urls']}/{n}"
-    )
+        kb = [med(mine, "guided", gain_kb)] + [med(bench, t, gain_kb) for t in ("guided", "random", "bombadil")]
+        steps = (med(mine, "guided", lambda r: float(r["steps"])),
+                 med(bench, "guided", lambda r: float(r["steps"])))
+        cells = [app] + ["-" if x is None else f"{x:.1f}" for x in kb] + judge(mine, bench, held)
+        cells.append(fmt(ratio(*steps) if None not in steps else None))
+        print("| " + " | ".join(cells) + " |")
+    print(goal_line("the default", held, n))
 
 
 def tables(apps):
@@ -146,6 +157,18 @@ def tables(apps):
                     print(l)
 
 
+def option(args, name):
+    """DIR/bench.csv of `name DIR` in args (removed from them); None where it is not given."""
+    if name not in args:
+        return None
+    i = args.index(name)
+    if i + 1 == len(args):
+        sys.exit(f"goals.py: {name} needs a directory (see --help)")
+    path = Path(args[i + 1]) / "bench.csv"
+    del args[i : i + 2]
+    return path
+
+
 def main():
     args = sys.argv[1:]
     if any(a in ("-h", "--help") for a in args):
@@ -156,16 +179,7 @@ def main():
         sys.exit(f"goals.py: unknown option {unknown[0]} (see --help)")
     want_tables = "--tables" in args
     args = [a for a in args if a != "--tables"]
-    long_csv = None
-    if "--long" in args:
-        i = args.index("--long")
-        long_csv = Path(args[i + 1]) / "bench.csv"
-        del args[i : i + 2]
-    default_csv = None
-    if "--default" in args:
-        i = args.index("--default")
-        default_csv = Path(args[i + 1]) / "bench.csv"
-        del args[i : i + 2]
+    long_csv, default_csv = option(args, "--long"), option(args, "--default")
     if not args:
         root = Path(__file__).parent / "results"
         # Dated dirs hold the whole-bench runs of before bench.sh; the newest commit dir
@@ -183,20 +197,9 @@ def main():
     held = {"random": 0, "bombadil": 0, "urls": 0}
     for app, (rev_dir, rows) in sorted(apps.items()):
         g = {t: med(rows, t, gain_kb) for t in TOOLS}
-        r_rand, r_bomb = ratio(g["guided"], g["random"]), ratio(g["guided"], g["bombadil"])
-        held["random"] += r_rand is not None and r_rand >= 1.3
-        held["bombadil"] += r_bomb is not None and r_bomb >= 1.5
-        urls = [med(rows, t, lambda r: float(r["urls"])) or 0 for t in ("guided", "bombadil")]
-        states = [med(rows, t, lambda r: float(r["states"])) or 0 for t in ("guided", "bombadil")]
-        held["urls"] += urls[0] >= urls[1]
         cells = [app, rev_dir.name] + ["-" if g[t] is None else f"{g[t]:.1f}" for t in TOOLS]
-        cells += [fmt(r_rand), fmt(r_bomb), "%.0f/%.0f" % tuple(urls), "%.0f/%.0f" % tuple(states)]
-        print("| " + " | ".join(cells) + " |")
-    n = len(apps)
-    print(
-        f"\nguided >= 1.3x random on {held['random']}/{n}; >= 1.5x Bombadil on {held['bombadil']}/{n};"
-        f" URLs >= Bombadil's on {held['urls']}/{n}"
-    )
+        print("| " + " | ".join(cells + judge(rows, rows, held)) + " |")
+    print(goal_line("guided", held, len(apps)))
     if default_csv:
         default(apps, default_csv)
     if long_csv:

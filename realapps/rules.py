@@ -45,7 +45,10 @@ def main():
     print("| run | rule | steps | share | new functions / step | new scripts, endpoints, pages / step |")
     print("|---|---|---|---|---|---|")
     for d in sys.argv[1:]:
-        db = sqlite3.connect(Path(d) / "run.sqlite")
+        store = Path(d) / "run.sqlite"
+        if not store.is_file():
+            sys.exit(f"rules.py: {store} not found (give run directories, e.g. OUT/runs/*-guided-s1)")
+        db = sqlite3.connect(store)
         steps = collections.Counter()
         functions = collections.Counter()
         other = collections.Counter()
