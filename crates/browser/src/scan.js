@@ -23,9 +23,11 @@
     form: "form", table: "table", ul: "list", ol: "list", li: "listitem", img: "img", main: "main",
     h1: "heading", h2: "heading", h3: "heading", h4: "heading", h5: "heading", h6: "heading", dialog: "dialog",
   };
+  // The lines of a stack trace: no prose holds one, so where they stand is not judged.
+  const FRAME_ANON = /\bat Object\.<anonymous>/, FRAME_AT = /\n\s+at [\w.$<>]+ \([^)]*:\d+:\d+\)/;
   const ERROR_PATTERNS = [/Internal Server Error/, /Traceback \(most recent call last\)/, /Exception in thread/,
-    /\bat Object\.<anonymous>/, /Whitelabel Error Page/, /Stack trace:/, /Fatal error:/, /Unhandled exception/i,
-    /Server Error in '/, /\n\s+at [\w.$<>]+ \([^)]*:\d+:\d+\)/];
+    FRAME_ANON, /Whitelabel Error Page/, /Stack trace:/, /Fatal error:/, /Unhandled exception/i,
+    /Server Error in '/, FRAME_AT];
 
   // The optional instrumentation of the application (wayfarer_core::AppProbe).
   function appProbe() {
@@ -150,6 +152,8 @@
   let html = "";
   let textLeaves = 0;
   let errorCorpus = "";
+  // [offset in errorCorpus, element holding the text node] per text node kept, in order.
+  const errorNodes = [];
   const loweredErrorCap = 200000;
   // The walk stops after this many elements, or once nothing more would be kept (every
   // list full): a page of 50,000 elements kept the first 2000 but paid style and layout
@@ -452,7 +456,10 @@
         if (!t.trim()) continue;
         if (html.length < MAX_HTML) html += esc((t.length > MAX_HTML ? t.slice(0, MAX_HTML) : t).replace(/\s+/g, " "));
         const room = loweredErrorCap - errorCorpus.length;
-        if (!hidden && room > 0) errorCorpus += (t.length > room ? t.slice(0, room) : t) + "\n";
+        if (!hidden && room > 0) {
+          errorNodes.push([errorCorpus.length, el]);
+          errorCorpus += (t.length > room ? t.slice(0, room) : t) + "\n";
+        }
         if (!hidden && !ERR_ONLY && placeholders.length < 10 && PLACEHOLDER_HINT.test(t)) {
           const p = placeholderIn(t, el);
           if (p) placeholders.push(p);
@@ -462,18 +469,78 @@
     if (html.length < MAX_HTML) html += "</" + tag + ">";
   }
 
+  // The error the page shows, not one its prose mentions (a wiki's "mod_wsgi gave an
+  // Internal Server Error on my system"): each match judged where a reader sees it, its
+  // text cut to that place (a heading, an alert, a block), not the text around it.
+  // An alert is shown; a docs site's callout (Bootstrap's .alert-info) is prose.
+  const ERROR_SHOWN = "h1, h2, h3, h4, h5, h6, [role=heading], [role=alert], [role=alertdialog], pre, " +
+    ".error, .alert-danger, .alert-error";
+  const BLOCKS = "p, li, dd, dt, td, th, caption, figcaption, blockquote, h1, h2, h3, h4, h5, h6, pre, " +
+    "div, section, article, main, aside, header, footer, nav, form, fieldset, details, body";
+  const CLAUSE_END = /[.!?;:](?:\s|$)/;
+  const WORD = /[\p{L}\p{N}][\p{L}\p{N}'\u2019._-]*/gu;
+  function errorShown() {
+    for (const re of ERROR_PATTERNS) {
+      let tries = 0;
+      for (const m of errorCorpus.matchAll(new RegExp(re.source, re.flags + "g"))) {
+        if (++tries > 20) break;
+        const at = m.index + m[0].search(/\S/), end = m.index + m[0].length;
+        const i = entryAt(at), el = errorNodes[i][1];
+        let shown = null;
+        try { shown = el.closest(ERROR_SHOWN); } catch (e) { /* the text's own block */ }
+        const block = blockOf(el);
+        const span = shown ? spanOf(i, n => shown.contains(n)) : spanOf(i, n => blockOf(n) === block);
+        const frame = re === FRAME_ANON || re === FRAME_AT;
+        if (shown || frame || !mentioned(el, span, at, end)) {
+          return squash(errorCorpus.slice(Math.max(span[0], at - 60), Math.min(span[1], end + 140)), 200);
+        }
+      }
+    }
+    return null;
+  }
+  function blockOf(el) {
+    try { return el.closest(BLOCKS) || el.getRootNode(); } catch (e) { return el; }
+  }
+  // The index of the errorNodes entry holding corpus offset `at`.
+  function entryAt(at) {
+    let lo = 0, hi = errorNodes.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (errorNodes[mid][0] <= at) lo = mid; else hi = mid - 1;
+    }
+    return lo;
+  }
+  // The corpus span [from, to) of the entries next to entry i whose elements `inside`
+  // holds (a few hundred each way at most: a long page's body is one block).
+  function spanOf(i, inside) {
+    let a = i, b = i;
+    while (a > 0 && i - a < 300 && inside(errorNodes[a - 1][1])) a--;
+    while (b + 1 < errorNodes.length && b - i < 300 && inside(errorNodes[b + 1][1])) b++;
+    return [errorNodes[a][0], b + 1 < errorNodes.length ? errorNodes[b + 1][0] : errorCorpus.length];
+  }
+  let pageTextLength = -1;
+  // Whether the error phrase at [at, end) of a block's span is prose naming it: quoted or
+  // in inline code, or inside a sentence that goes on around it, unless the block is
+  // most of the page's text (then the page is the error).
+  function mentioned(el, span, at, end) {
+    const before = errorCorpus.slice(span[0], at).replace(/\s+/g, " ");
+    const after = errorCorpus.slice(end, span[1]).replace(/\s+/g, " ");
+    if (QUOTES.includes(before.trimEnd().slice(-1) || "\u0000") && QUOTES.includes(after.trimStart()[0] || "\u0000")) return true;
+    let code = null;
+    try { code = el.closest("code, kbd, samp, var"); } catch (e) { /* not in code */ }
+    const whole = squash(errorCorpus.slice(span[0], span[1]), Infinity);
+    if (code && squash(code.textContent, Infinity).length < whole.length) return true;
+    if (pageTextLength < 0) pageTextLength = squash(errorCorpus, Infinity).length;
+    if (whole.length * 2 >= pageTextLength) return false;
+    const lead = (before.split(CLAUSE_END).pop().match(WORD) || []).length;
+    const rest = (after.split(CLAUSE_END)[0].match(WORD) || []).length;
+    return (lead >= 2 && rest >= 2) || lead >= 4;
+  }
+
   const root = document.documentElement;
   if (root) visit(root, { prefix: "", xprefix: "", ox: window.scrollX, oy: window.scrollY, hidden: false, cursor: "auto", denied: false });
 
-  let errorText = null;
-  for (const re of ERROR_PATTERNS) {
-    const m = re.exec(errorCorpus);
-    if (m) {
-      const start = Math.max(0, m.index - 60);
-      errorText = squash(errorCorpus.slice(start, m.index + m[0].length + 140), 200);
-      break;
-    }
-  }
+  const errorText = errorShown();
   if (ERR_ONLY) return JSON.stringify({ error_text: errorText, app: appProbe(), dom_size: domSize() });
   const de = document.documentElement;
   return JSON.stringify({

@@ -104,7 +104,7 @@ impl Finding {
 }
 
 /// Turns events and observations into findings, by the configured rules.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Oracles {
     config: OracleConfig,
     ignore: Vec<Regex>,
@@ -250,16 +250,8 @@ impl Oracles {
         let document_5xx = events.iter().any(|e| {
             e.kind == EventKind::HttpResponse && e.document && e.status.is_some_and(|s| s >= 500)
         });
-        if let Some(text) = obs
-            .and_then(|o| o.error_text.as_ref())
-            .filter(|_| !document_5xx)
-        {
-            let mut f = Finding::new(FailureKind::ErrorText, text.clone(), None);
-            // One failure per page kind: /owners/7 and /owners/8 show the same fault.
-            let url = crate::signature::normalize_source(&obs.unwrap().url);
-            f.signature = format!("{}|{}", f.signature, normalize_message(&url));
-            f.source = Some(url);
-            out.push(f);
+        if let Some(o) = obs.filter(|_| !document_5xx) {
+            out.extend(error_text(o, typed));
         }
         if let Some(o) = obs {
             out.extend(self.page_checks(o, typed));
@@ -355,6 +347,39 @@ impl Oracles {
         }
         out
     }
+}
+
+/// The error `o` shows, unless it quotes a value the run typed (`NameError: name
+/// 'grydj9ra' is not defined` after typing grydj9ra): that is the application answering
+/// the user. Signed by its message alone: one error on /notebooks/1 and /notebooks/2, as
+/// an exception thrown on two pages, is one failure; the page stays its source.
+fn error_text(o: &Observation, typed: &BTreeSet<String>) -> Option<Finding> {
+    let text = o.error_text.as_ref()?;
+    if typed.iter().any(|v| echoes(text, v)) {
+        return None;
+    }
+    let mut f = Finding::new(FailureKind::ErrorText, text.clone(), None);
+    f.source = Some(crate::signature::normalize_source(&o.url));
+    Some(f)
+}
+
+/// Whether `text` shows the typed value `v` (its first 40 characters: the scan cuts long
+/// text): quoted, or as a word of its own holding a letter and at least 3 characters (a
+/// typed "1" is not the 1 of "line 1").
+fn echoes(text: &str, v: &str) -> bool {
+    let v: String = v.trim().chars().take(40).collect();
+    if v.is_empty() {
+        return false;
+    }
+    let word = v.chars().count() >= 3 && v.chars().any(char::is_alphabetic);
+    text.match_indices(v.as_str()).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + v.len()..].chars().next();
+        let quoted =
+            |c: Option<char>| c.is_some_and(|c| "\"'`\u{201c}\u{201d}\u{2018}\u{2019}".contains(c));
+        let apart = |c: Option<char>| c.is_none_or(|c| !c.is_alphanumeric() && c != '_');
+        (quoted(before) && quoted(after)) || (word && apart(before) && apart(after))
+    })
 }
 
 /// What `placeholder_text` looks for, in the order a message names it.
@@ -727,17 +752,58 @@ mod tests {
         assert_eq!(kinds(&["null pointer"]).len(), 2);
     }
 
-    #[test]
-    fn error_text_on_the_page_is_a_failure_per_page() {
-        let obs = Observation {
-            url: "http://app/owners/7?x=1".into(),
-            error_text: Some("Internal Server Error".into()),
+    fn shows_error(url: &str, text: &str) -> Observation {
+        Observation {
+            url: url.into(),
+            error_text: Some(text.into()),
             ..Observation::default()
+        }
+    }
+
+    #[test]
+    fn one_error_message_is_one_failure_on_whichever_page_it_is_shown() {
+        let trace = "Traceback (most recent call last): File \"/srv/kernel.py\", line 88, in run IndexError: list index out of range";
+        let sig = |url: &str, text: &str| {
+            let f = oracles().judge(&[], Some(&shows_error(url, text)));
+            assert_eq!(f.len(), 1, "{f:?}");
+            assert_eq!(f[0].kind, FailureKind::ErrorText);
+            f[0].signature.clone()
         };
-        let f = oracles().judge(&[], Some(&obs));
-        assert_eq!(f.len(), 1);
-        assert_eq!(f[0].kind, FailureKind::ErrorText);
-        assert!(f[0].signature.ends_with("|http://app/owners/<n>"));
+        let first = sig("http://app/notebooks/Untitled.ipynb?kernel=1", trace);
+        // Another notebook, another kind of page: the same error, one failure.
+        assert_eq!(sig("http://app/notebooks/Untitled1.ipynb", trace), first);
+        assert_eq!(sig("http://app/owners/7", trace), first);
+        // Another error is another failure.
+        assert_ne!(
+            sig(
+                "http://app/notebooks/Untitled.ipynb",
+                "Internal Server Error"
+            ),
+            first
+        );
+        // The page is still where it was seen, without its query.
+        let f = oracles().judge(&[], Some(&shows_error("http://app/owners/7?x=1", trace)));
+        assert_eq!(f[0].source.as_deref(), Some("http://app/owners/7"));
+    }
+
+    #[test]
+    fn error_text_quoting_a_typed_value_is_an_echo_not_a_failure() {
+        let name_error = "NameError Traceback (most recent call last) Cell In[1], line 1 ----> 1 grydj9ra NameError: name 'grydj9ra' is not defined";
+        let found = |text: &str, typed: &[&str]| -> usize {
+            let typed: BTreeSet<String> = typed.iter().map(|t| t.to_string()).collect();
+            let obs = shows_error("http://app/notebooks/1", text);
+            oracles().judge_typed(&[], Some(&obs), &typed).len()
+        };
+        assert_eq!(found(name_error, &[]), 1);
+        assert_eq!(found(name_error, &["Ada", "grydj9"]), 1);
+        assert_eq!(found(name_error, &["Ada", "grydj9ra"]), 0);
+        // A short value counts quoted; a number is not the number of "line 1".
+        assert_eq!(found("NameError: name 'x' is not defined", &["x"]), 0);
+        assert_eq!(found(name_error, &["1"]), 1);
+        assert_eq!(found(name_error, &["In"]), 1);
+        // The kernel's own error names nothing typed: still a failure.
+        let own = "Traceback (most recent call last): File \"/srv/kernel.py\", line 88 IndexError: list index out of range";
+        assert_eq!(found(own, &["grydj9ra", "total(sales)"]), 1);
     }
 
     #[test]

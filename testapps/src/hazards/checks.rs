@@ -10,6 +10,9 @@
 //!   image, an SVG without a size, a fetch that answers 404).
 //! - `ids`: two buttons with the same id (good: unique ids; two plain divs share one).
 //! - `names`: a text field and a select without a name (good: every way of naming one).
+//! - `error`: a notebook whose kernel fails on every run, a traceback of its own code
+//!   (good: a wiki's prose that mentions errors, and a notebook answering a name the
+//!   user typed with a NameError that quotes it).
 
 use axum::extract::Path;
 use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE};
@@ -21,7 +24,7 @@ use axum::Router;
 use crate::common;
 
 /// The checks with a page here, as named in the path.
-pub const CHECK_PAGES: [&str; 4] = ["placeholder", "image", "ids", "names"];
+pub const CHECK_PAGES: [&str; 5] = ["placeholder", "image", "ids", "names", "error"];
 
 /// A 1x1 GIF.
 const PIXEL: [u8; 42] = [
@@ -75,6 +78,8 @@ async fn checks(Path((check, build)): Path<(String, String)>) -> Response {
         ("ids", true) => ("Editor", IDS_GOOD),
         ("names", false) => ("Search", NAMES_BAD),
         ("names", true) => ("Search", NAMES_GOOD),
+        ("error", false) => ("sales.ipynb", ERROR_BAD),
+        ("error", true) => ("Deploying under Apache", ERROR_GOOD),
         _ => return common::html_status(StatusCode::NOT_FOUND, "no such check".into()),
     };
     common::html(format!(
@@ -174,3 +179,66 @@ const NAMES_GOOD: &str = r#"<h1>Search</h1>
   <input type="submit" value="Search">
 </form>
 <p id="out"></p>"#;
+
+/// The kernel's own fault, whatever the cell holds: the traceback names its code, never
+/// the cell's, and the cell echoed above it changes with what was run.
+const ERROR_BAD: &str = r#"<h1>sales.ipynb</h1>
+<p>Kernel: Python 3</p>
+<div class="cell">
+  <pre class="input" id="ran"></pre>
+  <pre class="output" id="out"></pre>
+</div>
+<label>Code <textarea id="code" rows="2">total(sales)</textarea></label>
+<button id="run">Run</button>
+<script>
+let runs = 0;
+function run() {
+  runs += 1;
+  document.getElementById('ran').textContent = 'In [' + runs + ']: ' + document.getElementById('code').value;
+  document.getElementById('out').textContent = 'Traceback (most recent call last):\n' +
+    '  File "/srv/kernel/session.py", line 88, in execute\n' +
+    '    reply = self.shell.run(code, store=self.history[-1])\n' +
+    'IndexError: list index out of range';
+}
+document.getElementById('run').addEventListener('click', run);
+run();
+</script>"#;
+
+/// A wiki's documentation, whose prose mentions errors (quoted, in inline code, inside a
+/// sentence), and a notebook cell: a name typed and run is answered with a NameError
+/// quoting it, as a kernel does.
+const ERROR_GOOD: &str = r##"<nav><a href="#install">Install</a> | <a href="#try">Try it</a></nav>
+<h1>Deploying under Apache</h1>
+<p id="install">Install the package with pip, then point <code>WSGIScriptAlias</code> at the
+<code>app.wsgi</code> file of the release and restart Apache. The application needs write
+access to its cache directory and to the directory that holds the uploaded files.</p>
+<p>On Debian Lenny, running the application under mod_wsgi gave an Internal Server Error on my
+system... Upgrading to Python 2.6.2 solved this.</p>
+<ul>
+<li>If the log shows a Traceback (most recent call last), read it from the bottom up: the last
+line names the error.</li>
+<li>The message "Internal Server Error" alone says nothing; the server's log says why.</li>
+<li>Older releases raised an <code>Unhandled exception</code> when the cache was not writable.</li>
+</ul>
+<p>Once it runs, open the front page and sign in with the account made at install time; the
+settings page lists what can be changed without a restart.</p>
+<h2 id="try">Try it</h2>
+<div class="cell">
+  <label>Code <textarea id="code" rows="2"></textarea></label>
+  <button id="run">Run</button>
+  <pre class="output" id="out"></pre>
+</div>
+<script>
+const DASHES = '-'.repeat(75);
+document.getElementById('run').addEventListener('click', () => {
+  const code = document.getElementById('code').value.trim();
+  const out = document.getElementById('out');
+  if (!code || /^-?\d+(\.\d+)?$/.test(code)) { out.textContent = code; return; }
+  if (/^[A-Za-z_]\w*$/.test(code)) {
+    out.textContent = DASHES + '\nNameError                                 Traceback (most recent call last)\n' +
+      'Cell In[1], line 1\n----> 1 ' + code + '\n\nNameError: name \'' + code + '\' is not defined';
+    return;
+  }
+  out.textContent = '  Cell In[1], line 1\n    ' + code.split('\n')[0] + '\n    ^\nSyntaxError: invalid syntax';
+});
+</script>"##;
