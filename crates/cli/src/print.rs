@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use wayfarer_core::findings::{NewOrKnown, Shrunk};
+use wayfarer_core::findings::NewOrKnown;
 use wayfarer_core::{RunSummary, TraceStep};
 use wayfarer_report::one_line;
 
@@ -232,16 +232,9 @@ pub fn failures_text(s: &RunSummary, traces: &dyn Fn(&str) -> Option<Vec<TraceSt
                 NewOrKnown::Known => "known".to_string(),
             });
         }
-        if let Some(v) = f.shrunk.as_ref().map(Shrunk::verdict_text) {
-            if !v.is_empty() {
-                tags.push(v);
-            }
-        }
-        let tags = if tags.is_empty() {
-            String::new()
-        } else {
-            format!(" ({})", tags.join(", "))
-        };
+        // Every failure has one: "reproduced 3/3", ..., "unconfirmed (never replayed)".
+        tags.push(f.verdict_text());
+        let tags = format!(" ({})", tags.join(", "));
         let _ = writeln!(
             o,
             "  {}. [{}] {}{tags}\n     first at step {} on {} · seen {} time(s)",
@@ -341,6 +334,7 @@ pub fn llm_line(u: &wayfarer_core::llm::LlmUsage) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use wayfarer_core::findings::Shrunk;
     use wayfarer_core::infer::{CardinalityRow, InferenceSummary};
 
     fn row(candidates: &str, interactions: u64) -> CardinalityRow {
@@ -384,5 +378,47 @@ mod tests {
         });
         assert!(summary_text(&s)
             .contains("state inference widgets-1 did not run: the strategy x cannot be copied"));
+    }
+
+    #[test]
+    fn every_failure_says_its_verdict_and_a_never_replayed_one_says_unconfirmed() {
+        let line = |message: &str, shrunk: Option<Shrunk>| wayfarer_core::summary::FailureLine {
+            kind: "exception".into(),
+            signature: message.into(),
+            message: message.into(),
+            trace_len: 2,
+            shrunk,
+            ..Default::default()
+        };
+        let replayed = |hits, runs| Shrunk {
+            kept: vec![0, 1],
+            of: 2,
+            finished: true,
+            hits,
+            runs,
+            ..Shrunk::default()
+        };
+        let mut out_of_time = line("out of time", Some(replayed(0, 0)));
+        out_of_time.baseline = Some(NewOrKnown::New);
+        let s = RunSummary {
+            failures: vec![
+                line("confirmed", Some(replayed(3, 3))),
+                line("flaky", Some(replayed(1, 3))),
+                line("gone", Some(replayed(0, 3))),
+                out_of_time,
+                line("never shrunk", None),
+            ],
+            ..Default::default()
+        };
+        let text = failures_text(&s, &|_| None);
+        for want in [
+            "1. [exception] confirmed (reproduced 3/3)\n",
+            "2. [exception] flaky (flaky 1/3)\n",
+            "3. [exception] gone (not reproduced 0/3)\n",
+            "4. [exception] out of time (new, unconfirmed (never replayed))\n",
+            "5. [exception] never shrunk (unconfirmed (never replayed))\n",
+        ] {
+            assert!(text.contains(want), "{want:?} in\n{text}");
+        }
     }
 }

@@ -24,7 +24,7 @@ pub fn found(app: App, summary: &RunSummary) -> Vec<SeededLine> {
                     Some(s) if s.shortened() => s.kept.len(),
                     _ => f.trace_len,
                 }),
-                reproduced: shrunk.map(|s| s.verdict_text()).filter(|v| !v.is_empty()),
+                reproduced: first.map(|f| f.verdict_text()),
             }
         })
         .collect()
@@ -85,5 +85,47 @@ mod tests {
             .unwrap();
         assert_eq!(hit.found_at_step, Some(12));
         assert_eq!(r.iter().filter(|r| r.found_at_step.is_some()).count(), 1);
+    }
+
+    #[test]
+    fn a_found_bug_says_its_verdict_and_unconfirmed_when_never_replayed() {
+        let mut summary = RunSummary {
+            failures: vec![FailureLine {
+                kind: "http_5xx".into(),
+                message: "HTTP 500 from http://127.0.0.1:9/register".into(),
+                step: 12,
+                trace_len: 3,
+                ..FailureLine::default()
+            }],
+            ..RunSummary::default()
+        };
+        let line = |summary: &RunSummary| {
+            let r = found(App::Expense, summary);
+            text(&r)
+                .lines()
+                .find(|l| l.contains("expense-register-email-500"))
+                .unwrap()
+                .to_string()
+        };
+        assert!(
+            line(&summary).ends_with(
+                ": found at step 12, reported with 3 action(s), unconfirmed (never replayed)"
+            ),
+            "{}",
+            line(&summary)
+        );
+        summary.failures[0].shrunk = Some(wayfarer_core::findings::Shrunk {
+            kept: vec![1, 2],
+            of: 3,
+            hits: 3,
+            runs: 3,
+            ..Default::default()
+        });
+        assert!(
+            line(&summary)
+                .ends_with(": found at step 12, reported with 2 action(s), reproduced 3/3"),
+            "{}",
+            line(&summary)
+        );
     }
 }

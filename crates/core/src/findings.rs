@@ -36,6 +36,52 @@ impl Reproduced {
     }
 }
 
+/// A reported failure's verdict, for every failure: what its confirming replays said,
+/// or that none was done.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// Raised on every confirming replay.
+    Confirmed,
+    /// Raised on some.
+    Flaky,
+    /// Raised on none.
+    NotReproduced,
+    /// Never replayed (shrinking off, out of time, or the run stopped).
+    Unconfirmed,
+}
+
+impl Verdict {
+    /// Where it ranks in a report: the confirmed first, the never replayed last.
+    pub fn rank(self) -> u8 {
+        match self {
+            Verdict::Confirmed => 0,
+            Verdict::Flaky => 1,
+            Verdict::NotReproduced => 2,
+            Verdict::Unconfirmed => 3,
+        }
+    }
+
+    /// Of a failure's shrinking result (`None`: never shrunk).
+    pub fn of(shrunk: Option<&Shrunk>) -> Verdict {
+        match shrunk.and_then(Shrunk::verdict) {
+            Some(Reproduced::Confirmed) => Verdict::Confirmed,
+            Some(Reproduced::Flaky) => Verdict::Flaky,
+            Some(Reproduced::NotReproduced) => Verdict::NotReproduced,
+            None => Verdict::Unconfirmed,
+        }
+    }
+
+    /// "reproduced 3/3", "flaky 1/3", "not reproduced 0/3" (as `Shrunk::verdict_text`),
+    /// or "unconfirmed (never replayed)".
+    pub fn text(self, shrunk: Option<&Shrunk>) -> String {
+        match shrunk.map(Shrunk::verdict_text).filter(|t| !t.is_empty()) {
+            Some(t) if self != Verdict::Unconfirmed => t,
+            _ => "unconfirmed (never replayed)".into(),
+        }
+    }
+}
+
 /// What shrinking and confirming did to one unique failure.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Shrunk {
@@ -121,8 +167,14 @@ pub enum NewOrKnown {
 pub struct ShrinkSummary {
     /// The time it was given, in seconds.
     pub budget_s: f64,
-    /// The time it took (apart from the exploration's `duration_s`).
+    /// The time it added after the exploration (apart from the exploration's `duration_s`).
     pub seconds: f64,
+    /// Browser time it took while the run explored (browsers handed over, idle ones too).
+    #[serde(default)]
+    pub during_run_s: f64,
+    /// The browsers it could use.
+    #[serde(default)]
+    pub browsers: usize,
     /// Confirming replays per failure.
     pub confirm_runs: u32,
     /// Failures it did not reach before its budget ran out.

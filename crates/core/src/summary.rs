@@ -159,6 +159,29 @@ pub struct FailureLine {
     pub baseline: Option<crate::findings::NewOrKnown>,
 }
 
+impl FailureLine {
+    /// Its verdict: what its confirming replays said, or unconfirmed.
+    pub fn verdict(&self) -> crate::findings::Verdict {
+        crate::findings::Verdict::of(self.shrunk.as_ref())
+    }
+
+    /// "confirmed 3/3", ..., "unconfirmed (never replayed)".
+    pub fn verdict_text(&self) -> String {
+        self.verdict().text(self.shrunk.as_ref())
+    }
+
+    /// Whether a replay raised it again.
+    pub fn reproduced(&self) -> bool {
+        self.shrunk.as_ref().is_some_and(|s| s.hits > 0)
+    }
+
+    /// A failure that only timing makes (a page slower than the bound on a busy
+    /// machine): a failure once a replay shows it again, else a warning.
+    pub fn timing_only(&self) -> bool {
+        self.kind == crate::oracle::FailureKind::Hang.as_str()
+    }
+}
+
 impl From<&Failure> for FailureLine {
     fn from(f: &Failure) -> Self {
         FailureLine {

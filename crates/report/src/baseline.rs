@@ -270,19 +270,13 @@ pub fn diff_text(a: &Baseline, b: &Baseline) -> String {
             let _ = writeln!(out, "  none");
         }
         for (i, f) in lines.iter().enumerate() {
-            let verdict = f
-                .shrunk
-                .as_ref()
-                .map(|s| s.verdict_text())
-                .filter(|t| !t.is_empty())
-                .map(|t| format!(" ({t})"))
-                .unwrap_or_default();
             let _ = writeln!(
                 out,
-                "  {}. [{}] {}{verdict}",
+                "  {}. [{}] {} ({})",
                 i + 1,
                 f.kind,
-                one_line(&f.message, 160)
+                one_line(&f.message, 160),
+                f.verdict_text()
             );
         }
     };
@@ -421,6 +415,44 @@ mod tests {
         insta::assert_snapshot!(diff_text(&a, &b));
         let same = diff_text(&a, &a);
         assert!(same.contains("0 new, 2 known, 0 gone"), "{same}");
+    }
+
+    #[test]
+    fn diff_text_says_unconfirmed_for_a_failure_never_replayed() {
+        let a = base(A, app_failures("http://127.0.0.1:41427"));
+        let b = base(B, app_failures("http://127.0.0.1:39001"));
+        let text = diff_text(&a, &b);
+        assert!(
+            text.contains(
+                "  1. [exception] TypeError: x is undefined (unconfirmed (never replayed))\n"
+            ),
+            "{text}"
+        );
+        assert_eq!(
+            text.matches(" (unconfirmed (never replayed))\n").count(),
+            2,
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_report_json_with_or_without_verdicts_loads() {
+        // An older report.json: no verdict on its failures.
+        let old = r#"{"target": "http://127.0.0.1:41427/", "failures": [
+            {"kind": "exception", "signature": "exception|x", "message": "x", "step": 3,
+             "count": 1, "page_url": "", "trace_len": 2}]}"#;
+        let b = parse_report(old.as_bytes(), "old/report.json".into()).unwrap();
+        assert_eq!(b.failures.len(), 1);
+        assert_eq!(
+            b.failures[0].verdict(),
+            wayfarer_core::findings::Verdict::Unconfirmed
+        );
+        // A newer one: the verdict written beside each failure is read past.
+        let data = crate::ci::tests::sample_run();
+        let json = crate::json::render(&data, None);
+        assert!(json.contains("\"verdict\": \"flaky\""), "{json}");
+        let b = parse_report(json.as_bytes(), "new/report.json".into()).unwrap();
+        assert_eq!(b.failures, data.summary.failures);
     }
 
     #[test]

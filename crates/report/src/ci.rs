@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-use wayfarer_core::findings::{NewOrKnown, Reproduced};
+use wayfarer_core::findings::{NewOrKnown, Verdict};
 use wayfarer_core::summary::FailureLine;
 use wayfarer_core::trace::TraceStep;
 use wayfarer_store::RunData;
@@ -62,29 +62,20 @@ impl Item<'_> {
             .unwrap_or_else(|| self.trace.to_vec())
     }
 
-    fn verdict(&self) -> Option<Reproduced> {
-        self.line.shrunk.as_ref().and_then(|s| s.verdict())
+    fn verdict(&self) -> Verdict {
+        self.line.verdict()
     }
 
-    /// "reproduced 3/3", or "not replayed" when no confirming replay ran.
+    /// "reproduced 3/3", ..., or "unconfirmed (never replayed)" when no confirming
+    /// replay ran.
     fn verdict_text(&self) -> String {
-        let text = self
-            .line
-            .shrunk
-            .as_ref()
-            .map(|s| s.verdict_text())
-            .unwrap_or_default();
-        if text.is_empty() {
-            "not replayed".into()
-        } else {
-            text
-        }
+        self.line.verdict_text()
     }
 
     /// An error: new (or no baseline to tell) and not known to be flaky.
     fn is_error(&self) -> bool {
         self.line.baseline != Some(NewOrKnown::Known)
-            && matches!(self.verdict(), None | Some(Reproduced::Confirmed))
+            && matches!(self.verdict(), Verdict::Confirmed | Verdict::Unconfirmed)
     }
 
     fn trace_file(&self, data: &RunData) -> Option<String> {
@@ -151,7 +142,8 @@ fn baseline_text(line: &FailureLine) -> Option<&'static str> {
 }
 
 /// One GitHub Actions workflow command per unique failure: `::error` for a new one that
-/// reproduced (or was not replayed), `::warning` for a flaky, unreproduced or known one.
+/// reproduced (or was never replayed: unconfirmed), `::warning` for a flaky, unreproduced
+/// or known one.
 /// Errors come first: GitHub shows only the first ten of each level per step.
 pub fn github_annotations(data: &RunData) -> String {
     let items = items(data);
@@ -442,16 +434,20 @@ fn run_table(out: &mut String, data: &RunData, items: &[Item], new: usize, known
     if let Some(c) = &s.js_coverage {
         cols.push(("JS coverage", format!("{:.1}%", c.ratio * 100.0)));
     }
-    let count = |v: Reproduced| items.iter().filter(|i| i.verdict() == Some(v)).count();
+    let count = |v: Verdict| items.iter().filter(|i| i.verdict() == v).count();
+    // Confirmed and flaky are counted when shrinking ran, even at 0; the others when any.
     let verdicts: Vec<String> = [
-        Reproduced::Confirmed,
-        Reproduced::Flaky,
-        Reproduced::NotReproduced,
+        (Verdict::Confirmed, "confirmed"),
+        (Verdict::Flaky, "flaky"),
+        (Verdict::NotReproduced, "not reproduced"),
+        (Verdict::Unconfirmed, "unconfirmed"),
     ]
     .into_iter()
-    .map(|v| (count(v), v.as_str()))
-    .filter(|(n, v)| *n > 0 || (*v != "not reproduced" && s.shrink.is_some()))
-    .map(|(n, v)| format!("{n} {v}"))
+    .map(|(v, name)| (count(v), v, name))
+    .filter(|(n, v, _)| {
+        *n > 0 || (matches!(v, Verdict::Confirmed | Verdict::Flaky) && s.shrink.is_some())
+    })
+    .map(|(n, _, name)| format!("{n} {name}"))
     .collect();
     let failures = if verdicts.is_empty() || items.is_empty() {
         items.len().to_string()
@@ -687,6 +683,7 @@ pub(crate) mod tests {
                     confirm_runs: 3,
                     skipped: 0,
                     error: None,
+                    ..ShrinkSummary::default()
                 }),
                 baseline: Some(BaselineSummary {
                     from: "wayfarer-baseline/report.json".into(),
@@ -775,6 +772,68 @@ pub(crate) mod tests {
             .lines()
             .all(|l| l.starts_with("::error ")));
         assert_eq!(github_annotations(&clean_run()), "");
+    }
+
+    /// The sample run with shrinking off: no failure was replayed.
+    pub(crate) fn never_replayed_run() -> RunData {
+        let mut data = sample_run();
+        for l in &mut data.summary.failures {
+            l.shrunk = None;
+        }
+        data.summary.shrink = None;
+        data
+    }
+
+    #[test]
+    fn a_never_replayed_failure_says_unconfirmed() {
+        let data = never_replayed_run();
+        let notes = github_annotations(&data);
+        assert_eq!(
+            notes
+                .matches("%0Aunconfirmed (never replayed) · new since the baseline%0A")
+                .count(),
+            2,
+            "{notes}"
+        );
+        assert!(
+            notes.contains("%0Aunconfirmed (never replayed) · known: the baseline had it too%0A"),
+            "{notes}"
+        );
+        // Unconfirmed and new: an error, as a confirmed new one.
+        let levels: Vec<&str> = notes
+            .lines()
+            .map(|l| l.split_once(' ').unwrap().0)
+            .collect();
+        assert_eq!(levels, ["::error", "::error", "::warning"]);
+
+        let md = summary_markdown(&data, None);
+        assert!(
+            md.contains("#### 1. exception · unconfirmed (never replayed) · new\n"),
+            "{md}"
+        );
+        assert!(
+            md.contains("#### 2. unhandled\\_rejection · unconfirmed (never replayed) · new\n"),
+            "{md}"
+        );
+        assert!(
+            md.contains("register?email=a,b` (unconfirmed (never replayed))\n"),
+            "{md}"
+        );
+        assert!(md.contains("| 3 (3 unconfirmed) |"), "{md}");
+
+        // Shrinking ran, but one failure's confirming replays did not (out of time).
+        let mut data = sample_run();
+        let flaky = data.summary.failures[1].shrunk.as_mut().unwrap();
+        (flaky.hits, flaky.runs) = (0, 0);
+        let md = summary_markdown(&data, None);
+        assert!(
+            md.contains("| 3 (2 confirmed, 0 flaky, 1 unconfirmed) |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("#### 2. unhandled\\_rejection · unconfirmed (never replayed) · new\n"),
+            "{md}"
+        );
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use wayfarer_core::findings::NewOrKnown;
+use wayfarer_core::findings::{NewOrKnown, Verdict};
 use wayfarer_store::RunData;
 
 use crate::traces::file_name;
@@ -106,10 +106,8 @@ pub fn render(data: &RunData) -> String {
             );
         }
         let shrunk = line.and_then(|l| l.shrunk.as_ref());
-        let verdict = shrunk.map(|s| s.verdict_text()).unwrap_or_default();
-        if !verdict.is_empty() {
-            let _ = writeln!(body, "replays of its minimal trace: {verdict}");
-        }
+        // Every failure has one; one the summary does not list was never replayed.
+        let _ = writeln!(body, "verdict: {}", Verdict::of(shrunk).text(shrunk));
         let mut file = file_name(i, f);
         match shrunk
             .filter(|s| s.shortened())
@@ -165,6 +163,32 @@ mod tests {
         assert_eq!(timestamp(0), "1970-01-01T00:00:00");
         assert_eq!(timestamp(951_782_400), "2000-02-29T00:00:00");
         assert_eq!(timestamp(1_795_305_600 + 3_723), "2026-11-22T01:02:03");
+    }
+
+    #[test]
+    fn every_failure_says_its_verdict_and_a_never_replayed_one_says_unconfirmed() {
+        let mut data = crate::ci::tests::sample_run();
+        data.summary.failures[1].shrunk = None;
+        let xml = render(&data);
+        assert_eq!(
+            xml.matches("\nverdict: reproduced 3/3\n").count(),
+            2,
+            "{xml}"
+        );
+        assert_eq!(
+            xml.matches("\nverdict: unconfirmed (never replayed)\n")
+                .count(),
+            1,
+            "{xml}"
+        );
+        // Shrinking off: every failure says so.
+        let xml = render(&crate::ci::tests::never_replayed_run());
+        assert_eq!(
+            xml.matches("\nverdict: unconfirmed (never replayed)\n")
+                .count(),
+            3,
+            "{xml}"
+        );
     }
 
     #[test]

@@ -32,7 +32,8 @@ pub struct SeededLine {
     /// shrinking found one), when found.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reported_actions: Option<usize>,
-    /// "reproduced 3/3" or "flaky 1/3", when its trace was replayed to confirm it.
+    /// Its failure's verdict, when found: "reproduced 3/3", "flaky 1/3", "not reproduced
+    /// 0/3", or "unconfirmed (never replayed)" (`FailureLine::verdict_text`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reproduced: Option<String>,
 }

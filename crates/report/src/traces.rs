@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use wayfarer_core::findings::Shrunk;
+use wayfarer_core::findings::{Shrunk, Verdict};
 use wayfarer_core::trace::{Expected, Trace, TRACE_VERSION};
 use wayfarer_core::Failure;
 use wayfarer_store::RunData;
@@ -84,20 +84,15 @@ pub fn minimal_of(data: &RunData, index: usize) -> Option<Trace> {
     let f = &data.failures[index].failure;
     let s = shrunk_of(data, f).filter(|s| s.shortened())?;
     let whole = trace_of(data, index);
-    let verdict = s.verdict_text();
+    let verdict = Verdict::of(Some(s)).text(Some(s));
     Some(Trace {
         origin: format!(
-            "{}; shrunk after the run ({} → {} actions, {} replays{}{})",
+            "{}; shrunk after the run ({} → {} actions, {} replays{}, {verdict})",
             whole.origin,
             s.of,
             s.kept.len(),
             s.replays,
             if s.finished { "" } else { ", out of time" },
-            if verdict.is_empty() {
-                String::new()
-            } else {
-                format!(", {verdict}")
-            }
         ),
         // The shorter way shrinking took may hold steps from elsewhere in the run.
         steps: s.steps(&f.trace)?,
@@ -222,5 +217,33 @@ mod tests {
             .map(|s| s.action.target.clone().unwrap())
             .collect();
         assert_eq!(targets, ["#register-direct", "#boom"]);
+        // Shrunk, but its confirming replays never ran (out of time): unconfirmed.
+        assert!(
+            t.origin.ends_with(
+                "; shrunk after the run (4 → 2 actions, 0 replays, unconfirmed (never replayed))"
+            ),
+            "{}",
+            t.origin
+        );
+    }
+
+    #[test]
+    fn a_minimal_trace_says_its_verdict() {
+        let mut data = crate::ci::tests::sample_run();
+        let t = minimal_of(&data, 0).expect("a minimal trace");
+        assert!(
+            t.origin.ends_with(", 6 replays, reproduced 3/3)"),
+            "{}",
+            t.origin
+        );
+        let s = data.summary.failures[0].shrunk.as_mut().unwrap();
+        (s.hits, s.runs) = (0, 0);
+        let t = minimal_of(&data, 0).expect("a minimal trace");
+        assert!(
+            t.origin
+                .ends_with(", 6 replays, unconfirmed (never replayed))"),
+            "{}",
+            t.origin
+        );
     }
 }

@@ -4,7 +4,7 @@
 use base64::Engine as _;
 use minijinja::Value;
 use serde::Serialize;
-use wayfarer_core::findings::{NewOrKnown, Reproduced, Shrunk};
+use wayfarer_core::findings::{NewOrKnown, Verdict};
 use wayfarer_core::{Event, EventKind, Failure, ResetRecord, StateId};
 use wayfarer_store::{RunData, StoredFailure};
 
@@ -32,10 +32,13 @@ pub struct Card {
     pub repro_actions: usize,
     /// The minimal trace shrinking (after the run, or `wayfarer minimize`) left of it.
     pub minimal: Option<Minimal>,
-    /// "reproduced 3/3", "flaky 1/3", "not reproduced 0/3", when replays confirmed it.
-    pub verdict: Option<String>,
-    /// The pill's look for the verdict: ok, warn or bad.
+    /// "reproduced 3/3", "flaky 1/3", "not reproduced 0/3", or "unconfirmed (never
+    /// replayed)": every card has one.
+    pub verdict: String,
+    /// The pill's look for the verdict: bad, warn, plain ("") or unconfirmed.
     pub verdict_class: &'static str,
+    /// What the pill means, on hover.
+    pub verdict_title: &'static str,
     /// "new" or "known", against a baseline run.
     pub baseline: Option<&'static str>,
     /// Why shrinking did not finish or did not run on it, when it says.
@@ -98,7 +101,8 @@ fn card(data: &RunData, n: usize, sf: &StoredFailure) -> Card {
     let (screenshot, screenshot_note) = screenshot(data, sf);
     let line = data.summary.line(&f.signature);
     let shrunk = line.and_then(|l| l.shrunk.as_ref());
-    let verdict = shrunk.and_then(Shrunk::verdict);
+    // A failure the summary does not list (a killed run's store) was never replayed.
+    let verdict = Verdict::of(shrunk);
     let shown: Vec<&Event> = events.iter().filter(|e| !routine(e)).collect();
     let location = f.source.as_ref().map(|s| {
         let mut loc = truncate(s, 200);
@@ -121,11 +125,18 @@ fn card(data: &RunData, n: usize, sf: &StoredFailure) -> Card {
         repro: repro::steps(&f.trace),
         repro_actions: f.trace.len(),
         minimal: minimal(data, n - 1, f),
-        verdict: shrunk.map(Shrunk::verdict_text).filter(|v| !v.is_empty()),
+        verdict: verdict.text(shrunk),
         verdict_class: match verdict {
-            Some(Reproduced::Confirmed) => "bad",
-            Some(Reproduced::Flaky) => "warn",
-            _ => "",
+            Verdict::Confirmed => "bad",
+            Verdict::Flaky => "warn",
+            Verdict::NotReproduced => "",
+            Verdict::Unconfirmed => "unconfirmed",
+        },
+        verdict_title: match verdict {
+            Verdict::Unconfirmed => {
+                "its trace was never replayed to confirm it (shrinking off, out of time, or the run stopped)"
+            }
+            _ => "replays of its minimal trace that raised it again",
         },
         baseline: line.and_then(|l| l.baseline).map(|b| match b {
             NewOrKnown::New => "new",
@@ -264,5 +275,24 @@ fn screenshot(data: &RunData, sf: &StoredFailure) -> (Option<Value>, Option<Stri
                 rel.display()
             )),
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::ci::tests::sample_run;
+
+    #[test]
+    fn each_card_says_its_verdict_and_a_never_replayed_one_is_unconfirmed() {
+        let mut data = sample_run();
+        data.summary.failures[1].shrunk = None;
+        let html = crate::html::render(&data, None);
+        let confirmed = r#"<span class="pill bad" title="replays of its minimal trace that raised it again">reproduced 3&#x2f;3</span>"#;
+        assert_eq!(html.matches(confirmed).count(), 2, "{html}");
+        let unconfirmed = r#"<span class="pill unconfirmed" title="its trace was never replayed to confirm it (shrinking off, out of time, or the run stopped)">unconfirmed (never replayed)</span>"#;
+        assert_eq!(html.matches(unconfirmed).count(), 1, "{html}");
+        assert!(html.contains(".pill.unconfirmed {"), "its own style");
+        let all = crate::html::render(&crate::ci::tests::never_replayed_run(), None);
+        assert_eq!(all.matches(unconfirmed).count(), 3);
     }
 }
