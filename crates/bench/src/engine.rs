@@ -273,6 +273,12 @@ fn line(r: &RunRow) -> String {
     if let Some(b) = r.seeded_bugs {
         s.push_str(&format!(", {b} seeded"));
     }
+    if r.longest_trace.is_some() {
+        s.push_str(&format!(
+            ", longest trace {}",
+            crate::minimal::longest_text(r.longest_trace, r.fewest_actions)
+        ));
+    }
     if let Some(f) = r.feature_coverage {
         s.push_str(&format!(", {:.0}% features", f * 100.0));
     }

@@ -160,8 +160,9 @@ pub fn run_strategy(
         bundled: target.app().map(|a| (a.name().to_string(), true)),
         command: plan.command.clone(),
         stop: Arc::new(AtomicBool::new(false)),
-        // A bench measures exploring; shrinking would only add time after each run.
-        shrink: Some(wayfarer_run::ShrinkBudget::Off),
+        // As `wayfarer explore` by default (`--shrink`): the bench measures the traces a
+        // user is handed, not only what exploring found.
+        shrink: Some(plan.shrink),
         ..Settings::default()
     };
     let mut collector = Collector::default();
@@ -169,7 +170,7 @@ pub fn run_strategy(
         let mut observers: Vec<&mut (dyn Observer + Send)> = vec![&mut collector];
         wayfarer_run::explore(
             &settings,
-            plan.config_for(target),
+            config_of(plan, target),
             secrets,
             shared,
             &mut observers,
@@ -189,9 +190,19 @@ pub fn run_strategy(
     })
 }
 
+/// The configuration of a strategy run: the target's, with the bench's `--shrink` in
+/// `[budget] shrink` (the flag wins anyway), so that the run's store records what it was
+/// made with and `--resume` keeps only runs made with the same.
+pub(crate) fn config_of(plan: &Plan, target: &Target) -> wayfarer_core::Config {
+    let mut c = plan.config_for(target);
+    c.budget.shrink = Some(plan.shrink.to_string());
+    c
+}
+
 /// The table row of a finished strategy run.
 pub(crate) fn strategy_row(plan: &Plan, target: &Target, s: &RunSummary, c: &Collector) -> RunRow {
     let known = target.truth();
+    let minimal = crate::minimal::measure(known.bugs, &s.failures);
     let ids = c.action_ids().len();
     let instrumented = !c.screens.is_empty() || ids > 0;
     let (feature_coverage, features_covered) = features(&known, &c.episode_logs);
@@ -216,6 +227,7 @@ pub(crate) fn strategy_row(plan: &Plan, target: &Target, s: &RunSummary, c: &Col
         browsers: s.workers.iter().filter(|w| w.steps > 0).count().max(1) as u32,
         seed: s.seed,
         budget: plan.budget.to_string(),
+        shrink: plan.shrink.to_string(),
         steps: s.steps,
         states: s.states,
         urls: s.urls,
@@ -234,6 +246,11 @@ pub(crate) fn strategy_row(plan: &Plan, target: &Target, s: &RunSummary, c: &Col
         failures: s.failures.len(),
         seeded_bugs: target.app().map(|_| found.len()),
         seeded_found: found_text(&found),
+        longest_trace: minimal.longest,
+        fewest_actions: minimal.fewest,
+        trace_excess: minimal.excess,
+        failures_shrunk: Some(minimal.shrunk),
+        failures_confirmed: Some(minimal.confirmed),
         feature_coverage,
         features_covered,
         trace_precision,

@@ -18,6 +18,7 @@ mod engine;
 mod execute;
 mod findings;
 pub mod metrics;
+pub mod minimal;
 pub mod peer;
 pub mod plan;
 mod plot;

@@ -18,6 +18,10 @@ pub struct RunRow {
     pub browsers: u32,
     pub seed: u64,
     pub budget: String,
+    /// How the run shrank its failures (`--shrink`: "off", "20%", "90s"); empty for a
+    /// peer, and for a row kept from before the bench recorded it.
+    #[serde(default)]
+    pub shrink: String,
     pub steps: u64,
     pub states: usize,
     pub urls: usize,
@@ -35,6 +39,22 @@ pub struct RunRow {
     pub failures: usize,
     pub seeded_bugs: Option<usize>,
     pub seeded_found: String,
+    /// The longest trace the run reports for a failure matching a seeded bug (its minimal
+    /// trace when shrinking shortened it, else the recorded one); for an application
+    /// without seeded bugs, of any failure (`minimal::measure`). Strategies only.
+    #[serde(default)]
+    pub longest_trace: Option<usize>,
+    /// The fewest actions the seeded bug of that longest trace needs.
+    #[serde(default)]
+    pub fewest_actions: Option<u32>,
+    /// The worst excess of a seeded bug's reported trace over its fewest actions.
+    #[serde(default)]
+    pub trace_excess: Option<i64>,
+    /// Unique failures shrinking shrank, and those its replays confirmed (strategies only).
+    #[serde(default)]
+    pub failures_shrunk: Option<usize>,
+    #[serde(default)]
+    pub failures_confirmed: Option<usize>,
     pub feature_coverage: Option<f64>,
     pub features_covered: String,
     /// Share of the traces that cover some grammar feature (each trace as a test).
@@ -92,6 +112,7 @@ pub const COLUMNS: &[(&str, &str)] = &[
     ("workers", "browsers the run was asked for (`--workers`: a count, or `auto`), sharing one store and what the strategy learns; 1 for a peer"),
     ("browsers", "browsers that took steps: the count `--workers auto` chose, else `workers` (fewer when one died before its first step); 1 for a peer"),
     ("budget", "the budget every run had (actions, time or both)"),
+    ("shrink", "how the run shrank its failures by replay (`--shrink`: `off`, a share of the exploring time such as `20%`, or a time such as `90s`); empty for a peer"),
     ("steps", "actions performed (for a peer: its own actions, e.g. gremlin events)"),
     ("states", "distinct abstract states (the `tagseq`-style structure abstraction of the run loop; for a peer, among the pages sampled every 200 ms)"),
     ("urls", "distinct URLs after normalisation"),
@@ -106,6 +127,11 @@ pub const COLUMNS: &[(&str, &str)] = &[
     ("failures", "unique failures (by signature)"),
     ("seeded_bugs", "seeded bugs found (bundled apps only)"),
     ("seeded_found", "`id@step` for each seeded bug found, `;`-separated"),
+    ("longest_trace", "the longest trace the run reports for a failure matching a seeded bug: its minimal trace when shrinking shortened it, else the recorded one; for an application without seeded bugs, of any failure (strategies only)"),
+    ("fewest_actions", "the fewest actions the seeded bug of that longest trace needs (bundled apps only): `longest_trace` of `fewest_actions` is the table's `longest/fewest`"),
+    ("trace_excess", "the worst excess of a seeded bug's reported trace over the fewest actions it needs (0: every seeded bug found was reported minimal)"),
+    ("shrunk_share", "share of the run's unique failures shrinking shrank by replay, 0 to 1 (strategies only; empty without failures)"),
+    ("confirmed_share", "share of the run's unique failures whose confirming replays all raised it again (verdict confirmed), 0 to 1 (strategies only; empty without failures)"),
     ("feature_coverage", "share of the grammar's features covered by the run's traces (each episode from a reset is one trace; a peer's whole session is one), 0 to 1"),
     ("features_covered", "the covered features' names, `;`-separated"),
     ("trace_precision", "share of the run's traces (each taken as a test, as the paper's Crawljax baseline) that cover some grammar feature, 0 to 1"),
@@ -172,6 +198,22 @@ impl RunRow {
         crate::plan::label_of(&self.strategy, inference, self.workers)
     }
 
+    /// Share of the run's unique failures shrinking shrank; `None` without failures (or
+    /// for a peer).
+    pub fn shrunk_share(&self) -> Option<f64> {
+        self.share_of(self.failures_shrunk)
+    }
+
+    /// Share of the run's unique failures confirmed by every replay.
+    pub fn confirmed_share(&self) -> Option<f64> {
+        self.share_of(self.failures_confirmed)
+    }
+
+    fn share_of(&self, n: Option<usize>) -> Option<f64> {
+        n.filter(|_| self.failures > 0)
+            .map(|n| n as f64 / self.failures as f64)
+    }
+
     /// The row's values in `COLUMNS` order, as CSV text (not yet quoted).
     pub fn values(&self) -> Vec<String> {
         vec![
@@ -183,6 +225,7 @@ impl RunRow {
             crate::plan::workers_name(self.workers),
             self.browsers.to_string(),
             self.budget.clone(),
+            self.shrink.clone(),
             self.steps.to_string(),
             self.states.to_string(),
             self.urls.to_string(),
@@ -197,6 +240,11 @@ impl RunRow {
             self.failures.to_string(),
             opt(&self.seeded_bugs),
             self.seeded_found.clone(),
+            opt(&self.longest_trace),
+            opt(&self.fewest_actions),
+            opt(&self.trace_excess),
+            ratio(&self.shrunk_share()),
+            ratio(&self.confirmed_share()),
             ratio(&self.feature_coverage),
             self.features_covered.clone(),
             ratio(&self.trace_precision),

@@ -102,6 +102,10 @@ pub struct Plan {
     /// Bundled applications answer every request this late (a backend behind a network
     /// and a database), so runs wait on the application as they would on a real one.
     pub app_latency: std::time::Duration,
+    /// How every strategy run shrinks its failures by replay (`--shrink`): by default as
+    /// `wayfarer explore` does (20% of the exploring time), so the bench measures the
+    /// traces a user is handed; `off` measures exploring alone.
+    pub shrink: wayfarer_run::ShrinkBudget,
 }
 
 impl Plan {
@@ -165,6 +169,7 @@ impl Plan {
             episode_steps: None,
             command: String::new(),
             resume: false,
+            shrink: Default::default(),
         }
     }
 }

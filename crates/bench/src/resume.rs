@@ -82,6 +82,17 @@ pub(crate) fn finished_run(plan: &Plan, target: &Target, dir: &Path) -> Option<R
     if !data.complete || data.meta.budget != plan.budget.to_string() {
         return None;
     }
+    // Shrinking takes the run's browsers while it explores, and makes its traces: a run
+    // made with other shrinking is made again.
+    let shrink = stored_shrink(&data.meta.config, &data.summary);
+    if shrink != plan.shrink.to_string() {
+        tracing::info!(
+            "{}: made with --shrink {shrink}, not {}: run again",
+            dir.display(),
+            plan.shrink
+        );
+        return None;
+    }
     let collector = replay(&data);
     let row = strategy_row(plan, target, &data.summary, &collector);
     Some(RunOutcome {
@@ -97,6 +108,21 @@ pub(crate) fn finished_run(plan: &Plan, target: &Target, dir: &Path) -> Option<R
             .map(|c| c.scripts.clone())
             .unwrap_or_default(),
     })
+}
+
+/// How a stored run shrank its failures: the bench records its `--shrink` in the run's
+/// `[budget] shrink`. A run without it was made before the bench shrank (it turned
+/// shrinking off whatever a configuration said), as was a run whose failures had no
+/// shrinking phase.
+fn stored_shrink(config: &serde_json::Value, summary: &wayfarer_core::RunSummary) -> String {
+    let recorded = config
+        .pointer("/budget/shrink")
+        .and_then(|v| v.as_str())
+        .and_then(|t| t.parse::<wayfarer_run::ShrinkBudget>().ok());
+    match recorded {
+        Some(s) if summary.failures.is_empty() || summary.shrink.is_some() => s.to_string(),
+        _ => wayfarer_run::ShrinkBudget::Off.to_string(),
+    }
 }
 
 /// What the bench's collector would have seen, from the stored resets and steps.
@@ -129,5 +155,75 @@ fn progress(s: &Sample, steps: u64) -> Progress {
         budget_used: 0.0,
         coverage: s.coverage,
         workers: 1,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wayfarer_core::summary::FailureLine;
+    use wayfarer_core::RunSummary;
+
+    /// Runs an older bench kept have no `[budget] shrink` of its own: it turned shrinking
+    /// off, so they are kept by `--shrink off` only.
+    #[test]
+    fn a_stored_run_says_how_it_shrank_and_older_ones_did_not() {
+        let config = |shrink: Option<&str>| {
+            let mut c = wayfarer_core::Config::default();
+            c.budget.shrink = shrink.map(str::to_string);
+            serde_json::to_value(c).unwrap()
+        };
+        let quiet = RunSummary::default();
+        let failed = RunSummary {
+            failures: vec![FailureLine::default()],
+            ..RunSummary::default()
+        };
+        let shrank = RunSummary {
+            shrink: Some(Default::default()),
+            ..failed.clone()
+        };
+        assert_eq!(stored_shrink(&config(None), &shrank), "off");
+        assert_eq!(stored_shrink(&serde_json::json!({}), &quiet), "off");
+        assert_eq!(stored_shrink(&config(Some("20%")), &shrank), "20%");
+        assert_eq!(stored_shrink(&config(Some("90s")), &quiet), "90s");
+        // A configuration asked for it, the older bench turned it off: no shrinking phase.
+        assert_eq!(stored_shrink(&config(Some("20%")), &failed), "off");
+        assert_eq!(stored_shrink(&config(Some("off")), &failed), "off");
+    }
+
+    /// A peer run kept before the bench measured traces still loads, its new columns empty.
+    #[test]
+    fn a_peer_run_kept_before_the_trace_columns_loads() {
+        let mut row = serde_json::to_value(RunRow {
+            app: "clinic".into(),
+            strategy: "gremlins".into(),
+            kind: "peer".into(),
+            ..RunRow::default()
+        })
+        .unwrap();
+        let fields = row.as_object_mut().unwrap();
+        for new in [
+            "shrink",
+            "longest_trace",
+            "fewest_actions",
+            "trace_excess",
+            "failures_shrunk",
+            "failures_confirmed",
+        ] {
+            assert!(fields.remove(new).is_some(), "{new}");
+        }
+        let old = serde_json::json!({
+            "budget": "300",
+            "row": row,
+            "series": [],
+            "failures": [],
+        });
+        let kept: KeptPeer = serde_json::from_value(old).unwrap();
+        assert_eq!(kept.row.strategy, "gremlins");
+        assert_eq!(
+            (kept.row.shrink.as_str(), kept.row.longest_trace),
+            ("", None)
+        );
+        assert_eq!(kept.row.shrunk_share(), None);
     }
 }

@@ -81,9 +81,10 @@ pub fn markdown(plan: &Plan, result: &BenchResult) -> String {
     let seeds: Vec<String> = plan.seeds.iter().map(u64::to_string).collect();
     let _ = writeln!(
         s,
-        "`{}`\n\nBudget {} per run · seeds {} · strategies {} · peers {} · {} CPU(s) · wayfarer {}\n",
+        "`{}`\n\nBudget {} per run · shrink {} · seeds {} · strategies {} · peers {} · {} CPU(s) · wayfarer {}\n",
         md_escape(&plan.command),
         plan.budget,
+        plan.shrink,
         seeds.join(", "),
         plan.strategies.join(", "),
         if plan.peers.is_empty() { "none".to_string() } else { plan.peers.join(", ") },
@@ -272,6 +273,7 @@ fn section(s: &mut String, plan: &Plan, target: &Target, result: &BenchResult) {
     }
     llm_table(s, plan, &name, result);
     tests_table(s, plan, &name, result);
+    traces_table(s, plan, &name, !known.bugs.is_empty(), result);
     if known.bugs.is_empty() {
         return;
     }
@@ -309,6 +311,88 @@ fn section(s: &mut String, plan: &Plan, target: &Target, result: &BenchResult) {
             }
         }
         s.push('\n');
+    }
+}
+
+/// The traces each strategy run hands the user: per run, the longest reported trace of a
+/// seeded bug against the fewest actions it needs (the longest of any failure on an
+/// application without seeded bugs), the worst excess, and the shares of its unique
+/// failures shrunk and confirmed; then a line per strategy over its runs.
+fn traces_table(s: &mut String, plan: &Plan, name: &str, seeded: bool, result: &BenchResult) {
+    let rows = strategy_rows(plan, name, result, |r| r.failures_shrunk.is_some());
+    if rows.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        s,
+        "\nReported traces (shrink {}): the longest trace a run reports {}, the shares of its \
+         unique failures shrunk by replay and confirmed by every confirming replay, and a line \
+         per strategy over its runs (the longest and worst of them, the shares of all their \
+         failures).\n",
+        plan.shrink,
+        if seeded {
+            "for a failure that matches a seeded bug (its minimal trace when shrinking \
+             shortened it, else the recorded one) against the fewest actions that bug needs, \
+             the worst excess over the fewest of any"
+        } else {
+            "for a failure (its minimal trace when shrinking shortened it, else the recorded \
+             one)"
+        },
+    );
+    if seeded {
+        s.push_str(
+            "| strategy | seed | failures | longest/fewest | worst excess | shrunk | confirmed |\n",
+        );
+        s.push_str("|---|---|---|---|---|---|---|\n");
+    } else {
+        s.push_str("| strategy | seed | failures | longest | shrunk | confirmed |\n");
+        s.push_str("|---|---|---|---|---|---|\n");
+    }
+    let share = |n: usize, of: usize| {
+        if of == 0 {
+            "–".to_string()
+        } else {
+            format!("{} ({n}/{of})", pct(n as f64 / of as f64))
+        }
+    };
+    let excess = |e: Option<i64>| e.map_or_else(|| "–".to_string(), |e| format!("{e:+}"));
+    let longest = |l: Option<usize>, f: Option<u32>| {
+        Some(crate::minimal::longest_text(l, f))
+            .filter(|t| !t.is_empty())
+            .unwrap_or_else(|| "–".into())
+    };
+    for (who, rows) in rows {
+        let mut cells = |who: String, seed: String, rs: &[&RunRow]| {
+            let failures: usize = rs.iter().map(|r| r.failures).sum();
+            let shrunk = rs.iter().filter_map(|r| r.failures_shrunk).sum();
+            let confirmed = rs.iter().filter_map(|r| r.failures_confirmed).sum();
+            // The longest of the runs (the larger excess first on a tie).
+            let top = rs
+                .iter()
+                .filter_map(|r| Some((r.longest_trace?, r.fewest_actions)))
+                .max_by_key(|&(l, f)| (l, f.map(|f| -i64::from(f))));
+            let worst = rs.iter().filter_map(|r| r.trace_excess).max();
+            let mut line = vec![
+                who,
+                seed,
+                failures.to_string(),
+                longest(top.map(|t| t.0), top.and_then(|t| t.1)),
+            ];
+            if seeded {
+                line.push(excess(worst));
+            }
+            line.push(share(shrunk, failures));
+            line.push(share(confirmed, failures));
+            let _ = writeln!(s, "| {} |", line.join(" | "));
+        };
+        for r in &rows {
+            cells(md_escape(&who), r.seed.to_string(), std::slice::from_ref(r));
+        }
+        cells(
+            format!("**{}**", md_escape(&who)),
+            format!("all {}", rows.len()),
+            &rows,
+        );
     }
 }
 
@@ -561,6 +645,153 @@ mod tests {
             [
                 "| random | 1 | 60.0 | 5.0 | 2.0 | 25.0% | 1.00 | 1.00 | 1.00 | 1.00 |",
                 "| random | 3 | 150.0 | 12.5 | 2.0 | 25.0% | 2.50 | 2.50 | 1.00 | 1.00 |",
+            ]
+        );
+    }
+
+    /// A run that hands its user an 89-action trace of a 4-action seeded bug shows, in
+    /// bench.csv and bench.md, next to one that was shrunk to 4.
+    #[test]
+    fn reported_traces_are_set_against_the_fewest_actions_in_the_csv_and_the_table() {
+        use wayfarer_core::findings::Shrunk;
+        use wayfarer_core::summary::FailureLine;
+        use wayfarer_core::RunSummary;
+
+        let expense = Target::Bundled(wayfarer_testapps::App::Expense);
+        let url = Target::Url("http://127.0.0.1:9/".parse().unwrap());
+        let mut plan = Plan::for_tests("random", vec![1]);
+        plan.targets = vec![expense.clone(), url.clone()];
+        // expense-long-description: a RangeError after 4 actions at the fewest.
+        let long_description = |trace_len, shrunk| FailureLine {
+            kind: "exception".into(),
+            signature: "exception|RangeError".into(),
+            message: "RangeError: Invalid count value: -1".into(),
+            step: 89,
+            count: 1,
+            trace_len,
+            shrunk,
+            ..FailureLine::default()
+        };
+        let noise = FailureLine {
+            kind: "console_error".into(),
+            signature: "console_error|noise".into(),
+            message: "noise".into(),
+            trace_len: 120,
+            ..FailureLine::default()
+        };
+        let to_four = Shrunk {
+            kept: vec![3, 40, 77, 88],
+            of: 89,
+            finished: true,
+            hits: 3,
+            runs: 3,
+            ..Shrunk::default()
+        };
+        let run = |target: &Target, seed, failures| {
+            let summary = RunSummary {
+                strategy: "random".into(),
+                seed,
+                failures,
+                ..RunSummary::default()
+            };
+            let row = crate::execute::strategy_row(
+                &plan,
+                target,
+                &summary,
+                &crate::collect::Collector::default(),
+            );
+            (
+                target.clone(),
+                crate::execute::RunOutcome {
+                    row,
+                    series: vec![],
+                    actions: vec![],
+                    failures: vec![],
+                    dir: None,
+                    scripts: vec![],
+                },
+            )
+        };
+        let result = BenchResult {
+            runs: vec![
+                run(
+                    &expense,
+                    1,
+                    vec![long_description(89, Some(to_four.clone()))],
+                ),
+                run(&expense, 2, vec![long_description(89, None), noise.clone()]),
+                run(
+                    &url,
+                    1,
+                    vec![noise.clone(), long_description(89, Some(to_four))],
+                ),
+            ],
+            ..Default::default()
+        };
+
+        let rows: Vec<&RunRow> = result.runs.iter().map(|(_, o)| &o.row).collect();
+        let text = csv(&rows);
+        let mut lines = text.lines();
+        let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+        let at = |name: &str| header.iter().position(|h| *h == name).unwrap();
+        let cells: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+        let pick = |row: &[&str]| {
+            [
+                "shrink",
+                "failures",
+                "longest_trace",
+                "fewest_actions",
+                "trace_excess",
+                "shrunk_share",
+                "confirmed_share",
+            ]
+            .map(|c| row[at(c)].to_string())
+        };
+        assert_eq!(
+            pick(&cells[0]),
+            ["20%", "1", "4", "4", "0", "1.0000", "1.0000"]
+        );
+        assert_eq!(
+            pick(&cells[1]),
+            ["20%", "2", "89", "4", "85", "0.0000", "0.0000"]
+        );
+        // No seeded bugs: the longest reported trace of any failure, alone.
+        assert_eq!(
+            pick(&cells[2]),
+            ["20%", "2", "120", "", "", "0.5000", "0.5000"]
+        );
+
+        let md = markdown(&plan, &result);
+        assert!(
+            md.contains("Budget 10 actions per run · shrink 20% ·"),
+            "{md}"
+        );
+        let table = |from: &str| -> Vec<String> {
+            md[md.find(from).unwrap()..]
+                .lines()
+                .skip_while(|l| !l.starts_with("Reported traces (shrink 20%)"))
+                .skip(2)
+                .take_while(|l| l.starts_with('|'))
+                .map(str::to_string)
+                .collect()
+        };
+        assert_eq!(
+            table("## expense"),
+            [
+                "| strategy | seed | failures | longest/fewest | worst excess | shrunk | confirmed |",
+                "|---|---|---|---|---|---|---|",
+                "| random | 1 | 1 | 4/4 | +0 | 100.0% (1/1) | 100.0% (1/1) |",
+                "| random | 2 | 2 | 89/4 | +85 | 0.0% (0/2) | 0.0% (0/2) |",
+                "| **random** | all 2 | 3 | 89/4 | +85 | 33.3% (1/3) | 33.3% (1/3) |",
+            ]
+        );
+        assert_eq!(
+            table("## http://127.0.0.1:9/"),
+            [
+                "| strategy | seed | failures | longest | shrunk | confirmed |",
+                "|---|---|---|---|---|---|",
+                "| random | 1 | 2 | 120 | 50.0% (1/2) | 50.0% (1/2) |",
+                "| **random** | all 1 | 2 | 120 | 50.0% (1/2) | 50.0% (1/2) |",
             ]
         );
     }

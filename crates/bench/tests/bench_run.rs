@@ -27,6 +27,7 @@ fn plan(out: &Path) -> Plan {
         peer_cache: out.join("peers"),
         episode_steps: Some(10),
         command: "bench_run test".into(),
+        shrink: Default::default(),
     }
 }
 

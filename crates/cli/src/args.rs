@@ -386,8 +386,15 @@ pub struct BenchArgs {
     /// ~/.cache/wayfarer/peers).
     #[arg(long)]
     pub peer_cache: Option<PathBuf>,
-    /// Keep the strategy runs already complete in --out (made with the same budget)
-    /// instead of running them again: a long benchmark can be finished in several goes.
+    /// How every strategy run shrinks its failures by replay, as explore's --shrink: a
+    /// share of the exploring time (default 20%), a time (90s, 5m), or `off` to measure
+    /// exploring alone. The tables say which, and set each seeded bug's reported trace
+    /// against the fewest actions it needs.
+    #[arg(long, value_name = "off|SHARE%|TIME")]
+    pub shrink: Option<wayfarer_run::ShrinkBudget>,
+    /// Keep the strategy runs already complete in --out (made with the same budget and
+    /// --shrink) instead of running them again: a long benchmark can be finished in
+    /// several goes.
     #[arg(long)]
     pub resume: bool,
     /// Bundled applications wait this many milliseconds before every response, as a

@@ -207,16 +207,18 @@ pub fn command(args: &BenchArgs) -> Result<i32> {
         command: std::env::args().collect::<Vec<_>>().join(" "),
         resume: args.resume,
         app_latency: std::time::Duration::from_millis(args.app_latency_ms),
+        shrink: args.shrink.unwrap_or_default(),
     };
     let quiet = args.quiet;
     if !quiet {
         meprintln!(
-            "wayfarer bench: {} runs ({} target(s) x {} seed(s) x {} strategy/peer), budget {} each",
+            "wayfarer bench: {} runs ({} target(s) x {} seed(s) x {} strategy/peer), budget {} each, shrink {}",
             plan.runs(),
             plan.targets.len(),
             plan.seeds.len(),
             plan.strategy_labels().len() + plan.peers.len(),
-            plan.budget
+            plan.budget,
+            plan.shrink
         );
     }
     let started = std::time::Instant::now();
@@ -264,6 +266,31 @@ pub fn command(args: &BenchArgs) -> Result<i32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use clap::Parser;
+
+    /// `--shrink` takes explore's values; without it a bench shrinks as explore does.
+    #[test]
+    fn shrink_takes_explores_values() {
+        let shrink = |extra: &[&str]| {
+            let mut argv = vec!["wayfarer", "bench", "--apps", "clinic"];
+            argv.extend_from_slice(extra);
+            match crate::args::Cli::try_parse_from(argv).map(|c| c.command) {
+                Ok(crate::args::Command::Bench(b)) => Ok(b.shrink.unwrap_or_default()),
+                Ok(other) => panic!("{other:?}"),
+                Err(e) => Err(e.to_string()),
+            }
+        };
+        use wayfarer_run::ShrinkBudget;
+        assert_eq!(shrink(&[]), Ok(ShrinkBudget::default()));
+        assert_eq!(shrink(&["--shrink", "off"]), Ok(ShrinkBudget::Off));
+        assert_eq!(shrink(&["--shrink", "50%"]), Ok(ShrinkBudget::Share(0.5)));
+        assert_eq!(
+            shrink(&["--shrink", "90s"]),
+            Ok(ShrinkBudget::Fixed(std::time::Duration::from_secs(90)))
+        );
+        let e = shrink(&["--shrink", "300"]).unwrap_err();
+        assert!(e.contains("--shrink"), "{e}");
+    }
 
     #[test]
     fn seeds_and_apps() {
