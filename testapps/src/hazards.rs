@@ -12,12 +12,14 @@ use crate::common::{self, esc, fill, js_json};
 
 mod checks;
 mod hostile;
+mod late;
 mod props;
 mod throttle;
 mod verdicts;
 
 pub use checks::CHECK_PAGES;
 pub use hostile::{CROWD_ELEMENTS, HUGE_BYTES};
+pub use late::LATE_RENDER_MS;
 pub use props::PROP_PAGES;
 pub use verdicts::BUG_VARIANTS;
 
@@ -120,6 +122,7 @@ pub(crate) fn router() -> Router {
         .merge(props::router())
         .merge(checks::router())
         .merge(hostile::router())
+        .merge(late::router())
         .route(
             "/worker",
             get(|| async { page("A Web Worker", "worker", WORKER) }),

@@ -341,6 +341,10 @@ pub(crate) async fn take(
     let t = std::time::Instant::now();
     let ret = call(page, TakePreciseCoverageParams::default(), limit).await?;
     let mut s = shared.lock();
+    if s.unmeasured {
+        // A take resets the page's counters: what ran while not measuring is dropped.
+        return Ok(());
+    }
     let s = &mut *s;
     // Scripts announced since the last take enter the denominator even if never run.
     let mut cov = s.cov.lock();

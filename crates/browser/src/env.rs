@@ -76,6 +76,14 @@ pub struct BrowserEnv {
 
 const LAUNCH_ATTEMPTS: u32 = 3;
 
+/// How often a start page that offered nothing is looked at for a change.
+const CHANGE_POLL: Duration = Duration::from_millis(100);
+
+/// The document's identity and the time of its last activity (a DOM mutation, a request
+/// it started), from the stability script; `null` before the script is installed.
+const LAST_ACTIVITY: &str = "(() => { const s = window[Symbol.for(\"wayfarer.stability\")]; \
+    return s ? [s.id, s.t] : null; })()";
+
 impl BrowserEnv {
     /// Start the browser and open the first page (still on about:blank: call `reset`).
     /// Blocks; must not be called from inside another tokio runtime.
@@ -505,6 +513,33 @@ impl Inner {
         })
     }
 
+    /// Wait, at most `within`, for the page to change (a DOM mutation, a request of its
+    /// own, another document), then for it to be stable, and scan it: a start page that
+    /// renders late is waited for as any page is after an action.
+    async fn await_change(&mut self, within: Duration) -> Result<Outcome, BrowserError> {
+        let t = Instant::now();
+        let page = self.page()?;
+        let cdp = self.lim.cdp;
+        // The page's document and its last activity, as the stability script keeps them.
+        let mark = crate::cdp::eval(&page, LAST_ACTIVITY, cdp).await.ok();
+        while t.elapsed() < within {
+            tokio::time::sleep(CHANGE_POLL.min(within.saturating_sub(t.elapsed()))).await;
+            // An error (a document being replaced) is looked past: the next look sees the new one.
+            match crate::cdp::eval(&page, LAST_ACTIVITY, cdp).await {
+                Ok(now) if Some(&now) != mark.as_ref() => break,
+                Ok(_) => {}
+                Err(e @ (BrowserError::Dead(_) | BrowserError::Timeout(_))) => return Err(e),
+                Err(e) => tracing::debug!(%e, "looking for a change of the start page"),
+            }
+        }
+        let waited = self.wait(Instant::now()).await;
+        tracing::debug!(
+            changed_after_ms = t.elapsed().saturating_sub(waited).as_millis() as u64,
+            "start page waited for"
+        );
+        self.observe(Duration::ZERO, t.elapsed()).await
+    }
+
     async fn step_once(&mut self, action: &Action) -> Result<Outcome, BrowserError> {
         let acted = self.act_and_wait(action).await?;
         if let Some(s) = self.spec.as_mut() {
@@ -777,6 +812,20 @@ impl Environment for BrowserEnv {
         self.guarded(|inner| Box::pin(inner.reset_once()), |o| o)
     }
 
+    fn await_change(&mut self, within: Duration) -> Result<Option<Outcome>, EnvError> {
+        self.guarded(
+            move |inner| Box::pin(async move { inner.await_change(within).await.map(Some) }),
+            Some,
+        )
+    }
+
+    fn relaunch(&mut self, why: &str) -> Result<Outcome, EnvError> {
+        if self.closed {
+            return Err(EnvError::Browser("the environment is closed".into()));
+        }
+        self.restart(why.to_string())
+    }
+
     fn step(&mut self, action: &Action) -> Result<Outcome, EnvError> {
         let action = action.clone();
         self.guarded(
@@ -806,6 +855,17 @@ impl Environment for BrowserEnv {
         let page = self.live_page()?;
         let cdp = self.inner.lim.cdp;
         self.rt.block_on(crate::name::resolve(&page, c, cdp))
+    }
+
+    fn resolve_near(
+        &mut self,
+        c: &wayfarer_core::trace::Chosen,
+        near: &str,
+    ) -> Result<wayfarer_core::env::Resolved, EnvError> {
+        let page = self.live_page()?;
+        let cdp = self.inner.lim.cdp;
+        self.rt
+            .block_on(crate::name::resolve_near(&page, c, Some(near), cdp))
     }
 
     fn can_infer(&self) -> bool {
@@ -866,6 +926,17 @@ impl Environment for BrowserEnv {
             return Vec::new();
         }
         self.rt.block_on(self.inner.spec_verdicts())
+    }
+
+    fn measure(&mut self, on: bool) {
+        let was = !self.inner.shared.lock().unmeasured;
+        if was != on && !self.closed && self.health().is_none() {
+            // What ran so far belongs to the side being left: taken (kept or dropped) first.
+            if let Err(e) = self.rt.block_on(self.inner.take_coverage()) {
+                tracing::debug!(%e, "coverage take before switching measuring failed");
+            }
+        }
+        self.inner.shared.lock().unmeasured = !on;
     }
 
     fn flush(&mut self) {

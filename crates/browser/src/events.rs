@@ -209,6 +209,9 @@ pub(crate) struct Shared {
     /// Time spent on takes while the page paused to leave, not yet counted in a step's
     /// coverage time (the pause falls inside the action or the wait).
     pub cov_paused: Duration,
+    /// Coverage taken now is dropped, not pooled: the browser replays failures to
+    /// shrink them (`Environment::measure`).
+    pub unmeasured: bool,
     /// Main-frame document requests seen (a step that left its document).
     pub documents: u64,
     /// How long the page takes to answer a stability poll: a slow renderer stretches

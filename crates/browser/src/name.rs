@@ -167,13 +167,26 @@ const __wfFacts = (el, role, tids, loc) => {
   return [JSON.stringify(namesakes), JSON.stringify(f), performance.now() - t0];
 };"#;
 
-/// `__wfResolve(kind, by, value)`: the elements of the top document (open shadow roots
-/// included) a Playwright locator of that kind would find, by the rules the counts above
-/// follow (for a role, the names the element may bear; hidden ones left out); exactly one
+/// `__wfResolve(kind, by, value, near)`: the elements of the top document (open shadow
+/// roots included) a Playwright locator of that kind would find, by the rules the counts
+/// above follow (for a role, the names the element may bear; hidden ones left out). One
 /// is marked with a `data-wf-replay` attribute and its locator returned, e.g.
-/// `[data-wf-replay="3"]` (through shadow hosts: `host >>> inner`). Returns `[count,
-/// locator or null]`.
-pub(crate) const RESOLVE_JS: &str = r#"const __wfResolve = (kind, by, value) => {
+/// `[data-wf-replay="3"]` (through shadow hosts: `host >>> inner`): the only one, or with
+/// `near` (a CSS path) among several, the one the path finds if among them, else the
+/// first. Returns `[count, locator or null, whether the path chose it]`.
+pub(crate) const RESOLVE_JS: &str = r#"const __wfAt = (path) => {
+  // The element wayfarer's path finds (through shadow roots; not into frames, where
+  // the locators do not look either).
+  let root = document, el = null;
+  for (const part of path.split(" >>> ")) {
+    if (!root) return null;
+    try { el = root.querySelector(part); } catch (e) { return null; }
+    if (!el) return null;
+    root = el.shadowRoot;
+  }
+  return el;
+};
+const __wfResolve = (kind, by, value, near) => {
   const { q, norm, labels, says, rich, own, shown, ROLED } = __wfHelpers(document);
   let found = [];
   if (kind === "testid") found = q("[" + CSS.escape(by) + "]").filter((e) => e.getAttribute(by) === value);
@@ -186,17 +199,23 @@ pub(crate) const RESOLVE_JS: &str = r#"const __wfResolve = (kind, by, value) => 
     found = q(ROLED).filter((p) => __wfRole(p) === by && shown(p) && (says(p).includes(value)
       || norm(p.textContent) === value || (rich(p) && p.innerText !== undefined && norm(p.innerText) === value)));
   }
-  if (found.length !== 1) return [found.length, null];
+  let pick = found.length === 1 ? found[0] : null, at = false;
+  if (found.length > 1 && near !== null) {
+    const el = __wfAt(near);
+    at = found.includes(el);
+    pick = at ? el : found[0];
+  }
+  if (!pick) return [found.length, null, false];
   const w = window, n0 = (w.__wfReplayN = (w.__wfReplayN || 0) + 1);
   const parts = [];
-  for (let n = found[0], k = 0; n; k++) {
+  for (let n = pick, k = 0; n; k++) {
     const id = n0 + "-" + k;
     n.setAttribute("data-wf-replay", id);
     parts.unshift('[data-wf-replay="' + id + '"]');
     const r = n.getRootNode();
     n = r && r.host ? r.host : null;
   }
-  return [1, parts.join(" >>> ")];
+  return [found.length, parts.join(" >>> "), at];
 };"#;
 
 /// `c` resolved in the live page (see `RESOLVE_JS`): the target of the one element it
@@ -206,16 +225,28 @@ pub(crate) async fn resolve(
     c: &wayfarer_core::trace::Chosen,
     limit: Duration,
 ) -> Result<String, wayfarer_core::EnvError> {
+    resolve_near(page, c, None, limit).await.map(|r| r.target)
+}
+
+/// `c` resolved in the live page (see `RESOLVE_JS`); with `near`, one of several is
+/// chosen (the one that CSS path finds, else the first), without it several are an error.
+pub(crate) async fn resolve_near(
+    page: &Page,
+    c: &wayfarer_core::trace::Chosen,
+    near: Option<&str>,
+    limit: Duration,
+) -> Result<wayfarer_core::env::Resolved, wayfarer_core::EnvError> {
     use wayfarer_core::EnvError;
     let arg = |v: &str| serde_json::to_string(v).unwrap_or_else(|_| "\"\"".into());
     let body = crate::scan::guarded(&format!(
-        "{NAMES_JS}\n{RESOLVE_JS}\nreturn __wfResolve(kind, by, value);"
+        "{NAMES_JS}\n{RESOLVE_JS}\nreturn __wfResolve(kind, by, value, near);"
     ));
     let script = format!(
-        "((kind, by, value) => {{ {body} }})({}, {}, {})",
+        "((kind, by, value, near) => {{ {body} }})({}, {}, {}, {})",
         arg(c.kind.as_str()),
         arg(&c.by),
-        arg(&c.value)
+        arg(&c.value),
+        near.map_or_else(|| "null".to_string(), arg)
     );
     let v = crate::cdp::eval(page, script, limit)
         .await
@@ -229,7 +260,11 @@ pub(crate) async fn resolve(
         v.get(0).and_then(|n| n.as_u64()),
         v.get(1).and_then(|t| t.as_str()),
     ) {
-        (Some(1), Some(target)) => Ok(target.to_string()),
+        (Some(n), Some(target)) if n >= 1 => Ok(wayfarer_core::env::Resolved {
+            target: target.to_string(),
+            count: n as usize,
+            near: v.get(2).and_then(|a| a.as_bool()).unwrap_or(false),
+        }),
         (Some(0), _) => Err(EnvError::ElementNotFound(format!("{what} finds nothing"))),
         (Some(n), _) => Err(EnvError::Step(format!("{what} finds {n} elements"))),
         _ => Err(EnvError::Step(format!("{what}: the page gave no answer"))),

@@ -233,10 +233,36 @@ impl EnvError {
     }
 }
 
+/// What a locator found in the live page (see `Environment::resolve_near`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Resolved {
+    /// The element to act on, as a target `step` takes.
+    pub target: String,
+    /// How many elements the locator found (more than 1: `target` is one of them).
+    pub count: usize,
+    /// Of several, `target` is the one the preferred CSS path finds (else the first).
+    pub near: bool,
+}
+
 /// A web application the loop can explore.
 pub trait Environment {
     /// Return to the start: fresh session, login steps, start URL.
     fn reset(&mut self) -> Result<Outcome, EnvError>;
+
+    /// The start page offered nothing to act on: wait, at most `within`, for the page to
+    /// change (an application that renders late, or restores a saved workspace, after its
+    /// load event and a quiet moment), wait for it to be stable, and look again. `None`
+    /// where waiting changes nothing (the default).
+    fn await_change(&mut self, _within: Duration) -> Result<Option<Outcome>, EnvError> {
+        Ok(None)
+    }
+
+    /// Start again from a fresh browser, as after a crash (`why` says why, in the restart's
+    /// event), then reset: the last try before a start page that offers nothing ends the
+    /// run. The default is a plain reset.
+    fn relaunch(&mut self, _why: &str) -> Result<Outcome, EnvError> {
+        self.reset()
+    }
 
     /// Perform one action and observe the result.
     fn step(&mut self, action: &Action) -> Result<Outcome, EnvError>;
@@ -277,6 +303,21 @@ pub trait Environment {
         ))
     }
 
+    /// `resolve` for a replay that must go on where the locator finds several elements:
+    /// the one the CSS path `near` finds now if it is among them, else the first of them
+    /// in document order; an error when it finds none. By default, `resolve`'s strictness.
+    fn resolve_near(
+        &mut self,
+        c: &crate::trace::Chosen,
+        _near: &str,
+    ) -> Result<Resolved, EnvError> {
+        self.resolve(c).map(|target| Resolved {
+            target,
+            count: 1,
+            near: false,
+        })
+    }
+
     /// After a replay's last action: wait (bounded) until what the environment checks
     /// over time comes due (a property's `eventually(..).within(..)` not yet met), then
     /// look again. `None` when nothing is due. Exploration goes on acting instead; a
@@ -305,6 +346,10 @@ pub trait Environment {
     fn coverage(&mut self) -> Option<Coverage> {
         None
     }
+
+    /// Whether what the page runs from now on counts in the run's coverage: not while the
+    /// browser replays failures to shrink them. On by default; no-op where nothing is measured.
+    fn measure(&mut self, _on: bool) {}
 
     /// JS coverage so far script by script (the run's report says where the code it never
     /// reached lives); empty when the environment does not measure coverage.
@@ -412,10 +457,10 @@ impl<E: Environment> WithApp<E> {
         self.check()?;
         result
     }
-}
 
-impl<E: Environment> Environment for WithApp<E> {
-    fn reset(&mut self) -> Result<Outcome, EnvError> {
+    /// Make the application fresh before the browser starts over (the page left first
+    /// when its server restarts).
+    fn refresh(&mut self) -> Result<(), EnvError> {
         if let Some(a) = self.app.as_mut() {
             a.check()?;
             let refreshes = a.refreshes();
@@ -427,7 +472,23 @@ impl<E: Environment> Environment for WithApp<E> {
                 self.refreshed += 1;
             }
         }
+        Ok(())
+    }
+}
+
+impl<E: Environment> Environment for WithApp<E> {
+    fn reset(&mut self) -> Result<Outcome, EnvError> {
+        self.refresh()?;
         let r = self.inner.reset();
+        self.checked(r)
+    }
+    fn await_change(&mut self, within: Duration) -> Result<Option<Outcome>, EnvError> {
+        let r = self.inner.await_change(within);
+        self.checked(r)
+    }
+    fn relaunch(&mut self, why: &str) -> Result<Outcome, EnvError> {
+        self.refresh()?;
+        let r = self.inner.relaunch(why);
         self.checked(r)
     }
     fn step(&mut self, action: &Action) -> Result<Outcome, EnvError> {
@@ -456,6 +517,9 @@ impl<E: Environment> Environment for WithApp<E> {
     fn resolve(&mut self, c: &crate::trace::Chosen) -> Result<String, EnvError> {
         self.inner.resolve(c)
     }
+    fn resolve_near(&mut self, c: &crate::trace::Chosen, near: &str) -> Result<Resolved, EnvError> {
+        self.inner.resolve_near(c, near)
+    }
     fn spec_actions(&mut self, seed: u32) -> Vec<(f64, Action)> {
         self.inner.spec_actions(seed)
     }
@@ -470,6 +534,9 @@ impl<E: Environment> Environment for WithApp<E> {
     }
     fn coverage_by_script(&mut self) -> Vec<ScriptReach> {
         self.inner.coverage_by_script()
+    }
+    fn measure(&mut self, on: bool) {
+        self.inner.measure(on)
     }
     fn properties(&mut self) -> Vec<crate::summary::PropertyVerdict> {
         self.inner.properties()

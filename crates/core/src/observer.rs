@@ -38,5 +38,9 @@ pub trait Observer {
     /// A worker stopped for good before the run did: its browser (`browser`, a CDP
     /// endpoint or a launched Chromium) died and could not be brought back.
     fn on_retire(&mut self, _worker: u32, _browser: &str, _why: &str) {}
+    /// The start page offered no action after several resets, each waited for: what it
+    /// showed (`seen`: URL, title, first text) and a screenshot when the environment
+    /// could take one. The run tries a fresh browser next, or halts when it just did.
+    fn on_empty_start(&mut self, _worker: u32, _seen: &str, _screenshot: Option<&[u8]>) {}
     fn on_end(&mut self, _summary: &RunSummary) {}
 }

@@ -2,10 +2,10 @@
 //! `wayfarer replay` and of each test `wayfarer minimize` runs.
 
 use crate::ddmin::Verdict;
-use crate::env::{EnvError, Environment, Outcome};
-use crate::model::Action;
+use crate::env::{EnvError, Environment, Outcome, PageNames};
+use crate::model::{Action, Observation};
 use crate::oracle::Oracles;
-use crate::trace::{Chosen, LocatorKind, TraceStep};
+use crate::trace::{Chosen, ElementHint, LocatorKind, NameSource, TraceStep};
 
 /// A step a replay performs: its action, and how an exported test would find its
 /// target. A recorded step's CSS path names a position (the third link of the menu, the
@@ -16,6 +16,11 @@ pub trait Replayable: Clone {
     /// The test id, role and name, label or text to find the target by first; `None`:
     /// the action's target as it is.
     fn chosen(&self) -> Option<Chosen> {
+        None
+    }
+
+    /// How the target looked when the step was recorded: the other names to find it by.
+    fn hint(&self) -> Option<&ElementHint> {
         None
     }
 }
@@ -35,21 +40,136 @@ impl Replayable for TraceStep {
         let t = self.action.target.as_deref()?;
         Some(crate::trace::chosen(t, self.element.as_ref())).filter(|c| c.kind != LocatorKind::Css)
     }
+
+    fn hint(&self) -> Option<&ElementHint> {
+        self.element.as_ref()
+    }
 }
 
-/// `step`'s action aimed where its locator finds its target now (the element the
-/// exported test would act on); where the locator finds none or several, the recorded
-/// target as it is. Only a fatal environment error is an error.
-fn aimed<S: Replayable>(env: &mut dyn Environment, step: &S) -> Result<Action, EnvError> {
+/// `step`'s action aimed where its locators find its target now (see `locators`): the
+/// first that finds it alone, or among several the one its CSS path finds; else the
+/// first of several; else the CSS path as it is. An error where the role and name say
+/// the element is gone and the path does not find it under another name: acting on what
+/// is there now would be another step, and could raise the failure by chance.
+fn aimed<S: Replayable>(
+    env: &mut dyn Environment,
+    step: &S,
+    now: &Observation,
+) -> Result<Action, EnvError> {
     let mut action = step.action().clone();
-    if let Some(c) = step.chosen() {
-        match env.resolve(&c) {
-            Ok(found) => action.target = Some(found),
+    let Some(path) = action.target.clone() else {
+        return Ok(action);
+    };
+    let (mut several, mut gone) = (None, None);
+    for c in locators(&path, step.hint(), step.chosen()) {
+        match env.resolve_near(&c, &path) {
+            Ok(r) if r.count <= 1 || r.near => {
+                action.target = Some(r.target);
+                return Ok(action);
+            }
+            Ok(r) => several = several.or(Some(r.target)),
             Err(e) if e.is_fatal() => return Err(e),
-            Err(_) => {}
+            Err(e) => {
+                if gone.is_none() && surely_gone(&c, step.hint(), &e) {
+                    gone = Some(e);
+                }
+            }
         }
     }
+    match (several, gone) {
+        (Some(t), _) => action.target = Some(t),
+        (None, Some(e)) if !same_element(step.hint(), now.element(&path)) => return Err(e),
+        _ => {}
+    }
     Ok(action)
+}
+
+/// The locators a replay tries for a step's target `path`: the one recorded (what the
+/// exported test uses), then the export's order (test id, role and name, label, text),
+/// each whether or not it was unique when recorded. Not through a frame, where they do
+/// not look (as `trace::choose`).
+fn locators(path: &str, hint: Option<&ElementHint>, recorded: Option<Chosen>) -> Vec<Chosen> {
+    let mut out: Vec<Chosen> = recorded.into_iter().collect();
+    let Some(h) = hint else { return out };
+    if path.contains(" >>> ") && h.page.as_ref().is_none_or(|p| p.frame) {
+        return out;
+    }
+    let page = h.page.clone().unwrap_or_default();
+    let mut add = |kind, by: &str, value: &str| {
+        let c = Chosen {
+            kind,
+            by: by.to_string(),
+            value: value.to_string(),
+            verified: false,
+        };
+        let known = out
+            .iter()
+            .any(|o| (o.kind, &o.by, &o.value) == (c.kind, &c.by, &c.value));
+        if !value.is_empty() && !known {
+            out.push(c);
+        }
+    };
+    let ids = page
+        .test_ids
+        .iter()
+        .map(|t| (t.attr.as_str(), t.value.as_str()));
+    let attrs = crate::env::TEST_ID_ATTRS
+        .iter()
+        .filter_map(|a| h.attrs.get(*a).map(|v| (*a, v.as_str())));
+    for (attr, id) in ids.chain(attrs) {
+        add(LocatorKind::TestId, attr, id);
+    }
+    if let Some(role) = role_even_if_shared(path, h) {
+        add(LocatorKind::Role, &role.by, &role.value);
+    }
+    let field = matches!(h.tag.as_str(), "input" | "select" | "textarea");
+    let label = match &h.page {
+        Some(_) => page.label.as_str(),
+        None if field => h.label.as_str(),
+        None => "",
+    };
+    add(LocatorKind::Label, "", label);
+    add(LocatorKind::Text, "", &page.text);
+    out
+}
+
+/// The role and name the export would use were they unique (`trace::choose`'s rules for
+/// whether Playwright computes the same), however many elements shared them.
+fn role_even_if_shared(path: &str, h: &ElementHint) -> Option<Chosen> {
+    let frame = h.page.as_ref().is_some_and(|p| p.frame);
+    let alone = ElementHint {
+        same_name: 1,
+        page: Some(PageNames {
+            frame,
+            ..PageNames::default()
+        }),
+        locator: None,
+        ..h.clone()
+    };
+    Some(crate::trace::choose(path, Some(&alone))).filter(|c| c.kind == LocatorKind::Role)
+}
+
+/// Whether `e`, from resolving `c`, means the target is not in the page: its role and
+/// name as the browser named them, counted in the page by the rules the resolve follows
+/// (a scan's guess at a name may just be another name than the page's).
+fn surely_gone(c: &Chosen, hint: Option<&ElementHint>, e: &EnvError) -> bool {
+    let counted = hint.is_some_and(|h| h.source == NameSource::Tree && h.same_name >= 1);
+    c.kind == LocatorKind::Role && counted && matches!(e, EnvError::ElementNotFound(_))
+}
+
+/// Whether the element a path finds now (`el`, as scanned) is the recorded one under
+/// another name (a count in a link's text): it has the same id, name, href or test id.
+fn same_element(hint: Option<&ElementHint>, el: Option<&crate::model::Element>) -> bool {
+    let (Some(h), Some(el)) = (hint, el) else {
+        return false;
+    };
+    let keys = ["id", "name", "href"]
+        .iter()
+        .chain(crate::env::TEST_ID_ATTRS);
+    h.tag == el.tag
+        && keys
+            .filter_map(|k| h.attrs.get(*k).filter(|v| !v.is_empty()).map(|v| (k, v)))
+            .any(|(k, v)| el.attr(k) == Some(v.as_str()))
 }
 
 /// What one replay saw.
@@ -94,10 +214,10 @@ impl Replay {
     }
 }
 
-/// Reset `env`, perform `actions` (each aimed by its locator, see `Replayable`), and look for `expected` among the failure signatures
-/// the oracles find. With `stop_at_hit` the replay ends as soon as it appears. Only a
-/// fatal environment error is an error; an action that cannot be performed ends the
-/// replay as `blocked`.
+/// Reset `env`, perform `actions` (each aimed by its locators, see `aimed`), and look
+/// for `expected` among the failure signatures the oracles find. With `stop_at_hit` the
+/// replay ends as soon as it appears. Only a fatal environment error is an error; an
+/// action that cannot be performed ends the replay as `blocked`.
 pub fn replay<S: Replayable>(
     env: &mut dyn Environment,
     actions: &[S],
@@ -125,9 +245,10 @@ pub fn replay<S: Replayable>(
             return Ok(r);
         }
     }
+    // The page as the last outcome scanned it: what a step's CSS path finds there.
+    let mut now = out.observation;
     for (i, step) in actions.iter().enumerate() {
-        let action = aimed(env, step)?;
-        let out = match env.step(&action) {
+        let out = match aimed(env, step, &now).and_then(|a| env.step(&a)) {
             Ok(out) => out,
             Err(e) if e.is_fatal() => return Err(e),
             Err(e) => {
@@ -148,6 +269,7 @@ pub fn replay<S: Replayable>(
             r.restarted = true;
             return Ok(r);
         }
+        now = out.observation;
     }
     // What comes due after the last action (a property's deadline) counts for it; only a
     // property's failure waits for it.
@@ -333,5 +455,190 @@ mod tests {
         let r = replay(&mut env, &bare, &oracles(), &sig, true).unwrap();
         assert!(!r.reproduced());
         assert!(r.blocked.is_some(), "{r:?}");
+    }
+}
+
+#[cfg(test)]
+mod cascade_tests {
+    use super::*;
+    use crate::config::OracleConfig;
+    use crate::env::{PageNames, TestId};
+    use crate::model::ActionKind;
+    use crate::sim::{Page, SimApp, SimEnv};
+    use crate::trace::{ElementHint, NameSource};
+
+    fn oracles() -> Oracles {
+        Oracles::new(OracleConfig::default(), vec![]).unwrap()
+    }
+
+    /// A menu of three links, two of them named alike ("Go to reports") but leading to
+    /// different pages; the bug's button is on the second "reports".
+    fn menu() -> SimEnv {
+        let page = |name: &str, links: Vec<usize>| Page {
+            name: name.into(),
+            links,
+            ..Page::default()
+        };
+        SimEnv::new(SimApp {
+            pages: vec![
+                page("home", vec![1, 2, 3]),
+                page("reports", vec![]),
+                page("other", vec![]),
+                page("reports", vec![]),
+            ],
+            bug_page: Some(3),
+        })
+    }
+
+    /// A click on the link `name` recorded at `target` (its path then), named by the scan
+    /// with `same_name` namesakes and the locator chosen then.
+    fn click(target: &str, name: &str, same_name: u32, locator: Option<Chosen>) -> TraceStep {
+        TraceStep {
+            action: Action::on(ActionKind::Click, target),
+            element: Some(ElementHint {
+                tag: "a".into(),
+                role: Some("link".into()),
+                name: name.into(),
+                text: name.into(),
+                same_name,
+                locator,
+                ..ElementHint::default()
+            }),
+            url: String::new(),
+        }
+    }
+
+    fn css() -> Option<Chosen> {
+        Some(Chosen {
+            kind: LocatorKind::Css,
+            by: String::new(),
+            value: String::new(),
+            verified: true,
+        })
+    }
+
+    fn last_url(r: &Replay) -> &str {
+        r.urls.last().map(String::as_str).unwrap_or("")
+    }
+
+    #[test]
+    fn a_link_whose_path_moved_is_found_by_role_and_name() {
+        let mut env = menu();
+        // Recorded when "Go to other" was the first link; now the first is "Go to reports".
+        let steps = [click("#l0", "Go to other", 1, None)];
+        let r = replay(&mut env, &steps, &oracles(), "none", false).unwrap();
+        assert_eq!((r.performed, &r.blocked), (1, &None), "{r:?}");
+        assert_eq!(last_url(&r), "http://sim.test/other");
+        // Not unique when recorded (a CSS locator chosen): role and name are tried anyway.
+        let steps = [click("#l0", "Go to other", 2, css())];
+        let r = replay(&mut env, &steps, &oracles(), "none", false).unwrap();
+        assert_eq!(last_url(&r), "http://sim.test/other", "{r:?}");
+    }
+
+    #[test]
+    fn of_several_namesakes_the_one_the_path_finds_else_the_first() {
+        let mut env = menu();
+        let bug = TraceStep {
+            action: Action::on(ActionKind::Click, "#bug"),
+            element: None,
+            url: String::new(),
+        };
+        // The path still finds one of the two "Go to reports": that one (the bug's page).
+        let steps = [click("#l2", "Go to reports", 2, css()), bug.clone()];
+        let r = replay(&mut env, &steps, &oracles(), "none", false).unwrap();
+        assert_eq!((r.performed, &r.blocked), (2, &None), "{r:?}");
+        assert!(!r.signatures.is_empty(), "{r:?}");
+        // The path finds "Go to other" now: not a namesake, so the first "Go to reports".
+        let steps = [click("#l1", "Go to reports", 2, css()), bug];
+        let r = replay(&mut env, &steps, &oracles(), "none", false).unwrap();
+        assert_eq!(last_url(&r), "http://sim.test/reports", "{r:?}");
+        assert_eq!(r.performed, 1, "the first reports page has no bug: {r:?}");
+    }
+
+    /// The sim app, recording each locator a replay asks about and finding none.
+    struct Asked(SimEnv, Vec<Chosen>);
+
+    impl Environment for Asked {
+        fn reset(&mut self) -> Result<crate::env::Outcome, EnvError> {
+            self.0.reset()
+        }
+
+        fn step(&mut self, action: &Action) -> Result<crate::env::Outcome, EnvError> {
+            self.0.step(action)
+        }
+
+        fn resolve(&mut self, c: &Chosen) -> Result<String, EnvError> {
+            self.1.push(c.clone());
+            Err(EnvError::ElementNotFound(format!(
+                "{} finds nothing",
+                c.value
+            )))
+        }
+    }
+
+    #[test]
+    fn the_recorded_locator_first_then_the_exports_order_then_the_path() {
+        let mut env = Asked(menu(), Vec::new());
+        let mut step = click(
+            "#l1",
+            "Go to other",
+            2,
+            Some(Chosen {
+                kind: LocatorKind::Label,
+                by: String::new(),
+                value: "Other".into(),
+                verified: true,
+            }),
+        );
+        let h = step.element.as_mut().unwrap();
+        h.attrs.insert("data-testid".into(), "other".into());
+        h.page = Some(PageNames {
+            label: "Other".into(),
+            same_label: 1,
+            text: "Go to other".into(),
+            same_text: 2,
+            test_ids: vec![TestId {
+                attr: "data-testid".into(),
+                value: "other".into(),
+                same: 2,
+            }],
+            ..PageNames::default()
+        });
+        let r = replay(&mut env, &[step], &oracles(), "none", false).unwrap();
+        let asked: Vec<(LocatorKind, &str)> =
+            env.1.iter().map(|c| (c.kind, c.value.as_str())).collect();
+        assert_eq!(
+            asked,
+            vec![
+                (LocatorKind::Label, "Other"),
+                (LocatorKind::TestId, "other"),
+                (LocatorKind::Role, "Go to other"),
+                (LocatorKind::Text, "Go to other"),
+            ]
+        );
+        // None found it, and the scan's name may not be the page's: the path, last.
+        assert_eq!(last_url(&r), "http://sim.test/other", "{r:?}");
+    }
+
+    #[test]
+    fn a_gone_element_is_not_replaced_by_what_its_path_finds_now() {
+        let mut env = menu();
+        // Named by the tree, once on the page: a link "Go to archive" is gone for sure,
+        // and "#l0" is another link now.
+        let mut step = click("#l0", "Go to archive", 1, None);
+        step.element.as_mut().unwrap().source = NameSource::Tree;
+        let r = replay(&mut env, &[step.clone()], &oracles(), "none", false).unwrap();
+        assert_eq!(r.performed, 0, "{r:?}");
+        let (i, why) = r.blocked.clone().expect("blocked");
+        assert_eq!(i, 0);
+        assert!(why.contains("\"Go to archive\" finds nothing"), "{why}");
+        // The same link under another name (its href says so): the path is right.
+        step.element
+            .as_mut()
+            .unwrap()
+            .attrs
+            .insert("href".into(), "/reports".into());
+        let r = replay(&mut env, &[step], &oracles(), "none", false).unwrap();
+        assert_eq!(last_url(&r), "http://sim.test/reports", "{r:?}");
     }
 }

@@ -23,6 +23,7 @@ use crate::summary::{CoverageSummary, RunSummary};
 mod auto;
 mod carry;
 mod episode;
+mod handover;
 mod hub;
 mod perform;
 mod predict;
@@ -30,16 +31,25 @@ mod spec_mix;
 mod worker;
 
 #[cfg(test)]
+mod start_tests;
+#[cfg(test)]
 mod tests;
 
 pub use auto::{cpu_ticks, workers_for, AutoWorkers};
+pub use handover::{Duty, Handover};
 use hub::Hub;
 use predict::Predictor;
 pub use predict::{KnowledgeRow, StepInference};
 use worker::{Cursor, Driver, Worker};
 
-/// Resets in a row that found no action on the start page before the run gives up.
+/// Resets in a row that found no action on the start page, each waited for, before the
+/// run tries a fresh browser; a fresh browser that finds none either ends the run.
 const EMPTY_START_LIMIT: u32 = 3;
+
+/// How long a start page that offered nothing is waited for to show something (an
+/// application that renders its interface late, or restores a saved workspace, after
+/// its load event and a quiet moment): as long as a page may take to load.
+const START_WAIT: Duration = Duration::from_secs(10);
 
 /// How a run is shaped.
 pub struct RunOptions {
@@ -61,6 +71,10 @@ pub struct RunOptions {
     /// `--workers auto`: the first worker probes alone, then as many of the others
     /// explore as the machine has room for (`runner::auto`); `None`: all of them at once.
     pub auto_workers: Option<AutoWorkers>,
+    /// Work the browsers are handed over for besides exploring (shrinking the failures
+    /// found): by a browser left idle, by one explorer at a time while the work's share
+    /// allows, and by every browser once the budget is spent. `None`: none.
+    pub handover: Option<Arc<dyn Handover>>,
 }
 
 impl RunOptions {
@@ -81,6 +95,7 @@ impl RunOptions {
             inference: None,
             llm: None,
             auto_workers: None,
+            handover: None,
         }
     }
 }
@@ -196,6 +211,8 @@ pub fn run_workers(
         w.agent.get().on_run_end();
     }
     let halt = hub.halted();
+    // The run's length is its exploration's: what the browsers did after is not in it.
+    let explored_until = hub.ended();
     let auto_workers = hub
         .auto_note
         .lock()
@@ -231,7 +248,7 @@ pub fn run_workers(
     for w in workers.iter_mut() {
         w.env.flush();
     }
-    let elapsed = started.elapsed();
+    let elapsed = explored_until.saturating_duration_since(started);
     // Stopped early: by the user or the application for all, or when every worker retired.
     let last_retired = workers.iter().rev().find_map(|w| w.retired.clone());
     let all_retired = workers.iter().all(|w| w.retired.is_some() || w.idle);

@@ -36,15 +36,19 @@ pub enum Part {
     Via(Box<TraceStep>),
 }
 
-/// Candidates shorter than `trace`, shortest first, at most `max`: for each place `j`
-/// where the trace entered a state (`states[j]`, the state before its action `j`), the
-/// shortest path the run knows from `start` to `states[j]`, then `trace[j..]`. The trace's last action is in
+/// Candidates shorter than `trace`, shortest first: for each place `j` where the trace
+/// entered a state (`states[j]`, the state before its action `j`), the shortest path the
+/// run knows from `start` to `states[j]`, then `trace[j..]` (at most `max` of these); and
+/// the same through the states `alike` names for `states[j]` (the same page reached
+/// another way: logged in as the demo user rather than as a user just registered, at
+/// most `max / 2 + 1` of these, each worth one replay). The trace's last action is in
 /// every candidate: it is the one that raised the failure.
 pub fn candidates(
     moves: &[Move],
     start: StateId,
     states: &[StateId],
     trace: &[TraceStep],
+    alike: &HashMap<StateId, Vec<StateId>>,
     max: usize,
 ) -> Vec<Vec<Part>> {
     let n = trace.len();
@@ -52,7 +56,7 @@ pub fn candidates(
         return Vec::new();
     }
     let paths = shortest_paths(moves, start);
-    let mut out: Vec<Vec<Part>> = Vec::new();
+    let (mut exact, mut other): (Vec<Vec<Part>>, Vec<Vec<Part>>) = (Vec::new(), Vec::new());
     let mut seen = HashSet::new();
     for (j, state) in states.iter().enumerate() {
         // Only where the trace entered a state: what it did there before `j` (typing
@@ -60,37 +64,47 @@ pub fn candidates(
         if j > 0 && states[j - 1] == *state {
             continue;
         }
-        let Some(path) = paths.get(state) else {
-            continue;
-        };
-        let len: usize = path.iter().map(|&m| moves[m].cost()).sum();
-        if len + (n - j) >= n {
-            continue;
-        }
-        let mut cand: Vec<Part> = path
-            .iter()
-            .flat_map(|&m| moves[m].before.iter().chain([&moves[m].step]))
-            .map(|st| Part::Via(Box::new(st.clone())))
-            .collect();
-        cand.extend((j..n).map(Part::Trace));
-        // Two places can give the same actions (a path through the trace's own states).
-        let key: Vec<String> = cand
-            .iter()
-            .map(|p| {
-                let st = match p {
-                    Part::Trace(i) => &trace[*i],
-                    Part::Via(s) => s,
-                };
-                serde_json::to_string(&st.action).unwrap_or_default()
-            })
-            .collect();
-        if seen.insert(key) {
-            out.push(cand);
+        let others = alike.get(state).map(Vec::as_slice).unwrap_or(&[]);
+        for (k, target) in std::iter::once(state).chain(others).enumerate() {
+            let Some(path) = paths.get(target) else {
+                continue;
+            };
+            let len: usize = path.iter().map(|&m| moves[m].cost()).sum();
+            if len + (n - j) >= n {
+                continue;
+            }
+            let mut cand: Vec<Part> = path
+                .iter()
+                .flat_map(|&m| moves[m].before.iter().chain([&moves[m].step]))
+                .map(|st| Part::Via(Box::new(st.clone())))
+                .collect();
+            cand.extend((j..n).map(Part::Trace));
+            // Two places can give the same actions (a path through the trace's own states).
+            let key: Vec<String> = cand
+                .iter()
+                .map(|p| {
+                    let st = match p {
+                        Part::Trace(i) => &trace[*i],
+                        Part::Via(s) => s,
+                    };
+                    serde_json::to_string(&st.action).unwrap_or_default()
+                })
+                .collect();
+            if seen.insert(key) {
+                match k {
+                    0 => exact.push(cand),
+                    _ => other.push(cand),
+                }
+            }
         }
     }
-    out.sort_by_key(Vec::len);
-    out.truncate(max);
-    out
+    exact.sort_by_key(Vec::len);
+    exact.truncate(max);
+    other.sort_by_key(Vec::len);
+    other.truncate(max / 2 + 1);
+    exact.extend(other);
+    exact.sort_by_key(Vec::len);
+    exact
 }
 
 /// For every state reachable from `start`, the moves of a shortest path to it, a move
@@ -236,6 +250,35 @@ mod tests {
     }
 
     #[test]
+    fn the_same_page_reached_another_way_is_a_candidate_too() {
+        // The trace registered a user (0 → 1 → 2, its dashboard) and added an expense
+        // there; the run also logged in as the demo user (0 → 3, another dashboard state
+        // on the same page), and never added an expense from there.
+        let trace: Vec<TraceStep> = ["#register", "#create", "#add", "#type"]
+            .iter()
+            .map(|t| step(t))
+            .collect();
+        let states = [0, 1, 2, 4].map(StateId);
+        let moves = vec![
+            mv(0, 1, "#register"),
+            mv(1, 2, "#create"),
+            mv(2, 4, "#add"),
+            mv(0, 3, "#demo-login"),
+        ];
+        assert!(candidates(&moves, StateId(0), &states, &trace, &HashMap::new(), 4).is_empty());
+        let alike = HashMap::from([
+            (StateId(2), vec![StateId(3)]),
+            (StateId(3), vec![StateId(2)]),
+        ]);
+        let c = candidates(&moves, StateId(0), &states, &trace, &alike, 4);
+        assert_eq!(
+            targets(&c[0], &trace),
+            ["via:#demo-login", "t2:#add", "t3:#type"],
+            "{c:?}"
+        );
+    }
+
+    #[test]
     fn a_detour_is_replaced_by_the_shortest_known_path() {
         // The trace wandered 0 → 1 → 2 → 1 → 3 → 4 and failed on 4's "#boom"; an earlier
         // episode went 0 → 3 directly with "#reports".
@@ -253,7 +296,7 @@ mod tests {
             mv(0, 3, "#reports-direct"),
             mv(3, 3, "#select-month"),
         ];
-        let c = candidates(&moves, StateId(0), &states, &trace, 4);
+        let c = candidates(&moves, StateId(0), &states, &trace, &HashMap::new(), 4);
         assert_eq!(
             targets(&c[0], &trace),
             ["via:#reports-direct", "t4:#boom"],
@@ -282,7 +325,7 @@ mod tests {
             mv(1, 1, "#email"),
             mv(1, 3, "#submit"),
         ];
-        let c = candidates(&moves, StateId(0), &states, &trace, 4);
+        let c = candidates(&moves, StateId(0), &states, &trace, &HashMap::new(), 4);
         assert_eq!(
             targets(&c[0], &trace),
             ["t2:#register", "t3:#email", "t4:#submit"],
@@ -303,7 +346,7 @@ mod tests {
         let mut login = mv(0, 1, "#login-elsewhere");
         login.before = vec![step("#email"), step("#password")];
         let moves = vec![login, mv(0, 2, "#a"), mv(2, 1, "#b"), mv(1, 3, "#add")];
-        let c = candidates(&moves, StateId(0), &states, &trace, 4);
+        let c = candidates(&moves, StateId(0), &states, &trace, &HashMap::new(), 4);
         assert_eq!(
             targets(&c[0], &trace),
             ["via:#a", "via:#b", "t4:#add", "t5:#boom"],
@@ -311,7 +354,7 @@ mod tests {
         );
         // With the wander gone, the login path comes with its typing.
         let moves = vec![moves[0].clone(), moves[3].clone()];
-        let c = candidates(&moves, StateId(0), &states, &trace, 4);
+        let c = candidates(&moves, StateId(0), &states, &trace, &HashMap::new(), 4);
         assert_eq!(
             targets(&c[0], &trace),
             [
@@ -330,9 +373,11 @@ mod tests {
         let trace: Vec<TraceStep> = ["#a", "#b"].iter().map(|t| step(t)).collect();
         let moves = vec![mv(0, 1, "#a"), mv(1, 2, "#b")];
         let states = [0, 1].map(StateId);
-        assert!(candidates(&moves, StateId(0), &states, &trace, 4).is_empty());
+        assert!(candidates(&moves, StateId(0), &states, &trace, &HashMap::new(), 4).is_empty());
         // Misaligned states: nothing is guessed.
-        assert!(candidates(&moves, StateId(0), &states[..1], &trace, 4).is_empty());
+        assert!(
+            candidates(&moves, StateId(0), &states[..1], &trace, &HashMap::new(), 4).is_empty()
+        );
     }
 
     fn on(kind: ActionKind, target: &str, url: &str) -> TraceStep {

@@ -220,7 +220,7 @@ pub fn explore(
     app_origins.extend(config.scope.allow_origins.iter().cloned());
     let oracles = Oracles::new(config.oracles.clone(), app_origins).map_err(|e| usage!("{e}"))?;
     let inference = s.inference;
-    let opts = RunOptions {
+    let mut opts = RunOptions {
         budget,
         episode_steps,
         seed,
@@ -231,6 +231,7 @@ pub fn explore(
         inference,
         llm: usage,
         auto_workers: (auto && workers > 1).then(AutoWorkers::default),
+        handover: None,
     };
 
     let mut meta = RunMeta::new(RunStart {
@@ -301,9 +302,23 @@ pub fn explore(
         .map(|b| WithApp::new(b, app.handle()))
         .collect();
 
-    let mut found = crate::shrink::Graph::default();
+    // Failures are shrunk on the run's own browsers from the moment they are found.
+    let pool = crate::shrink::Pool::new(
+        opts.oracles.clone(),
+        shrinking(s, &config),
+        budget.time,
+        envs.len(),
+    )
+    .map(Arc::new);
+    opts.handover = pool
+        .clone()
+        .map(|p| p as Arc<dyn wayfarer_core::runner::Handover>);
+    let mut found = pool.clone().map(crate::shrink::PoolObserver);
     let result = {
-        let mut all: Vec<&mut (dyn Observer + Send)> = vec![&mut store, &mut found];
+        let mut all: Vec<&mut (dyn Observer + Send)> = vec![&mut store];
+        if let Some(f) = found.as_mut() {
+            all.push(f);
+        }
         for o in observers.iter_mut() {
             all.push(&mut **o);
         }
@@ -330,17 +345,7 @@ pub fn explore(
         store.on_end(&summary);
     }
     let stopped = s.stop.load(std::sync::atomic::Ordering::SeqCst);
-    let (shrink, confirm) = shrinking(s, &config);
-    let launch = || launch_replayer(&base, &s.cdp, app);
-    if crate::shrink::after_run(
-        &mut summary,
-        &found,
-        &opts.oracles,
-        (shrink, confirm),
-        stopped,
-        launch,
-        say,
-    ) {
+    if pool.is_some_and(|p| p.apply(&mut summary, stopped, say)) {
         store.on_end(&summary);
     }
     if let Some(b) = &s.baseline {
@@ -362,24 +367,6 @@ pub fn explore(
         out: s.out.clone(),
         summary,
     })
-}
-
-/// A fresh browser for the replays that shrink and confirm failures, configured as the
-/// exploring ones but without their coverage, behind the same application.
-fn launch_replayer(
-    base: &BrowserOptions,
-    endpoints: &[String],
-    app: &Application,
-) -> Result<WithApp<BrowserEnv>, RunError> {
-    let options = BrowserOptions {
-        cdp_url: endpoints.first().cloned(),
-        coverage: CoveragePool::default(),
-        config: crate::trace::replay_config(&base.config),
-        ..base.clone()
-    };
-    let browser = BrowserEnv::launch(options)
-        .map_err(|e| RunError::Environment(format!("cannot start the browser: {e}")))?;
-    Ok(WithApp::new(browser, app.handle()))
 }
 
 /// `--workers`: how many browsers explore at once.

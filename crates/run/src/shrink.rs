@@ -1,15 +1,18 @@
-//! After exploring: each unique failure shrunk by replay (first the shorter ways the
-//! run's state graph knows, then delta debugging, each replay from a reset behind the
-//! application so a restarted server or the reset hook comes before it), then its minimal
-//! trace replayed again to tell a confirmed failure from a flaky one, all within a share
-//! of the run's time.
+//! Each unique failure shrunk by replay on the run's own browsers, from the moment it is
+//! found (first the shorter ways the run's state graph knows, then delta debugging, each
+//! replay from a reset behind the application so a restarted server or the reset hook
+//! comes before it), then its minimal trace replayed again to tell a confirmed failure
+//! from a flaky one: while the run explores within a share of the browsers' time, and
+//! after it within a share of the run's time, on every browser at once.
 
 use std::collections::HashMap;
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use wayfarer_core::findings::{ShrinkSummary, Shrunk};
 use wayfarer_core::minimize::{minimize, minimize_replayed, Limits};
 use wayfarer_core::replay::{replay, Replay};
+use wayfarer_core::runner::{Duty, Handover};
 use wayfarer_core::shortcut::{self, Move, Part};
 use wayfarer_core::{
     Environment, Failure, Observer, Oracles, RunSummary, StateId, StepRecord, TraceStep,
@@ -17,7 +20,7 @@ use wayfarer_core::{
 
 use wayfarer_report::one_line;
 
-use crate::{Notice, Notices, RunError};
+use crate::{Notice, Notices};
 
 /// `--shrink`: how much time shrinking gets after the run.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -93,101 +96,498 @@ impl std::fmt::Display for ShrinkBudget {
     }
 }
 
-/// The shrinking phase after a run whose `graph` holds its failures (their traces
-/// unmasked) and steps: each failure's result into its summary line, the phase's into `summary.shrink`.
-/// Returns whether the summary changed. Skipped, saying why, when the user stopped the
-/// run, the environment ended it, or no failure's replays fit in the budget.
-pub fn after_run<E: Environment>(
-    summary: &mut RunSummary,
-    graph: &Graph,
-    oracles: &Oracles,
-    (shrink, confirm): (ShrinkBudget, u32),
-    stopped: bool,
-    launch: impl FnOnce() -> Result<E, RunError>,
-    say: Notices,
-) -> bool {
-    let found = &graph.failures;
-    let explored = Duration::from_secs_f64(summary.duration_s.max(0.0));
-    let Some(time) = shrink.time(explored) else {
-        return false;
-    };
-    if found.is_empty() {
-        return false;
-    }
-    let skip = if stopped {
-        Some("the run was stopped".to_string())
-    } else if summary.ended_by_environment {
-        Some("the environment ended the run".to_string())
-    } else {
-        None
-    };
-    if let Some(why) = skip {
-        say(Notice::Info(format!(
-            "wayfarer: failures not shrunk ({why}); `wayfarer minimize TRACE` shrinks one"
-        )));
-        return false;
-    }
-    let confirm = confirm.max(1);
-    let cost = ReplayCost::of(summary);
-    let mut phase = ShrinkSummary {
-        budget_s: time.as_secs_f64(),
-        confirm_runs: confirm,
-        skipped: found.len(),
-        ..ShrinkSummary::default()
-    };
-    // Each failure's shorter ways, found once: they size the budget check and are tried.
-    let jobs: Vec<(&Failure, Vec<Vec<Part>>)> = found
-        .iter()
-        .map(|f| (f, graph.shortcuts(f, SHORTCUTS)))
-        .collect();
-    let shortest = jobs
-        .iter()
-        .map(|(f, ways)| {
-            ways.first()
-                .map_or(f.trace.len(), |w| w.len().min(f.trace.len()))
-        })
-        .min()
-        .unwrap_or(0);
-    let each = if cost.replay(shortest) * (confirm + 1) > time {
-        say(Notice::Info(format!(
-            "wayfarer: failures not shrunk: {:.0} s (--shrink {shrink}) is less than {} replays of the shortest trace take",
-            time.as_secs_f64(),
-            confirm + 1
-        )));
-        Vec::new()
-    } else {
-        say(Notice::Info(format!(
-            "wayfarer: shrinking {} failure(s) by replay in a fresh browser (up to {:.0} s, --shrink {shrink}), each minimal trace replayed {confirm} times",
-            found.len(),
-            time.as_secs_f64()
-        )));
-        match launch() {
-            Ok(mut env) => {
-                let (each, p) = shrink_all(&mut env, &jobs, oracles, time, confirm, cost, say);
-                env.close();
-                phase = p;
-                each
-            }
-            Err(e) => {
-                say(Notice::Warning(format!(
-                    "warning: failures not shrunk: {e}"
-                )));
-                phase.error = Some(e.to_string());
-                Vec::new()
-            }
-        }
-    };
-    for line in &mut summary.failures {
-        line.shrunk = each
-            .iter()
-            .find(|(sig, _)| *sig == line.signature)
-            .map(|(_, r)| r.clone());
-    }
-    summary.shrink = Some(phase);
-    true
+/// Shrinking while the run goes (`Handover`): each failure is queued as it is found and
+/// shrunk on one of the run's own browsers, one failure to a browser at a time. A browser
+/// `--workers auto` left idle takes the queue at once; otherwise one explorer at a time
+/// hands its browser over while the run has another exploring and shrinking has had less
+/// than its share of the browsers' time; once the budget is spent every browser takes
+/// what is left, in parallel, within the shrink budget. `apply` puts the results in the
+/// run's summary.
+pub struct Pool {
+    oracles: Oracles,
+    confirm: u32,
+    budget: ShrinkBudget,
+    /// The run's time budget, when it has one: how long an in-run job may take.
+    run_time: Option<Duration>,
+    /// The browsers that may serve: the tail's time is shared out among them.
+    browsers: usize,
+    graph: Mutex<Graph>,
+    state: Mutex<PoolState>,
+    /// About when the run began: an idle browser's job may last until the tail's end.
+    created: Instant,
 }
 
-/// What a replay costs, as the exploration measured it: a reset, and a step.
+#[derive(Debug, Default)]
+struct PoolState {
+    /// Signatures of the failures waiting, in the order they were found.
+    pending: Vec<String>,
+    /// Browsers shrinking now.
+    serving: usize,
+    /// Browser time spent shrinking while the run explored.
+    in_run: Duration,
+    /// Browsers left idle that asked for work: explorers need not hand theirs over.
+    idle: std::collections::BTreeSet<u32>,
+    /// Each failure's shortest trace so far, by signature (the last pass's result).
+    done: Vec<(String, Shrunk)>,
+    /// Failures whose last pass ran out of time, queued again: the next pass starts from
+    /// what that one kept.
+    partial: HashMap<String, Shrunk>,
+    /// Finished failures queued again once the run ended: its state graph may know a
+    /// shorter way now than when they were shrunk (another login than the trace's).
+    recheck: std::collections::HashSet<String>,
+    /// Why a failure was not shrunk, by signature, and warnings, to print once the
+    /// run's progress is done with the terminal.
+    notes: HashMap<String, String>,
+    warnings: Vec<String>,
+    /// When the exploration ended, and when the shrink budget after it does.
+    explored: Option<Instant>,
+    tail_end: Option<Instant>,
+    /// When the last job ended.
+    last: Option<Instant>,
+    error: Option<String>,
+    /// Mean step time of the run so far (ms) and its count: what a replay will cost.
+    step_ms: f64,
+    steps: u64,
+}
+
+/// One failure to shrink: where a last pass left it, and until when.
+struct Job {
+    f: Failure,
+    prior: Option<Shrunk>,
+    deadline: Instant,
+    /// Only the shorter ways the run's graph knows now, against a finished result.
+    recheck: bool,
+}
+
+/// A later pass's result `next`, over the steps `prior` kept, as steps of the failure's
+/// own trace (and the shorter ways `prior` took).
+fn continued(prior: &Shrunk, next: Shrunk) -> Shrunk {
+    Shrunk {
+        kept: next
+            .kept
+            .iter()
+            .filter_map(|&k| prior.kept.get(k).copied())
+            .collect(),
+        of: prior.of,
+        via: prior.via.clone(),
+        replays: prior.replays + next.replays,
+        seconds: prior.seconds + next.seconds,
+        outside_state: next.outside_state.or_else(|| prior.outside_state.clone()),
+        ..next
+    }
+}
+
+/// Whether a job runs while the run explores or after it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum When {
+    InRun,
+    Tail,
+}
+
+impl Pool {
+    /// A pool for a run of `run_time` (when timed) on `browsers` browsers; `None` when
+    /// shrinking is off.
+    pub fn new(
+        oracles: Oracles,
+        (budget, confirm): (ShrinkBudget, u32),
+        run_time: Option<Duration>,
+        browsers: usize,
+    ) -> Option<Pool> {
+        if budget == ShrinkBudget::Off {
+            return None;
+        }
+        Some(Pool {
+            oracles,
+            confirm: confirm.max(1),
+            budget,
+            run_time,
+            browsers: browsers.max(1),
+            graph: Mutex::new(Graph::default()),
+            state: Mutex::new(PoolState::default()),
+            created: Instant::now(),
+        })
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, PoolState> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn graph(&self) -> std::sync::MutexGuard<'_, Graph> {
+        self.graph.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The share of the browsers' time shrinking may take while the run explores.
+    fn in_run_share(&self) -> f64 {
+        match self.budget {
+            ShrinkBudget::Off => 0.0,
+            ShrinkBudget::Share(s) => s.min(0.5),
+            ShrinkBudget::Fixed(_) => DEFAULT_SHARE,
+        }
+    }
+
+    /// What a replay costs, from the run's steps so far: a reset is taken as three
+    /// steps, at least 0.3 s (the demo's: 0.6 s against 0.17 s a step).
+    fn cost(&self) -> ReplayCost {
+        let step = Duration::from_secs_f64((self.lock().step_ms / 1e3).max(0.0));
+        ReplayCost {
+            reset: (step * 3).max(Duration::from_millis(300)),
+            step,
+        }
+    }
+
+    /// The next job: the waiting failure with the shortest trace, where its last pass
+    /// left it (when one ran out of time), and its deadline.
+    fn take(&self, when: When, idle: bool) -> Option<Job> {
+        let now = Instant::now();
+        let graph = self.graph();
+        let mut st = self.lock();
+        let pick = st
+            .pending
+            .iter()
+            .enumerate()
+            .filter_map(|(i, sig)| Some((i, graph.failure(sig)?)))
+            // Failures with no result yet first, then passes to continue, then rechecks;
+            // the shortest first within each.
+            .min_by_key(|(_, f)| {
+                let sig = &f.signature;
+                match st.partial.get(sig) {
+                    Some(p) => (1, p.kept.len()),
+                    None if st.recheck.contains(sig) => (2, f.trace.len()),
+                    None => (0, f.trace.len()),
+                }
+            })
+            .map(|(i, f)| (i, f.clone()))?;
+        let deadline = match when {
+            // An explorer's job may take a share of the run's time; an idle browser's
+            // costs the exploration nothing and may last until the tail's end.
+            When::InRun => {
+                let share = self.in_run_share();
+                let cap = match (idle, self.run_time) {
+                    (true, Some(t)) => {
+                        let end = self.created + t + self.budget.time(t).unwrap_or_default();
+                        end.saturating_duration_since(now)
+                    }
+                    (false, Some(t)) => t.mul_f64(share),
+                    (_, None) => Duration::from_secs(30),
+                };
+                now + cap.max(Duration::from_secs(5))
+            }
+            // The tail's time left, shared among the jobs still to do and the browsers.
+            When::Tail => {
+                let end = st.tail_end?;
+                if now >= end {
+                    return None;
+                }
+                let jobs = (st.pending.len() + st.serving) as f64;
+                let part = (self.browsers as f64 / jobs).min(1.0);
+                now + (end - now).mul_f64(part)
+            }
+        };
+        st.pending.remove(pick.0);
+        st.serving += 1;
+        let prior = st.partial.remove(&pick.1.signature);
+        let recheck = st.recheck.remove(&pick.1.signature);
+        Some(Job {
+            f: pick.1,
+            prior,
+            deadline,
+            recheck,
+        })
+    }
+
+    /// Shrink and confirm a job's failure on `env` until its deadline, and book the
+    /// result; one that ran out of time but got shorter is queued again.
+    fn run(&self, env: &mut dyn Environment, job: Job, when: When) {
+        let t = Instant::now();
+        let Job {
+            f,
+            prior,
+            deadline,
+            recheck,
+        } = job;
+        let best = self.best(&f.signature).map(|b| b.kept.len());
+        // A later pass shrinks what the last one kept, as a trace of its own; a recheck
+        // tries only the ways shorter than the result it has.
+        let (from, ways, whole) = match (&prior, recheck) {
+            (_, true) => {
+                let mut ways = self.graph().shortcuts(&f, SHORTCUTS);
+                ways.retain(|w| best.is_none_or(|b| w.len() < b));
+                (f.clone(), ways, false)
+            }
+            (Some(p), false) => {
+                let trace = p.steps(&f.trace).unwrap_or_else(|| f.trace.clone());
+                (Failure { trace, ..f.clone() }, Vec::new(), true)
+            }
+            (None, false) => {
+                let ways = self.graph().shortcuts(&f, SHORTCUTS);
+                (f.clone(), ways, true)
+            }
+        };
+        let cost = self.cost();
+        let (oracles, confirm) = (&self.oracles, self.confirm);
+        let result = match prepare(env, &from, (&ways, whole), oracles, deadline, confirm, cost) {
+            Ok(Ok(p)) => finish(env, p, oracles, deadline, confirm).map(Ok),
+            Ok(Err(why)) => Ok(Err(why)),
+            Err(e) => Err(e),
+        };
+        let took = t.elapsed();
+        let mut st = self.lock();
+        st.serving -= 1;
+        st.last = Some(Instant::now());
+        if when == When::InRun {
+            st.in_run += took;
+        }
+        let sig = f.signature.clone();
+        match result {
+            Ok(Ok(shrunk)) => {
+                let shrunk = match &prior {
+                    Some(p) => continued(p, shrunk),
+                    None => shrunk,
+                };
+                let shorter = best.is_none_or(|b| shrunk.kept.len() < b);
+                if recheck && !(shorter && shrunk.hits > 0) {
+                    return;
+                }
+                if !shrunk.finished && shorter && shrunk.kept.len() > 1 {
+                    st.pending.push(sig.clone());
+                    st.partial.insert(sig.clone(), shrunk.clone());
+                }
+                st.done.retain(|(s, _)| *s != sig);
+                st.done.push((sig, shrunk));
+            }
+            Ok(Err(_)) if recheck => {}
+            Ok(Err(why)) => {
+                st.notes.insert(sig, why);
+            }
+            Err(e) => {
+                st.warnings.push(format!(
+                    "warning: shrinking {} stopped: {e}; it keeps what was found so far",
+                    one_line(&f.message, 70)
+                ));
+                st.error.get_or_insert(e.to_string());
+            }
+        }
+    }
+
+    /// A failure's shortest result so far.
+    fn best(&self, signature: &str) -> Option<Shrunk> {
+        let st = self.lock();
+        st.done
+            .iter()
+            .find(|(s, _)| s == signature)
+            .map(|(_, r)| r.clone())
+    }
+
+    /// The phase's results into `summary`: each failure's minimal trace and verdict, the
+    /// phase's summary, the confirmed failures first; a hang no replay showed again is a
+    /// warning, not a failure. Prints what shrinking said. Returns whether it changed.
+    pub fn apply(&self, summary: &mut RunSummary, stopped: bool, say: Notices) -> bool {
+        if summary.failures.is_empty() {
+            return false;
+        }
+        let st = self.lock();
+        let n = summary.failures.len();
+        let shrunk = st.done.len();
+        if shrunk > 0 || !st.notes.is_empty() {
+            say(Notice::Info(format!(
+                "wayfarer: shrinking on the run's {} browser(s), each minimal trace replayed {} times:",
+                self.browsers, self.confirm
+            )));
+        }
+        for l in &summary.failures {
+            let sig = &l.signature;
+            let what = match st.done.iter().find(|(s, _)| s == sig) {
+                Some((_, sh)) => describe(sh),
+                None => match st.notes.get(sig) {
+                    Some(why) => format!("not shrunk: {why}"),
+                    None => continue,
+                },
+            };
+            say(Notice::Info(format!(
+                "  {}: {what}",
+                one_line(&l.message, 70)
+            )));
+        }
+        for w in &st.warnings {
+            say(Notice::Warning(w.clone()));
+        }
+        let skipped = n.saturating_sub(shrunk);
+        let why_not = if stopped {
+            Some("the run was stopped")
+        } else if summary.ended_by_environment {
+            Some("the environment ended the run")
+        } else {
+            None
+        };
+        if skipped > 0 {
+            let text = match why_not {
+                Some(why) => format!(
+                    "wayfarer: {skipped} failure(s) not shrunk ({why}); `wayfarer minimize TRACE` shrinks one"
+                ),
+                None => format!(
+                    "warning: the shrink budget (--shrink {}) was too short for {skipped} failure(s): they keep their recorded trace and are unconfirmed",
+                    self.budget
+                ),
+            };
+            say(match why_not {
+                Some(_) => Notice::Info(text),
+                None => Notice::Warning(text),
+            });
+        }
+        for line in &mut summary.failures {
+            line.shrunk = st
+                .done
+                .iter()
+                .find(|(sig, _)| *sig == line.signature)
+                .map(|(_, r)| r.clone());
+        }
+        let explored = Duration::from_secs_f64(summary.duration_s.max(0.0));
+        let tail = match (st.explored, st.last) {
+            (Some(e), Some(l)) => l.saturating_duration_since(e).as_secs_f64(),
+            _ => 0.0,
+        };
+        summary.shrink = Some(ShrinkSummary {
+            budget_s: self.budget.time(explored).unwrap_or_default().as_secs_f64(),
+            seconds: tail,
+            during_run_s: st.in_run.as_secs_f64(),
+            browsers: self.browsers,
+            confirm_runs: self.confirm,
+            skipped,
+            error: st.error.clone(),
+        });
+        drop(st);
+        judge_verdicts(summary, say);
+        true
+    }
+}
+
+/// A hang no replay showed again is a warning with its evidence, not a failure (two busy
+/// browsers on two cores make pages slow); the confirmed failures come first.
+fn judge_verdicts(summary: &mut RunSummary, say: Notices) {
+    let (keep, unshown): (Vec<_>, Vec<_>) = std::mem::take(&mut summary.failures)
+        .into_iter()
+        .partition(|l| !l.timing_only() || l.reproduced());
+    for l in unshown {
+        let evidence = match l.shrunk.as_ref().filter(|s| s.runs > 0) {
+            Some(s) => format!("not seen again in {} replay(s)", s.runs),
+            None => "never replayed".to_string(),
+        };
+        say(Notice::Info(format!(
+            "wayfarer: [{}] {} is a warning: {evidence}",
+            l.kind,
+            one_line(&l.message, 70)
+        )));
+        summary.warnings.push(wayfarer_core::oracle::Warning {
+            kind: serde_json::from_value(serde_json::Value::String(l.kind.clone()))
+                .unwrap_or(wayfarer_core::FailureKind::Hang),
+            message: format!("{} ({evidence})", l.message),
+            signature: l.signature,
+            step: l.step,
+            count: l.count,
+            page_url: l.page_url,
+        });
+    }
+    summary.failures = keep;
+    summary.failures.sort_by_key(|l| l.verdict().rank());
+}
+
+impl Pool {
+    /// Queue again each finished failure for which the run's whole graph knows a way
+    /// shorter than its result.
+    fn queue_rechecks(graph: &Graph, st: &mut PoolState) {
+        for (sig, sh) in &st.done {
+            if !sh.finished || sh.kept.len() <= 1 || st.pending.contains(sig) {
+                continue;
+            }
+            let Some(f) = graph.failure(sig) else {
+                continue;
+            };
+            let shorter = graph
+                .shortcuts(f, SHORTCUTS)
+                .iter()
+                .any(|w| w.len() < sh.kept.len());
+            if shorter {
+                st.recheck.insert(sig.clone());
+            }
+        }
+        let again: Vec<String> = st.recheck.iter().cloned().collect();
+        st.pending.extend(again);
+    }
+}
+
+impl Handover for Pool {
+    fn wanted(&self, duty: Duty) -> bool {
+        let mut st = self.lock();
+        if duty.idle {
+            st.idle.insert(duty.worker);
+        }
+        if st.pending.is_empty() || st.tail_end.is_some() {
+            return false;
+        }
+        if duty.idle {
+            return true;
+        }
+        // One explorer at a time, never the last one, and within the share.
+        if !st.idle.is_empty() || st.serving > 0 || duty.exploring < 2 {
+            return false;
+        }
+        let allowed = duty
+            .elapsed
+            .mul_f64(self.in_run_share() * duty.exploring as f64);
+        st.in_run < allowed
+    }
+
+    fn serve(&self, worker: u32, env: &mut dyn Environment) -> bool {
+        let idle = self.lock().idle.contains(&worker);
+        let Some(job) = self.take(When::InRun, idle) else {
+            return false;
+        };
+        self.run(env, job, When::InRun);
+        true
+    }
+
+    fn finish(&self, _worker: u32, env: &mut dyn Environment, started: Instant) {
+        {
+            // The graph before the state, as `take` locks them.
+            let graph = self.graph();
+            let mut st = self.lock();
+            if st.tail_end.is_none() {
+                let now = Instant::now();
+                let time = self.budget.time(now - started).unwrap_or_default();
+                st.explored = Some(now);
+                st.tail_end = Some(now + time);
+                Pool::queue_rechecks(&graph, &mut st);
+            }
+        }
+        while let Some(job) = self.take(When::Tail, false) {
+            self.run(env, job, When::Tail);
+        }
+    }
+}
+
+/// The observer side of a [`Pool`]: the run's state graph and its failures, each queued.
+pub struct PoolObserver(pub std::sync::Arc<Pool>);
+
+impl Observer for PoolObserver {
+    fn on_reset(&mut self, r: &wayfarer_core::ResetRecord, p: &wayfarer_core::Progress) {
+        self.0.graph().on_reset(r, p);
+    }
+
+    fn on_step(&mut self, r: &StepRecord, p: &wayfarer_core::Progress) {
+        self.0.graph().on_step(r, p);
+        let mut st = self.0.lock();
+        st.steps += 1;
+        let ms = r.timings.total.as_secs_f64() * 1e3;
+        st.step_ms += (ms - st.step_ms) / st.steps as f64;
+    }
+
+    fn on_failure(&mut self, f: &Failure, shot: Option<&[u8]>) {
+        self.0.graph().on_failure(f, shot);
+        self.0.lock().pending.push(f.signature.clone());
+    }
+}
+
+/// What a replay costs: a reset, and a step.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ReplayCost {
     pub reset: Duration,
@@ -195,117 +595,14 @@ pub struct ReplayCost {
 }
 
 impl ReplayCost {
-    /// From a run's summary: its mean step and mean reset.
-    pub fn of(s: &wayfarer_core::RunSummary) -> ReplayCost {
-        let resets = s.episodes.max(1) as f64;
-        ReplayCost {
-            reset: Duration::from_secs_f64((s.resets_s / resets).max(0.0)),
-            step: Duration::from_secs_f64((s.time_split.step / 1e3).max(0.0)),
-        }
-    }
-
     /// One replay of `n` actions.
     pub fn replay(&self, n: usize) -> Duration {
         self.reset + self.step * n as u32
     }
 }
 
-/// Shrink and confirm each of `failures` (their traces as recorded, secrets filled in)
-/// in `env` within `budget`. First every failure gets its cheap replays, shortest trace
-/// first: the shortcuts the run's state `graph` knows and the pruned trace (one replay
-/// each), which take most of the length away. Then delta debugging shares what is left
-/// by what each failure's search will cost (a replay of what it starts from, times the log
-/// of its length), so a long trace is not starved by a short one shrunk first. Returns
-/// each failure's result by signature, and the phase's summary. A replay the environment
-/// cannot do (the browser gone) ends the phase; what was done is kept.
-#[allow(clippy::too_many_arguments)]
-pub fn shrink_all(
-    env: &mut dyn Environment,
-    failures: &[(&Failure, Vec<Vec<Part>>)],
-    oracles: &Oracles,
-    budget: Duration,
-    confirm: u32,
-    cost: ReplayCost,
-    say: Notices,
-) -> (Vec<(String, Shrunk)>, ShrinkSummary) {
-    let began = Instant::now();
-    let end = began + budget;
-    let confirm = confirm.max(1);
-    let mut out = Vec::new();
-    let mut error = None;
-    let n = failures.len();
-    // Shortest traces first: with time for only some failures, shrink as many as it can.
-    let mut order: Vec<&(&Failure, Vec<Vec<Part>>)> = failures.iter().collect();
-    order.sort_by_key(|(f, _)| f.trace.len());
-    let mut ready = Vec::new();
-    for (i, (f, ways)) in order.into_iter().enumerate() {
-        if Instant::now() >= end {
-            break;
-        }
-        match prepare(env, f, ways, oracles, end, confirm, cost) {
-            Ok(Ok(p)) => ready.push((i, p)),
-            Ok(Err(why)) => say(Notice::Info(format!(
-                "  {}/{n} {}: not shrunk: {why}",
-                i + 1,
-                one_line(&f.message, 70)
-            ))),
-            Err(e) => {
-                error = Some(e.to_string());
-                break;
-            }
-        }
-    }
-    let weights: Vec<f64> = ready.iter().map(|(_, p)| p.weight(cost)).collect();
-    for (k, (i, p)) in ready.into_iter().enumerate() {
-        if error.is_some() {
-            break;
-        }
-        let now = Instant::now();
-        let share = share_of(weights[k], &weights[k + 1..]);
-        // Past the end, delta debugging stops at once and what was pruned is confirmed.
-        let deadline = now + end.saturating_duration_since(now).mul_f64(share);
-        let f = p.f;
-        match finish(env, p, oracles, deadline, confirm) {
-            Ok(shrunk) => {
-                say(Notice::Info(format!(
-                    "  {}/{n} {}: {}",
-                    i + 1,
-                    one_line(&f.message, 70),
-                    describe(&shrunk)
-                )));
-                out.push((f.signature.clone(), shrunk));
-            }
-            Err(e) => error = Some(e.to_string()),
-        }
-    }
-    let skipped = n - out.len();
-    if let Some(e) = &error {
-        say(Notice::Warning(format!(
-            "warning: shrinking stopped: {e}; {skipped} failure(s) keep their recorded trace"
-        )));
-    } else if skipped > 0 {
-        say(Notice::Warning(format!(
-            "warning: the shrink budget ({:.0} s) was too short for {skipped} failure(s): they keep their recorded trace (--shrink sets it)",
-            budget.as_secs_f64()
-        )));
-    }
-    let summary = ShrinkSummary {
-        budget_s: budget.as_secs_f64(),
-        seconds: began.elapsed().as_secs_f64(),
-        confirm_runs: confirm,
-        skipped,
-        error,
-    };
-    (out, summary)
-}
-
 /// Shortcuts tried per failure at most.
 const SHORTCUTS: usize = 5;
-
-/// The share of the time left that a failure claiming `w` gets, with `rest` still to come.
-fn share_of(w: f64, rest: &[f64]) -> f64 {
-    w / (w + rest.iter().sum::<f64>())
-}
 
 /// A failure after its cheap replays: the steps delta debugging starts from, the replay
 /// of them when one was done, and what it took so far.
@@ -318,15 +615,6 @@ struct Prepared<'a> {
     took: Duration,
 }
 
-impl Prepared<'_> {
-    /// Its claim on delta debugging's time: ddmin's tests on n actions cost about n log n
-    /// steps, plus a reset each.
-    fn weight(&self, cost: ReplayCost) -> f64 {
-        let n = self.base.len();
-        cost.replay(n).as_secs_f64().max(1e-3) * ((n + 1) as f64).log2().max(1.0)
-    }
-}
-
 /// One failure's cheap replays (its shortcuts, then the pruned trace), while (confirm + 1)
 /// replays of what is tried still fit before `end`: where delta debugging starts, or why
 /// the failure is not shrunk (`Ok(Err(..))`), or the environment's fatal error.
@@ -334,7 +622,7 @@ impl Prepared<'_> {
 fn prepare<'a>(
     env: &mut dyn Environment,
     f: &'a Failure,
-    ways: &[Vec<Part>],
+    (ways, whole): (&[Vec<Part>], bool),
     oracles: &Oracles,
     end: Instant,
     confirm: u32,
@@ -381,6 +669,12 @@ fn prepare<'a>(
     }
     let (base, replayed) = match base {
         Some((b, r, took)) => (b, Some((r, took))),
+        None if !whole => {
+            return Ok(Err(format!(
+                "no shorter way raised it ({})",
+                outcomes.join("; ")
+            )))
+        }
         None if fits(n) => ((0..n).map(Part::Trace).collect(), None),
         None => {
             return Ok(Err(format!(
@@ -559,11 +853,18 @@ pub struct Graph {
     pages: HashMap<u32, String>,
     /// Each worker's steps in its current state since it came there.
     here: HashMap<u32, Vec<TraceStep>>,
+    /// The page (URL without query) each state was seen on first.
+    state_pages: HashMap<StateId, String>,
     /// Each failure as first seen, its trace unmasked.
     pub failures: Vec<Failure>,
 }
 
 impl Graph {
+    /// The failure first seen with `signature`.
+    fn failure(&self, signature: &str) -> Option<&Failure> {
+        self.failures.iter().find(|f| f.signature == signature)
+    }
+
     /// Shortcut candidates for `f`, shortest first (none when its trace and the steps
     /// recorded for its episode do not line up).
     fn shortcuts(&self, f: &Failure, max: usize) -> Vec<Vec<Part>> {
@@ -575,9 +876,41 @@ impl Graph {
         mine.sort_by_key(|s| s.0);
         let states: Vec<StateId> = mine.iter().map(|s| s.2).collect();
         match states.first() {
-            Some(&start) => shortcut::candidates(&self.moves, start, &states, &f.trace, max),
+            Some(&start) => {
+                let alike = self.alike();
+                shortcut::candidates(&self.moves, start, &states, &f.trace, &alike, max)
+            }
             None => Vec::new(),
         }
+    }
+
+    /// For each state, the other states seen on the same page: the same form or list
+    /// reached another way (another user, other data), worth a replay as a shortcut.
+    fn alike(&self) -> HashMap<StateId, Vec<StateId>> {
+        let mut by_page: HashMap<&str, Vec<StateId>> = HashMap::new();
+        for (s, page) in &self.state_pages {
+            by_page.entry(page.as_str()).or_default().push(*s);
+        }
+        let mut out = HashMap::new();
+        for states in by_page.values().filter(|v| v.len() > 1) {
+            for s in states {
+                let mut others: Vec<StateId> = states.iter().copied().filter(|o| o != s).collect();
+                others.sort();
+                out.insert(*s, others);
+            }
+        }
+        out
+    }
+}
+
+/// A URL as a page: without its query (a fragment route stays).
+fn page_of(url: &str) -> String {
+    match url.split_once('?') {
+        Some((path, rest)) => match rest.split_once('#') {
+            Some((_, fragment)) => format!("{path}#{fragment}"),
+            None => path.to_string(),
+        },
+        None => url.to_string(),
     }
 }
 
@@ -594,6 +927,13 @@ impl Observer for Graph {
             .unwrap_or_default();
         if r.error.is_some() {
             return;
+        }
+        for (state, url) in [(r.state_before, &page), (r.state_after, &r.url_after)] {
+            if !url.is_empty() {
+                self.state_pages
+                    .entry(state)
+                    .or_insert_with(|| page_of(url));
+            }
         }
         self.steps.push((r.step, r.episode, r.state_before));
         let here = self.here.entry(r.worker).or_default();
@@ -673,6 +1013,7 @@ pub fn describe(s: &Shrunk) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::Arc;
     use wayfarer_core::config::OracleConfig;
     use wayfarer_core::sim::{SimApp, SimEnv};
     use wayfarer_core::summary::FailureLine;
@@ -718,13 +1059,6 @@ mod tests {
         panic!("the walk never reached the bug");
     }
 
-    fn graph(f: &Failure) -> Graph {
-        Graph {
-            failures: vec![f.clone()],
-            ..Graph::default()
-        }
-    }
-
     fn summary(f: &Failure) -> RunSummary {
         RunSummary {
             duration_s: 60.0,
@@ -734,31 +1068,24 @@ mod tests {
         }
     }
 
-    /// The demo's two failures once pruned (5 and 8 actions, 0.6 s a reset, 0.17 s a
-    /// step): the old split gave the first half the time however short it was.
-    #[test]
-    fn delta_debugging_time_follows_what_each_search_costs() {
-        let cost = ReplayCost {
-            reset: Duration::from_millis(600),
-            step: Duration::from_millis(170),
-        };
-        let f = found();
-        let at = |n: usize| Prepared {
-            f: &f,
-            base: (0..n).map(Part::Trace).collect(),
-            replayed: None,
-            tried: 0,
-            took: Duration::ZERO,
-        };
-        let (short, long) = (at(5).weight(cost), at(40).weight(cost));
-        assert!(long > 5.0 * short, "{short} {long}");
-        let first = share_of(short, &[long]);
-        assert!(first < 0.2, "{first}");
-        // The last one gets all that is left; equal claims share equally.
-        assert_eq!(share_of(long, &[]), 1.0);
-        assert_eq!(share_of(short, &[short]), 0.5);
-        // A trace of one action still claims its replay.
-        assert!(at(1).weight(cost) >= cost.replay(1).as_secs_f64());
+    /// A pool of `browsers` that has seen `failures` found.
+    fn pool_with(budget: ShrinkBudget, browsers: usize, failures: &[Failure]) -> Arc<Pool> {
+        let pool = Arc::new(Pool::new(oracles(), (budget, 3), None, browsers).unwrap());
+        let mut seen = PoolObserver(pool.clone());
+        for f in failures {
+            seen.on_failure(f, None);
+        }
+        pool
+    }
+
+    /// Finish the pool's work on `envs`, one thread each, after a run of 60 s.
+    fn finish_on<E: Environment + Send>(pool: &Pool, envs: &mut [E]) {
+        let started = Instant::now() - Duration::from_secs(60);
+        std::thread::scope(|s| {
+            for (i, env) in envs.iter_mut().enumerate() {
+                s.spawn(move || pool.finish(i as u32, env, started));
+            }
+        });
     }
 
     #[test]
@@ -769,18 +1096,11 @@ mod tests {
             "a trace worth shrinking: {}",
             f.trace.len()
         );
+        let pool = pool_with(ShrinkBudget::default(), 1, std::slice::from_ref(&f));
+        finish_on(&pool, &mut [SimEnv::new(app())]);
         let mut s = summary(&f);
         let mut said = Vec::new();
-        let changed = after_run(
-            &mut s,
-            &graph(&f),
-            &oracles(),
-            (ShrinkBudget::default(), 3),
-            false,
-            || Ok(SimEnv::new(app())),
-            &mut |n| said.push(n),
-        );
-        assert!(changed);
+        assert!(pool.apply(&mut s, false, &mut |n| said.push(n)));
         let sh = s.failures[0].shrunk.clone().expect("shrunk");
         assert!(sh.kept.len() <= 3, "{} of {} kept", sh.kept.len(), sh.of);
         assert!(sh.finished);
@@ -795,55 +1115,215 @@ mod tests {
     }
 
     #[test]
-    fn a_stopped_run_or_shrinking_off_leaves_the_failures_as_recorded() {
+    fn shrinking_off_makes_no_pool_and_a_stopped_run_says_why_its_failures_are_unconfirmed() {
+        assert!(Pool::new(oracles(), (ShrinkBudget::Off, 3), None, 2).is_none());
         let f = found();
-        for (budget, stopped) in [(ShrinkBudget::Off, false), (ShrinkBudget::default(), true)] {
-            let mut s = summary(&f);
-            let launched = std::cell::Cell::new(false);
-            let changed = after_run(
-                &mut s,
-                &graph(&f),
-                &oracles(),
-                (budget, 3),
-                stopped,
-                || {
-                    launched.set(true);
-                    Ok(SimEnv::new(app()))
-                },
-                &mut |_| {},
-            );
-            assert!(!changed && !launched.get());
-            assert_eq!(s.failures[0].shrunk, None);
-        }
+        let pool = pool_with(ShrinkBudget::default(), 2, std::slice::from_ref(&f));
+        let mut s = summary(&f);
+        let mut said = Vec::new();
+        assert!(pool.apply(&mut s, true, &mut |n| said.push(n)));
+        assert_eq!(s.failures[0].shrunk, None);
+        assert_eq!(
+            s.failures[0].verdict(),
+            wayfarer_core::findings::Verdict::Unconfirmed
+        );
+        assert!(said.iter().any(
+            |n| matches!(n, Notice::Info(l) if l.contains("not shrunk (the run was stopped)"))
+        ));
     }
 
     #[test]
-    fn a_budget_too_short_for_any_replay_launches_nothing_and_says_so() {
+    fn a_budget_with_no_time_left_replays_nothing_and_says_so() {
         let f = found();
-        let mut s = RunSummary {
-            // Slow steps: four replays of the trace take far more than 12 s.
-            time_split: wayfarer_core::summary::TimeSplit {
-                step: 5_000.0,
-                ..Default::default()
-            },
-            ..summary(&f)
-        };
-        let mut said = Vec::new();
-        let changed = after_run(
-            &mut s,
-            &graph(&f),
-            &oracles(),
-            (ShrinkBudget::default(), 3),
-            false,
-            || -> Result<SimEnv, RunError> { panic!("no browser for nothing") },
-            &mut |n| said.push(n),
+        let pool = Arc::new(
+            Pool::new(oracles(), (ShrinkBudget::Fixed(Duration::ZERO), 3), None, 1).unwrap(),
         );
-        assert!(changed);
+        PoolObserver(pool.clone()).on_failure(&f, None);
+        finish_on(&pool, &mut [SimEnv::new(app())]);
+        let mut s = summary(&f);
+        let mut said = Vec::new();
+        assert!(pool.apply(&mut s, false, &mut |n| said.push(n)));
         assert_eq!(s.shrink.unwrap().skipped, 1);
         assert_eq!(s.failures[0].shrunk, None);
         assert!(said
             .iter()
-            .any(|n| matches!(n, Notice::Info(l) if l.contains("not shrunk"))));
+            .any(|n| matches!(n, Notice::Warning(l) if l.contains("too short for 1 failure"))));
+    }
+
+    /// The sim app with more bugs: a button that does nothing elsewhere throws on some
+    /// pages, an error naming the page.
+    struct Bugs {
+        sim: SimEnv,
+        pages: Vec<&'static str>,
+        at: String,
+    }
+
+    impl Environment for Bugs {
+        fn reset(&mut self) -> Result<wayfarer_core::env::Outcome, wayfarer_core::EnvError> {
+            let out = self.sim.reset()?;
+            self.at = out.observation.url.clone();
+            Ok(out)
+        }
+        fn step(
+            &mut self,
+            a: &wayfarer_core::Action,
+        ) -> Result<wayfarer_core::env::Outcome, wayfarer_core::EnvError> {
+            let page = self.at.rsplit('/').next().unwrap_or("").to_string();
+            let mut out = self.sim.step(a)?;
+            self.at = out.observation.url.clone();
+            // Numbers are masked in a signature: each page's error is named by a word.
+            let words = ["alpha", "beta", "gamma", "delta"];
+            let dead = a.target.as_deref().is_some_and(|t| t.starts_with("#dead"));
+            if let (true, Some(i)) = (dead, self.pages.iter().position(|p| *p == page)) {
+                out.events.push(wayfarer_core::Event::new(
+                    wayfarer_core::EventKind::Exception,
+                    format!("Error: broken {}", words[i % words.len()]),
+                ));
+            }
+            Ok(out)
+        }
+    }
+
+    fn bugs() -> Bugs {
+        Bugs {
+            sim: SimEnv::new(SimApp::generate(11, 10)),
+            pages: vec!["p0", "p2", "p3"],
+            at: String::new(),
+        }
+    }
+
+    /// Random walks over `bugs()` with detours, the first failure of each signature.
+    fn found_many() -> Vec<Failure> {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        let mut env = bugs();
+        let mut out: Vec<Failure> = Vec::new();
+        for episode in 1..=60 {
+            let mut obs = env.reset().unwrap().observation;
+            let mut trace = Vec::new();
+            for _ in 0..60 {
+                let c =
+                    wayfarer_core::candidates::candidate_actions(&obs, &Default::default(), false);
+                let a = c[rng.gen_range(0..c.len())].clone();
+                trace.push(TraceStep::new(a.clone(), &obs));
+                let Ok(o) = env.step(&a) else { break };
+                for f in oracles().judge(&o.events, None) {
+                    if out.iter().all(|g| g.signature != f.signature) {
+                        out.push(Failure {
+                            kind: f.kind,
+                            message: f.message,
+                            signature: f.signature,
+                            source: f.source,
+                            line: f.line,
+                            column: f.column,
+                            step: trace.len() as u64,
+                            episode,
+                            count: 1,
+                            page_url: o.observation.url.clone(),
+                            trace: trace.clone(),
+                        });
+                    }
+                }
+                obs = o.observation;
+            }
+        }
+        out
+    }
+
+    /// Each failure's kept steps, by signature.
+    fn kept(pool: &Pool, failures: &[Failure]) -> Vec<(String, Vec<usize>, u32)> {
+        let mut s = RunSummary {
+            duration_s: 600.0,
+            failures: failures.iter().map(FailureLine::from).collect(),
+            ..RunSummary::default()
+        };
+        pool.apply(&mut s, false, &mut |_| {});
+        let mut out: Vec<_> = s
+            .failures
+            .iter()
+            .map(|l| {
+                let sh = l.shrunk.clone().expect("every failure shrunk");
+                (l.signature.clone(), sh.kept, sh.hits)
+            })
+            .collect();
+        out.sort();
+        out
+    }
+
+    #[test]
+    fn parallel_shrinking_gives_the_same_minimal_traces_as_sequential() {
+        let failures = found_many();
+        assert!(failures.len() >= 3, "{} failures", failures.len());
+        assert!(failures.iter().any(|f| f.trace.len() > 10));
+        let budget = ShrinkBudget::Fixed(Duration::from_secs(600));
+        let one = pool_with(budget, 1, &failures);
+        finish_on(&one, &mut [bugs()]);
+        let three = pool_with(budget, 3, &failures);
+        finish_on(&three, &mut [bugs(), bugs(), bugs()]);
+        let (a, b) = (kept(&one, &failures), kept(&three, &failures));
+        assert_eq!(a, b);
+        for (sig, steps, hits) in &a {
+            assert_eq!(*hits, 3, "{sig} confirmed");
+            assert!(steps.len() < 10, "{sig}: {steps:?}");
+        }
+    }
+
+    #[test]
+    fn a_hang_no_replay_shows_again_is_a_warning_and_the_confirmed_come_first() {
+        use wayfarer_core::findings::Verdict;
+        let line = |kind: &str, sig: &str, hits: Option<u32>| FailureLine {
+            kind: kind.into(),
+            signature: sig.into(),
+            message: format!("{sig} message"),
+            step: 1,
+            count: 1,
+            page_url: "http://app.test/".into(),
+            trace_len: 9,
+            shrunk: hits.map(|h| Shrunk {
+                hits: h,
+                runs: 3,
+                of: 9,
+                ..Shrunk::default()
+            }),
+            baseline: None,
+        };
+        let mut s = RunSummary {
+            failures: vec![
+                line("hang", "hang|slow", None),
+                line("exception", "exception|never", None),
+                line("hang", "hang|again", Some(2)),
+                line("hang", "hang|gone", Some(0)),
+                line("exception", "exception|boom", Some(3)),
+            ],
+            ..RunSummary::default()
+        };
+        let mut said = Vec::new();
+        judge_verdicts(&mut s, &mut |n| said.push(n));
+        let order: Vec<(&str, Verdict)> = s
+            .failures
+            .iter()
+            .map(|l| (l.signature.as_str(), l.verdict()))
+            .collect();
+        assert_eq!(
+            order,
+            [
+                ("exception|boom", Verdict::Confirmed),
+                ("hang|again", Verdict::Flaky),
+                ("exception|never", Verdict::Unconfirmed),
+            ]
+        );
+        let warned: Vec<&str> = s.warnings.iter().map(|w| w.message.as_str()).collect();
+        assert_eq!(
+            warned,
+            [
+                "hang|slow message (never replayed)",
+                "hang|gone message (not seen again in 3 replay(s))"
+            ]
+        );
+        assert!(s
+            .warnings
+            .iter()
+            .all(|w| w.kind == wayfarer_core::FailureKind::Hang));
     }
 
     #[test]

@@ -23,6 +23,8 @@ pub struct StoreWriter {
     error: Option<StoreError>,
     /// Failures seen so far, to name their screenshots.
     failures: u32,
+    /// Start pages that offered nothing so far, likewise.
+    empty_starts: u32,
     /// Configuration secrets, written as `${NAME}` references, never as values.
     secrets: Secrets,
 }
@@ -44,6 +46,22 @@ fn json<T: serde::Serialize>(v: &T) -> String {
 }
 
 impl StoreWriter {
+    /// Write `png` as `screenshots/NAME` of the run; its path there, or `None` (said in
+    /// the log) when it cannot be written.
+    fn screenshot(&self, name: &str, png: &[u8]) -> Option<String> {
+        let rel = PathBuf::from("screenshots").join(name);
+        let abs = self.dir.join(&rel);
+        let written = std::fs::create_dir_all(self.dir.join("screenshots"))
+            .and_then(|_| std::fs::write(&abs, png));
+        match written {
+            Ok(()) => Some(rel.to_string_lossy().into_owned()),
+            Err(e) => {
+                tracing::warn!("cannot write screenshot {}: {e}", abs.display());
+                None
+            }
+        }
+    }
+
     /// A record as JSON, every string in it masked.
     fn masked<T: serde::Serialize>(&self, v: &T) -> String {
         self.secrets.mask_serialized(v)
@@ -97,6 +115,7 @@ impl StoreWriter {
             dir: dir.to_path_buf(),
             error: None,
             failures: 0,
+            empty_starts: 0,
             secrets,
         };
         crate::llm_cache::write_all(&w.conn, &kept)
@@ -246,17 +265,8 @@ impl Observer for StoreWriter {
 
     fn on_failure(&mut self, f: &Failure, screenshot: Option<&[u8]>) {
         self.failures += 1;
-        let mut shot_path = None;
-        if let Some(png) = screenshot {
-            let rel = PathBuf::from("screenshots").join(format!("failure-{}.png", self.failures));
-            let abs = self.dir.join(&rel);
-            let written = std::fs::create_dir_all(self.dir.join("screenshots"))
-                .and_then(|_| std::fs::write(&abs, png));
-            match written {
-                Ok(()) => shot_path = Some(rel.to_string_lossy().into_owned()),
-                Err(e) => tracing::warn!("cannot write screenshot {}: {e}", abs.display()),
-            }
-        }
+        let shot_path = screenshot
+            .and_then(|png| self.screenshot(&format!("failure-{}.png", self.failures), png));
         let failure = self.masked(f);
         // Masked like the findings that count it: one secret, one signature.
         let signature = self.text(&f.signature);
@@ -275,6 +285,21 @@ impl Observer for StoreWriter {
             ])?;
             Ok(())
         });
+    }
+
+    fn on_empty_start(&mut self, worker: u32, seen: &str, screenshot: Option<&[u8]>) {
+        self.empty_starts += 1;
+        let name = format!("empty-start-{}.png", self.empty_starts);
+        let shot = screenshot.and_then(|png| self.screenshot(&name, png));
+        // Said where the run is seen (the log): the summary's halt quotes the page's text.
+        let seen = self.text(seen);
+        match shot {
+            Some(rel) => tracing::warn!(
+                "worker {worker}: the start page offered no action: {seen}; screenshot {}",
+                self.dir.join(rel).display()
+            ),
+            None => tracing::warn!("worker {worker}: the start page offered no action: {seen}"),
+        }
     }
 
     fn on_strategy(&mut self, snapshot: &StrategySnapshot) {

@@ -62,6 +62,7 @@ pub fn options(url: &str, seed: u64, budget: Budget, episode_steps: u32) -> RunO
         inference: None,
         llm: None,
         auto_workers: None,
+        handover: None,
     }
 }
 

@@ -41,6 +41,14 @@ pub(super) struct Hub<'a, 'o> {
     halt: Mutex<Option<(String, bool)>>,
     /// Workers still exploring.
     active: AtomicUsize,
+    /// Workers `--workers auto` left idle (counted in `active` until they end).
+    idle: AtomicUsize,
+    /// When the last worker stopped exploring: the run's length, without what the
+    /// browsers were handed over for afterwards.
+    ended: Mutex<Option<Instant>>,
+    /// When a worker first saw the budget spent: a worker that was handed over past it
+    /// stopped exploring then.
+    spent: std::sync::OnceLock<Instant>,
     pub opts: &'a RunOptions,
     pub started: Instant,
     /// Where workers wait while `--workers auto` probes (open otherwise).
@@ -71,6 +79,9 @@ impl<'a, 'o> Hub<'a, 'o> {
             claimed: AtomicU64::new(0),
             halt: Mutex::new(None),
             active: AtomicUsize::new(workers),
+            idle: AtomicUsize::new(0),
+            ended: Mutex::new(None),
+            spent: std::sync::OnceLock::new(),
             opts,
             started,
             gate: match opts.auto_workers {
@@ -93,9 +104,14 @@ impl<'a, 'o> Hub<'a, 'o> {
 
     /// Whether the budget is spent (steps claimed, time elapsed).
     pub fn exhausted(&self) -> bool {
-        self.opts
+        let spent = self
+            .opts
             .budget
-            .exhausted(self.claimed.load(Ordering::SeqCst), self.started.elapsed())
+            .exhausted(self.claimed.load(Ordering::SeqCst), self.started.elapsed());
+        if spent {
+            self.spent.get_or_init(Instant::now);
+        }
+        spent
     }
 
     /// Claim one step of an action budget; `false` when another worker took the last one.
@@ -115,9 +131,37 @@ impl<'a, 'o> Hub<'a, 'o> {
         self.active.load(Ordering::SeqCst)
     }
 
-    /// A worker stopped exploring.
-    pub fn finished(&self) {
+    /// Workers exploring now (those left idle not counted).
+    pub fn exploring(&self) -> usize {
+        self.active()
+            .saturating_sub(self.idle.load(Ordering::SeqCst))
+    }
+
+    /// A worker was left idle by `--workers auto`.
+    pub fn idled(&self) {
+        self.idle.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// A worker stopped exploring (an idle one: stopped waiting, which ends nothing).
+    pub fn finished(&self, idle: bool) {
         self.active.fetch_sub(1, Ordering::SeqCst);
+        if idle {
+            self.idle.fetch_sub(1, Ordering::SeqCst);
+            return;
+        }
+        let now = Instant::now();
+        let until = self.spent.get().map_or(now, |&s| s.min(now));
+        let mut e = self.ended.lock().unwrap_or_else(|p| p.into_inner());
+        *e = Some(until.max(e.unwrap_or(self.started)));
+    }
+
+    /// When the exploration ended (now while a worker still explores).
+    pub fn ended(&self) -> Instant {
+        let e = *self.ended.lock().unwrap_or_else(|p| p.into_inner());
+        match self.active() {
+            0 => e.unwrap_or_else(Instant::now),
+            _ => Instant::now(),
+        }
     }
 
     /// Give back a claimed step that was never taken (its worker's browser is gone).

@@ -372,3 +372,70 @@ fn a_run_shorter_than_the_probe_keeps_one_browser_and_says_so() {
         "idle workers are no reason to stop"
     );
 }
+
+/// A handover that wants the first explorer that asks once a step was taken, and counts
+/// what it was given.
+#[derive(Default)]
+struct Counting {
+    served: Mutex<Vec<(u32, usize)>>,
+    finished: Mutex<Vec<u32>>,
+    wanted_once: Mutex<bool>,
+}
+
+impl Handover for Counting {
+    fn wanted(&self, duty: Duty) -> bool {
+        let mut once = self.wanted_once.lock().unwrap();
+        if *once || duty.idle {
+            return false;
+        }
+        *once = true;
+        self.served
+            .lock()
+            .unwrap()
+            .push((duty.worker, duty.exploring));
+        true
+    }
+    fn serve(&self, _worker: u32, env: &mut dyn Environment) -> bool {
+        // A replay: the page is left wherever it ends.
+        env.reset().unwrap();
+        true
+    }
+    fn finish(&self, worker: u32, _env: &mut dyn Environment, _started: Instant) {
+        self.finished.lock().unwrap().push(worker);
+        // Work after the budget is not the exploration's time.
+        std::thread::sleep(Duration::from_secs(3));
+    }
+}
+
+#[test]
+fn browsers_are_handed_over_during_the_run_and_each_finishes_the_work_after_it() {
+    let mut e = envs(2, &[]);
+    let counting = Arc::new(Counting::default());
+    let mut opts = options(Budget::actions(60));
+    opts.handover = Some(counting.clone());
+    let (summary, log, _) = explore_with(&mut e, opts);
+    assert_eq!(summary.steps, 60, "handing over took no step of the budget");
+    check_records(&log, 60);
+    let served = counting.served.lock().unwrap().clone();
+    assert_eq!(served.len(), 1, "{served:?}");
+    assert_eq!(served[0].1, 2, "both explored when one handed over");
+    let mut finished = counting.finished.lock().unwrap().clone();
+    finished.sort();
+    assert_eq!(finished, [0, 1], "every browser finishes the work");
+    assert!(
+        summary.duration_s < 2.0,
+        "the run's length leaves out the work after it: {}",
+        summary.duration_s
+    );
+}
+
+#[test]
+fn a_stopped_run_does_not_finish_the_handed_over_work() {
+    let mut e = envs(2, &[]);
+    let counting = Arc::new(Counting::default());
+    let mut opts = options(Budget::actions(60));
+    opts.stop.store(true, std::sync::atomic::Ordering::SeqCst);
+    opts.handover = Some(counting.clone());
+    let _ = explore_with(&mut e, opts);
+    assert!(counting.finished.lock().unwrap().is_empty());
+}

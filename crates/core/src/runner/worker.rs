@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use rand_chacha::ChaCha8Rng;
 
 use super::episode::{begin_episode, judge, progress};
+use super::handover::Duty;
 use super::hub::Hub;
 use super::perform::{perform, Done, Trying};
 use super::predict::{Plan, Planned, Predictor, TrialCtx};
@@ -129,12 +130,71 @@ pub(super) fn explore(w: &mut Worker, hub: &Hub) {
         steps(w, hub);
     } else {
         w.idle = true;
+        hub.idled();
+        serve_while_idle(w, hub);
     }
     if w.id == 0 {
         // A probe the run ended before lets the others stop waiting.
         hub.gate.close();
     }
-    hub.finished();
+    hub.finished(w.idle);
+    finish_handover(w, hub);
+}
+
+/// A browser `--workers auto` left idle does the handed-over work (shrinking) while the
+/// others explore, instead of waiting for the run's end.
+fn serve_while_idle(w: &mut Worker, hub: &Hub) {
+    let Some(h) = hub.opts.handover.as_deref() else {
+        return;
+    };
+    // It never explores: nothing it runs is the run's coverage.
+    w.env.measure(false);
+    while !hub.exhausted() && hub.halted().is_none() && !hub.opts.stop.load(Ordering::Relaxed) {
+        let duty = Duty {
+            worker: w.id,
+            idle: true,
+            exploring: hub.exploring(),
+            elapsed: hub.started.elapsed(),
+        };
+        if !(h.wanted(duty) && h.serve(w.id, w.env)) {
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+/// Once the budget is spent, every browser does what is left of the handed-over work;
+/// not when the user or the environment stopped the run, nor with a browser gone.
+fn finish_handover(w: &mut Worker, hub: &Hub) {
+    let Some(h) = hub.opts.handover.as_deref() else {
+        return;
+    };
+    if hub.halted().is_some() || w.retired.is_some() || hub.opts.stop.load(Ordering::Relaxed) {
+        return;
+    }
+    w.env.measure(false);
+    h.finish(w.id, w.env, hub.started);
+}
+
+/// Whether worker `w` hands its browser over now (see `Handover::wanted`), and if so the
+/// work it did: the worker then begins a new episode.
+fn hand_over(w: &mut Worker, hub: &Hub) -> bool {
+    let Some(h) = hub.opts.handover.as_deref() else {
+        return false;
+    };
+    let duty = Duty {
+        worker: w.id,
+        idle: false,
+        exploring: hub.exploring(),
+        elapsed: hub.started.elapsed(),
+    };
+    if !h.wanted(duty) {
+        return false;
+    }
+    // Replays go over ground the run covered; what they run is not exploration's.
+    w.env.measure(false);
+    let served = h.serve(w.id, w.env);
+    w.env.measure(true);
+    served
 }
 
 fn steps(w: &mut Worker, hub: &Hub) {
@@ -149,6 +209,12 @@ fn steps(w: &mut Worker, hub: &Hub) {
         if opts.stop.load(Ordering::Relaxed) {
             hub.halt("interrupted".to_string(), false);
             break;
+        }
+        // A failure found is shrunk while the others explore: this browser's turn.
+        // The page is wherever the work left it: the episode ends here.
+        if hand_over(w, hub) {
+            cur.episode_step = opts.episode_steps;
+            continue;
         }
         if cur.episode_step >= opts.episode_steps {
             let t_train = Instant::now();
@@ -185,18 +251,10 @@ fn steps(w: &mut Worker, hub: &Hub) {
         }
         if candidates.is_empty() && spec_choice.is_none() {
             if cur.episode_step == 0 {
-                // The start page itself offers nothing: resetting again will not help for long.
-                empty_starts += 1;
-                if empty_starts >= EMPTY_START_LIMIT {
-                    hub.halt(
-                        format!(
-                            "the start page ({}) offered no action after {EMPTY_START_LIMIT} resets; \
-                             does it load, and is anything on it clickable?",
-                            cur.obs.url
-                        ),
-                        true,
-                    );
-                    break;
+                match empty_start(w, hub, &mut cur, &mut empty_starts) {
+                    Start::Again => continue,
+                    Start::Empty => {}
+                    Start::Over => break,
                 }
             }
             // A dead end with nowhere to go back to: start a new episode.
@@ -577,5 +635,204 @@ fn steps(w: &mut Worker, hub: &Hub) {
             cur.trace.clear();
             cur.planned = None;
         }
+    }
+}
+
+/// What became of a start page that offered nothing.
+enum Start {
+    /// Look at it again: it changed while waited for, or a fresh browser shows it.
+    Again,
+    /// Still nothing: the next episode resets.
+    Empty,
+    /// The run halted, or this worker retired.
+    Over,
+}
+
+/// The start page offered nothing. An application that renders late (a workspace
+/// restored after the load) is waited for first; resets that still find nothing count,
+/// and at the limit a fresh browser gets one try before the run halts saying what the
+/// page showed.
+fn empty_start(w: &mut Worker, hub: &Hub, cur: &mut Cursor, empty_starts: &mut u32) -> Start {
+    match await_start(w, hub, cur) {
+        Ok(true) => return Start::Again,
+        Ok(false) => {}
+        Err(e) => {
+            w.fail(e, hub);
+            return Start::Over;
+        }
+    }
+    *empty_starts += 1;
+    if *empty_starts < EMPTY_START_LIMIT || hub.halted().is_some() {
+        return Start::Empty;
+    }
+    let seen = seen_on(&cur.obs);
+    let shot = w.env.screenshot();
+    for o in hub.lock().observers.iter_mut() {
+        o.on_empty_start(w.id, &seen, shot.as_deref());
+    }
+    let wait = super::START_WAIT.as_secs();
+    if *empty_starts > EMPTY_START_LIMIT {
+        hub.halt(
+            format!(
+                "the start page offered no action after {EMPTY_START_LIMIT} resets and a fresh \
+                 browser, each waited for up to {wait}s: it was {seen}; does it load, and is \
+                 anything on it clickable?"
+            ),
+            true,
+        );
+        return Start::Over;
+    }
+    let why = format!("the start page offered no action after {EMPTY_START_LIMIT} resets");
+    tracing::warn!(
+        worker = w.id,
+        "{why}, each waited for up to {wait}s (it was {seen}): trying a fresh browser"
+    );
+    match relaunch(w, hub, &why) {
+        Some(next) => {
+            *cur = next;
+            Start::Again
+        }
+        None => Start::Over,
+    }
+}
+
+/// Wait, up to `START_WAIT`, for a start page that offered nothing to offer something;
+/// whether it does (`cur` then holds the page as it is now). A look that failed is as
+/// good as no change; only an environment gone for good is an error.
+fn await_start(w: &mut Worker, hub: &Hub, cur: &mut Cursor) -> Result<bool, EnvError> {
+    let t = Instant::now();
+    let mut offers = false;
+    let mut failed = None;
+    while !offers && !hub.exhausted() && hub.halted().is_none() {
+        let left = super::START_WAIT.saturating_sub(t.elapsed());
+        if left.is_zero() {
+            break;
+        }
+        match w.env.await_change(left) {
+            Ok(Some(out)) => {
+                absorb_start(w, hub, cur, out);
+                offers =
+                    !offered_actions(&cur.obs, &hub.opts.deny, false, w.agent.get()).is_empty();
+            }
+            Ok(None) => break,
+            Err(e) if e.is_fatal() => {
+                failed = Some(e);
+                break;
+            }
+            Err(e) => {
+                tracing::debug!(worker = w.id, "waiting for the start page: {e}");
+                break;
+            }
+        }
+    }
+    // Getting to a start page that shows something is part of the reset.
+    hub.lock().tally.resets += t.elapsed();
+    match failed {
+        Some(e) => Err(e),
+        None => Ok(offers),
+    }
+}
+
+/// The start page as it is after waiting replaces the one the reset saw: analysed, and
+/// what it raised meanwhile judged, within the same episode.
+fn absorb_start(w: &mut Worker, hub: &Hub, cur: &mut Cursor, out: crate::env::Outcome) {
+    let functions = w.env.coverage().map(|c| c.functions_covered);
+    let mut guard = hub.lock();
+    let s = &mut *guard;
+    s.novelty
+        .absorb(&out.events, &out.observation.url, functions);
+    s.novelty
+        .regions(&out.observation.url, &out.observation.regions);
+    let mut analysis = s.abstraction.analyse(&out.observation);
+    w.agent
+        .get()
+        .annotate(&out.observation, analysis.data_mut());
+    s.tally.urls.insert(analysis.url.clone());
+    if out.restarted {
+        w.restarts += 1;
+        s.tally.restarts += 1;
+    }
+    cur.obs = out.observation;
+    cur.analysis = analysis;
+    judge(
+        &hub.opts.oracles,
+        cur,
+        &out.events,
+        s.steps,
+        &mut s.book,
+        s.observers,
+        &cur.obs,
+        &s.typed,
+        w.env,
+    );
+}
+
+/// A fresh browser and a new episode on its start page; `None` when there is none (the
+/// worker retires, or the run halts).
+fn relaunch(w: &mut Worker, hub: &Hub, why: &str) -> Option<Cursor> {
+    w.agent.get().on_episode_end();
+    share_snapshot(w.agent.get(), hub.lock().observers);
+    let t = Instant::now();
+    let relaunched = w.env.relaunch(why);
+    hub.lock().tally.resets += t.elapsed();
+    let out = match relaunched {
+        Ok(out) => out,
+        Err(e) => {
+            w.fail(e, hub);
+            return None;
+        }
+    };
+    let mut s = hub.lock();
+    w.restarts += 1;
+    s.tally.restarts += 1;
+    let cur = begin_episode(
+        out,
+        w.id,
+        w.env,
+        w.agent.get(),
+        &mut s,
+        (hub.opts, hub.started, hub.active()),
+    );
+    w.episodes += 1;
+    Some(cur)
+}
+
+/// What a page showed, for a message: its URL, title and first text.
+fn seen_on(obs: &Observation) -> String {
+    format!(
+        "{} (title {:?}) showing {:?}",
+        obs.url,
+        obs.title,
+        html_text(&obs.html, SEEN_CHARS)
+    )
+}
+
+/// Characters of a page's text a message quotes.
+const SEEN_CHARS: usize = 200;
+
+/// The text of the scan's simplified HTML, whitespace collapsed, cut at `max` characters.
+pub(super) fn html_text(html: &str, max: usize) -> String {
+    let mut text = String::with_capacity(html.len().min(4 * max));
+    let mut in_tag = false;
+    for c in html.chars() {
+        match c {
+            '<' => {
+                in_tag = true;
+                text.push(' ');
+            }
+            '>' if in_tag => in_tag = false,
+            c if !in_tag => text.push(c),
+            _ => {}
+        }
+    }
+    let text = text
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&amp;", "&");
+    let words = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    match words.char_indices().nth(max) {
+        Some((cut, _)) => format!("{}…", &words[..cut]),
+        None => words,
     }
 }

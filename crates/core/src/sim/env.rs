@@ -3,8 +3,9 @@
 use std::collections::BTreeMap;
 
 use super::app::{FieldRule, SimApp};
-use crate::env::{EnvError, Environment, Outcome, Performed, Probe};
+use crate::env::{EnvError, Environment, Outcome, Performed, Probe, Resolved};
 use crate::model::{Action, ActionKind, Element, Event, EventKind, Observation, Rect};
+use crate::trace::{Chosen, LocatorKind};
 
 const ORIGIN: &str = "http://sim.test";
 
@@ -249,12 +250,65 @@ impl Environment for SimEnv {
         })
     }
 
+    fn resolve(&mut self, c: &Chosen) -> Result<String, EnvError> {
+        let r = self.resolve_near(c, "")?;
+        match r.count {
+            1 => Ok(r.target),
+            n => Err(EnvError::Step(format!("{} finds {n} elements", what(c)))),
+        }
+    }
+
+    /// As the browser resolves: the visible elements the locator names (by the scan's
+    /// role and name), the one `near` finds if among them, else the first.
+    fn resolve_near(&mut self, c: &Chosen, near: &str) -> Result<Resolved, EnvError> {
+        let obs = self.observation();
+        let found: Vec<&Element> = obs
+            .elements
+            .iter()
+            .filter(|e| e.visible && answers(e, c))
+            .collect();
+        let at = found.iter().find(|e| e.locator == near);
+        let Some(pick) = at.or(found.first()) else {
+            return Err(EnvError::ElementNotFound(format!(
+                "{} finds nothing",
+                what(c)
+            )));
+        };
+        Ok(Resolved {
+            target: pick.locator.clone(),
+            count: found.len(),
+            near: at.is_some() && found.len() > 1,
+        })
+    }
+
     fn can_infer(&self) -> bool {
         true
     }
 
     fn observe(&mut self) -> Result<Outcome, EnvError> {
         Ok(self.outcome(Vec::new()))
+    }
+}
+
+/// Whether `e` answers to the Playwright-style locator `c`.
+fn answers(e: &Element, c: &Chosen) -> bool {
+    let role = e.implicit_role();
+    match c.kind {
+        LocatorKind::TestId => e.attr(&c.by) == Some(c.value.as_str()),
+        LocatorKind::Role => {
+            role.as_deref() == Some(c.by.as_str()) && e.accessible_name() == c.value
+        }
+        LocatorKind::Label => e.label.trim() == c.value,
+        LocatorKind::Text => role.is_none() && e.text.trim() == c.value,
+        LocatorKind::Css => false,
+    }
+}
+
+/// How an error names the locator `c`, e.g. `link "Go to p1"`.
+fn what(c: &Chosen) -> String {
+    match c.kind {
+        LocatorKind::Role | LocatorKind::TestId => format!("{} {:?}", c.by, c.value),
+        k => format!("{} {:?}", k.as_str(), c.value),
     }
 }
 
