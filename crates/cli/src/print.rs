@@ -206,9 +206,16 @@ pub fn failures_text(s: &RunSummary, traces: &dyn Fn(&str) -> Option<Vec<TraceSt
         }
     }
     if let Some(sh) = &s.shrink {
+        let during = match sh.during_run_s {
+            d if d > 0.0 => format!(
+                "{d:.1}s of browser time while exploring on {} browser(s), then ",
+                sh.browsers
+            ),
+            _ => String::new(),
+        };
         let _ = write!(
             o,
-            "Shrinking took {:.1}s of its {:.0}s (after {:.1}s exploring); each minimal trace replayed {} time(s)",
+            "Shrinking took {during}{:.1}s of its {:.0}s after {:.1}s exploring; each minimal trace replayed {} time(s)",
             sh.seconds, sh.budget_s, s.duration_s, sh.confirm_runs
         );
         if sh.skipped > 0 {

@@ -113,16 +113,15 @@ pub struct Pool {
     browsers: usize,
     graph: Mutex<Graph>,
     state: Mutex<PoolState>,
-    /// About when the run began: an idle browser's job may last until the tail's end.
-    created: Instant,
 }
 
 #[derive(Debug, Default)]
 struct PoolState {
     /// Signatures of the failures waiting, in the order they were found.
     pending: Vec<String>,
-    /// Browsers shrinking now.
+    /// Browsers shrinking now, and how many of them were exploring before.
     serving: usize,
+    explorers: usize,
     /// Browser time spent shrinking while the run explored.
     in_run: Duration,
     /// Browsers left idle that asked for work: explorers need not hand theirs over.
@@ -157,19 +156,34 @@ struct Job {
     deadline: Instant,
     /// Only the shorter ways the run's graph knows now, against a finished result.
     recheck: bool,
+    /// An exploring browser was handed over for it.
+    explorer: bool,
 }
 
 /// A later pass's result `next`, over the steps `prior` kept, as steps of the failure's
-/// own trace (and the shorter ways `prior` took).
+/// own trace and of the shorter ways either pass took from elsewhere.
 fn continued(prior: &Shrunk, next: Shrunk) -> Shrunk {
+    let d = prior.kept.len();
+    let mut via = Vec::new();
+    let mut kept = Vec::new();
+    for &k in &next.kept {
+        let step = match prior.kept.get(k).copied() {
+            Some(j) if j < prior.of => {
+                kept.push(j);
+                continue;
+            }
+            Some(j) => prior.via.get(j - prior.of),
+            None => next.via.get(k - d),
+        };
+        if let Some(st) = step {
+            kept.push(prior.of + via.len());
+            via.push(st.clone());
+        }
+    }
     Shrunk {
-        kept: next
-            .kept
-            .iter()
-            .filter_map(|&k| prior.kept.get(k).copied())
-            .collect(),
+        kept,
         of: prior.of,
-        via: prior.via.clone(),
+        via,
         replays: prior.replays + next.replays,
         seconds: prior.seconds + next.seconds,
         outside_state: next.outside_state.or_else(|| prior.outside_state.clone()),
@@ -204,7 +218,6 @@ impl Pool {
             browsers: browsers.max(1),
             graph: Mutex::new(Graph::default()),
             state: Mutex::new(PoolState::default()),
-            created: Instant::now(),
         })
     }
 
@@ -258,18 +271,12 @@ impl Pool {
             })
             .map(|(i, f)| (i, f.clone()))?;
         let deadline = match when {
-            // An explorer's job may take a share of the run's time; an idle browser's
-            // costs the exploration nothing and may last until the tail's end.
+            // A pass may take a share of the run's time: one that runs out is queued
+            // again behind the failures found since, which get their turn first.
             When::InRun => {
-                let share = self.in_run_share();
-                let cap = match (idle, self.run_time) {
-                    (true, Some(t)) => {
-                        let end = self.created + t + self.budget.time(t).unwrap_or_default();
-                        end.saturating_duration_since(now)
-                    }
-                    (false, Some(t)) => t.mul_f64(share),
-                    (_, None) => Duration::from_secs(30),
-                };
+                let cap = self
+                    .run_time
+                    .map_or(Duration::from_secs(30), |t| t.mul_f64(self.in_run_share()));
                 now + cap.max(Duration::from_secs(5))
             }
             // The tail's time left, shared among the jobs still to do and the browsers.
@@ -285,6 +292,8 @@ impl Pool {
         };
         st.pending.remove(pick.0);
         st.serving += 1;
+        let explorer = when == When::InRun && !idle;
+        st.explorers += usize::from(explorer);
         let prior = st.partial.remove(&pick.1.signature);
         let recheck = st.recheck.remove(&pick.1.signature);
         Some(Job {
@@ -292,6 +301,7 @@ impl Pool {
             prior,
             deadline,
             recheck,
+            explorer,
         })
     }
 
@@ -304,21 +314,25 @@ impl Pool {
             prior,
             deadline,
             recheck,
+            explorer,
         } = job;
-        let best = self.best(&f.signature).map(|b| b.kept.len());
-        // A later pass shrinks what the last one kept, as a trace of its own; a recheck
-        // tries only the ways shorter than the result it has.
-        let (from, ways, whole) = match (&prior, recheck) {
-            (_, true) => {
-                let mut ways = self.graph().shortcuts(&f, SHORTCUTS);
-                ways.retain(|w| best.is_none_or(|b| w.len() < b));
-                (f.clone(), ways, false)
-            }
-            (Some(p), false) => {
+        let best = self.best(&f.signature);
+        let best_len = best.as_ref().map(|b| b.kept.len());
+        // A later pass shrinks what the last one kept, as a trace of its own, first
+        // through the shorter ways the graph knows to its steps; a recheck tries only
+        // those, against the result it has.
+        let start = match recheck {
+            true => best.clone(),
+            false => prior.clone(),
+        };
+        let (from, ways, whole) = match &start {
+            Some(p) => {
+                let mut ways = self.graph().shortcuts_of(&f, p, SHORTCUTS);
+                ways.retain(|w| w.len() < p.kept.len());
                 let trace = p.steps(&f.trace).unwrap_or_else(|| f.trace.clone());
-                (Failure { trace, ..f.clone() }, Vec::new(), true)
+                (Failure { trace, ..f.clone() }, ways, !recheck)
             }
-            (None, false) => {
+            None => {
                 let ways = self.graph().shortcuts(&f, SHORTCUTS);
                 (f.clone(), ways, true)
             }
@@ -326,13 +340,14 @@ impl Pool {
         let cost = self.cost();
         let (oracles, confirm) = (&self.oracles, self.confirm);
         let result = match prepare(env, &from, (&ways, whole), oracles, deadline, confirm, cost) {
-            Ok(Ok(p)) => finish(env, p, oracles, deadline, confirm).map(Ok),
+            Ok(Ok(p)) => finish(env, p, oracles, (deadline, cost), confirm).map(Ok),
             Ok(Err(why)) => Ok(Err(why)),
             Err(e) => Err(e),
         };
         let took = t.elapsed();
         let mut st = self.lock();
         st.serving -= 1;
+        st.explorers -= usize::from(explorer);
         st.last = Some(Instant::now());
         if when == When::InRun {
             st.in_run += took;
@@ -340,11 +355,11 @@ impl Pool {
         let sig = f.signature.clone();
         match result {
             Ok(Ok(shrunk)) => {
-                let shrunk = match &prior {
+                let shrunk = match &start {
                     Some(p) => continued(p, shrunk),
                     None => shrunk,
                 };
-                let shorter = best.is_none_or(|b| shrunk.kept.len() < b);
+                let shorter = best_len.is_none_or(|b| shrunk.kept.len() < b);
                 if recheck && !(shorter && shrunk.hits > 0) {
                     return;
                 }
@@ -503,7 +518,7 @@ impl Pool {
                 continue;
             };
             let shorter = graph
-                .shortcuts(f, SHORTCUTS)
+                .shortcuts_of(f, sh, SHORTCUTS)
                 .iter()
                 .any(|w| w.len() < sh.kept.len());
             if shorter {
@@ -527,8 +542,10 @@ impl Handover for Pool {
         if duty.idle {
             return true;
         }
-        // One explorer at a time, never the last one, and within the share.
-        if !st.idle.is_empty() || st.serving > 0 || duty.exploring < 2 {
+        // An explorer only when every idle browser is busy shrinking: one at a time,
+        // never the last one exploring, and within the share.
+        let idle_busy = st.serving - st.explorers;
+        if idle_busy < st.idle.len() || st.explorers > 0 || duty.exploring < 2 {
             return false;
         }
         let allowed = duty
@@ -699,13 +716,14 @@ fn prepare<'a>(
     }))
 }
 
-/// Delta debugging from where `prepare` left a failure, until `deadline`, then the
-/// confirming replays: its result, or the environment's fatal error.
+/// Delta debugging from where `prepare` left a failure, until the confirming replays of
+/// what it kept (as long as its start, at `cost`) just fit before `deadline`, then those
+/// replays: its result, or the environment's fatal error.
 fn finish(
     env: &mut dyn Environment,
     p: Prepared,
     oracles: &Oracles,
-    deadline: Instant,
+    (deadline, cost): (Instant, ReplayCost),
     confirm: u32,
 ) -> Result<Shrunk, wayfarer_core::EnvError> {
     let Prepared {
@@ -718,8 +736,9 @@ fn finish(
     let started = Instant::now();
     let n = f.trace.len();
     let steps = steps_of(&base, &f.trace);
+    let confirming = cost.replay(base.len()) * confirm;
     let limits = Limits {
-        deadline: Some(deadline),
+        deadline: Some(deadline.checked_sub(confirming).unwrap_or(deadline)),
         confirm,
     };
     let t0 = Instant::now();
@@ -865,9 +884,9 @@ impl Graph {
         self.failures.iter().find(|f| f.signature == signature)
     }
 
-    /// Shortcut candidates for `f`, shortest first (none when its trace and the steps
-    /// recorded for its episode do not line up).
-    fn shortcuts(&self, f: &Failure, max: usize) -> Vec<Vec<Part>> {
+    /// The state before each step of `f`'s trace, as the run recorded them (`None` when
+    /// its trace and the steps recorded for its episode do not line up).
+    fn states_of(&self, f: &Failure) -> Option<Vec<StateId>> {
         let mut mine: Vec<&(u64, u64, StateId)> = self
             .steps
             .iter()
@@ -875,13 +894,39 @@ impl Graph {
             .collect();
         mine.sort_by_key(|s| s.0);
         let states: Vec<StateId> = mine.iter().map(|s| s.2).collect();
-        match states.first() {
-            Some(&start) => {
-                let alike = self.alike();
-                shortcut::candidates(&self.moves, start, &states, &f.trace, &alike, max)
-            }
-            None => Vec::new(),
-        }
+        (!states.is_empty() && states.len() == f.trace.len()).then_some(states)
+    }
+
+    /// Shortcut candidates for `f`, shortest first (none when its trace and the steps
+    /// recorded for its episode do not line up).
+    fn shortcuts(&self, f: &Failure, max: usize) -> Vec<Vec<Part>> {
+        let Some(states) = self.states_of(f) else {
+            return Vec::new();
+        };
+        let alike = self.alike();
+        shortcut::candidates(&self.moves, states[0], &states, &f.trace, &alike, max)
+    }
+
+    /// Shortcut candidates for the steps `p` kept of `f` (their parts as steps of that
+    /// shorter trace): each kept step of the trace in the state the run recorded before
+    /// it, a step taken from elsewhere in a state of its own.
+    fn shortcuts_of(&self, f: &Failure, p: &Shrunk, max: usize) -> Vec<Vec<Part>> {
+        let (Some(states), Some(trace)) = (self.states_of(f), p.steps(&f.trace)) else {
+            return Vec::new();
+        };
+        let kept: Vec<StateId> = p
+            .kept
+            .iter()
+            .enumerate()
+            .map(|(i, &k)| {
+                states
+                    .get(k)
+                    .copied()
+                    .unwrap_or(StateId(u64::MAX - i as u64))
+            })
+            .collect();
+        let alike = self.alike();
+        shortcut::candidates(&self.moves, states[0], &kept, &trace, &alike, max)
     }
 
     /// For each state, the other states seen on the same page: the same form or list
@@ -1324,6 +1369,74 @@ mod tests {
             .warnings
             .iter()
             .all(|w| w.kind == wayfarer_core::FailureKind::Hang));
+    }
+
+    #[test]
+    fn a_later_pass_is_put_back_in_the_failures_own_steps_and_shorter_ways() {
+        let via = |t: &str| TraceStep {
+            action: Action::on(wayfarer_core::ActionKind::Click, t.to_string()),
+            element: None,
+            url: String::new(),
+        };
+        // The first pass kept trace steps 2 and 7 and a shorter way's step between them.
+        let prior = Shrunk {
+            kept: vec![2, 10, 7],
+            of: 10,
+            via: vec![via("#v0")],
+            replays: 5,
+            ..Shrunk::default()
+        };
+        // The next pass, over those three, took a shorter way of its own to the last two.
+        let next = Shrunk {
+            kept: vec![3, 1, 2],
+            of: 3,
+            via: vec![via("#w0")],
+            replays: 4,
+            finished: true,
+            hits: 3,
+            runs: 3,
+            ..Shrunk::default()
+        };
+        let c = continued(&prior, next);
+        assert_eq!(c.kept, [10, 11, 7]);
+        let targets: Vec<_> = c
+            .via
+            .iter()
+            .map(|s| s.action.target.clone().unwrap())
+            .collect();
+        assert_eq!(targets, ["#w0", "#v0"]);
+        assert_eq!((c.of, c.replays, c.finished, c.hits), (10, 9, true, 3));
+    }
+
+    #[test]
+    fn an_idle_browser_shrinks_first_and_an_explorer_only_within_the_share() {
+        let f = found();
+        let pool = pool_with(ShrinkBudget::default(), 3, std::slice::from_ref(&f));
+        let duty = |worker, idle, exploring, secs| Duty {
+            worker,
+            idle,
+            exploring,
+            elapsed: Duration::from_secs(secs),
+        };
+        // The last one exploring never hands over; two may, once the run has time behind it.
+        assert!(!pool.wanted(duty(0, false, 1, 60)));
+        assert!(pool.wanted(duty(0, false, 2, 60)));
+        // Shrinking has had its share of the browsers' time: 20% of 2 x 60 s.
+        pool.lock().in_run = Duration::from_secs(25);
+        assert!(!pool.wanted(duty(0, false, 2, 60)));
+        pool.lock().in_run = Duration::ZERO;
+        // An idle browser takes the work, and while it is free the explorers keep exploring.
+        assert!(pool.wanted(duty(2, true, 2, 60)));
+        assert!(!pool.wanted(duty(0, false, 2, 60)));
+        // Busy with one failure, it leaves the next to one explorer at a time.
+        pool.lock().serving = 1;
+        assert!(pool.wanted(duty(0, false, 2, 60)));
+        pool.lock().explorers = 1;
+        pool.lock().serving = 2;
+        assert!(!pool.wanted(duty(1, false, 2, 60)));
+        // Nothing waiting: nobody is wanted.
+        pool.lock().pending.clear();
+        assert!(!pool.wanted(duty(2, true, 2, 60)));
     }
 
     #[test]
