@@ -124,10 +124,11 @@ fn a_start_page_without_actions_ends_the_run_instead_of_resetting_forever() {
     };
     let (summary, _, env) = explore(app, 1, "50", 10);
     assert_eq!(summary.steps, 0);
-    assert!(summary
-        .stopped_early
-        .as_deref()
-        .unwrap()
-        .contains("no action"));
-    assert_eq!(env.resets, 3);
+    let why = summary.stopped_early.as_deref().unwrap();
+    assert!(
+        why.contains("no action") && why.contains("fresh browser"),
+        "{why}"
+    );
+    // Three resets, then a fresh browser (the sim's is one more reset), then the halt.
+    assert_eq!(env.resets, 4);
 }

@@ -671,6 +671,16 @@ fn empty_start(w: &mut Worker, hub: &Hub, cur: &mut Cursor, empty_starts: &mut u
         o.on_empty_start(w.id, &seen, shot.as_deref());
     }
     let wait = super::START_WAIT.as_secs();
+    // A fresh browser cannot help a server that never answered the start page.
+    if cur.obs.status.is_none() {
+        hub.halt(
+            format!(
+                "the start page offered no action after {EMPTY_START_LIMIT} resets: its document                  never answered (it was {seen}); is the application's server up?"
+            ),
+            true,
+        );
+        return Start::Over;
+    }
     if *empty_starts > EMPTY_START_LIMIT {
         hub.halt(
             format!(
@@ -700,6 +710,10 @@ fn empty_start(w: &mut Worker, hub: &Hub, cur: &mut Cursor, empty_starts: &mut u
 /// whether it does (`cur` then holds the page as it is now). A look that failed is as
 /// good as no change; only an environment gone for good is an error.
 fn await_start(w: &mut Worker, hub: &Hub, cur: &mut Cursor) -> Result<bool, EnvError> {
+    // A start page whose document never answered waits on its server, not on rendering.
+    if cur.obs.status.is_none() {
+        return Ok(false);
+    }
     let t = Instant::now();
     let mut offers = false;
     let mut failed = None;
