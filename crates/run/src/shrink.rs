@@ -507,11 +507,24 @@ fn judge_verdicts(summary: &mut RunSummary, say: Notices) {
 }
 
 impl Pool {
-    /// Queue again each finished failure for which the run's whole graph knows a way
-    /// shorter than its result.
+    /// At the tail's start, queue again what the run's time did not finish: a failure
+    /// whose replays did not fit a pass's time, and a pass that ran out of it, each with
+    /// the tail's longer time; and each finished failure for which the run's whole graph
+    /// knows a way shorter than its result.
     fn queue_rechecks(graph: &Graph, st: &mut PoolState) {
+        let unfit: Vec<String> = st.notes.keys().cloned().collect();
+        for sig in unfit {
+            st.notes.remove(&sig);
+            st.pending.push(sig);
+        }
+        let mut again = Vec::new();
         for (sig, sh) in &st.done {
-            if !sh.finished || sh.kept.len() <= 1 || st.pending.contains(sig) {
+            if st.pending.contains(sig) || sh.kept.len() <= 1 {
+                continue;
+            }
+            if !sh.finished {
+                st.partial.insert(sig.clone(), sh.clone());
+                again.push(sig.clone());
                 continue;
             }
             let Some(f) = graph.failure(sig) else {
@@ -523,9 +536,9 @@ impl Pool {
                 .any(|w| w.len() < sh.kept.len());
             if shorter {
                 st.recheck.insert(sig.clone());
+                again.push(sig.clone());
             }
         }
-        let again: Vec<String> = st.recheck.iter().cloned().collect();
         st.pending.extend(again);
     }
 }
@@ -1437,6 +1450,25 @@ mod tests {
         // Nothing waiting: nobody is wanted.
         pool.lock().pending.clear();
         assert!(!pool.wanted(duty(2, true, 2, 60)));
+    }
+
+    #[test]
+    fn what_the_run_did_not_finish_gets_the_tail() {
+        let f = found();
+        let pool = pool_with(ShrinkBudget::default(), 1, std::slice::from_ref(&f));
+        // While the run explored, the failure's replays did not fit a pass's time.
+        {
+            let mut st = pool.lock();
+            st.pending.clear();
+            st.notes
+                .insert(f.signature.clone(), "more than the time left".into());
+        }
+        finish_on(&pool, &mut [SimEnv::new(app())]);
+        let mut s = summary(&f);
+        assert!(pool.apply(&mut s, false, &mut |_| {}));
+        let sh = s.failures[0].shrunk.clone().expect("shrunk in the tail");
+        assert!(sh.finished && sh.kept.len() <= 3, "{sh:?}");
+        assert_eq!((sh.hits, sh.runs), (3, 3));
     }
 
     #[test]
