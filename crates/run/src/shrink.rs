@@ -1085,6 +1085,28 @@ mod tests {
         Oracles::new(OracleConfig::default(), vec![]).unwrap()
     }
 
+    /// The failure a finding makes at the end of `trace`.
+    fn failure_of(
+        f: wayfarer_core::oracle::Finding,
+        trace: Vec<TraceStep>,
+        episode: u64,
+        page_url: String,
+    ) -> Failure {
+        Failure {
+            kind: f.kind,
+            message: f.message,
+            signature: f.signature,
+            source: f.source,
+            line: f.line,
+            column: f.column,
+            step: trace.len() as u64,
+            episode,
+            count: 1,
+            page_url,
+            trace,
+        }
+    }
+
     /// A random walk (detours, as a real exploration records) until the sim app's bug.
     fn found() -> Failure {
         use rand::{Rng, SeedableRng};
@@ -1098,19 +1120,7 @@ mod tests {
             trace.push(TraceStep::new(a.clone(), &obs));
             let out = env.step(&a).unwrap();
             if let Some(f) = oracles().judge(&out.events, None).into_iter().next() {
-                return Failure {
-                    kind: f.kind,
-                    message: f.message,
-                    signature: f.signature,
-                    source: f.source,
-                    line: f.line,
-                    column: f.column,
-                    step: trace.len() as u64,
-                    episode: 1,
-                    count: 1,
-                    page_url: out.observation.url,
-                    trace,
-                };
+                return failure_of(f, trace, 1, out.observation.url);
             }
             obs = out.observation;
         }
@@ -1267,19 +1277,8 @@ mod tests {
                 let Ok(o) = env.step(&a) else { break };
                 for f in oracles().judge(&o.events, None) {
                     if out.iter().all(|g| g.signature != f.signature) {
-                        out.push(Failure {
-                            kind: f.kind,
-                            message: f.message,
-                            signature: f.signature,
-                            source: f.source,
-                            line: f.line,
-                            column: f.column,
-                            step: trace.len() as u64,
-                            episode,
-                            count: 1,
-                            page_url: o.observation.url.clone(),
-                            trace: trace.clone(),
-                        });
+                        let url = o.observation.url.clone();
+                        out.push(failure_of(f, trace.clone(), episode, url));
                     }
                 }
                 obs = o.observation;

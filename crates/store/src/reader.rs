@@ -171,15 +171,25 @@ pub fn load(path: &Path) -> Result<RunData, StoreError> {
         Some(t) => {
             let mut s: RunSummary = parse(&what, "run summary", &t)?;
             // Counts come from the store, which saw every repeat; what came after the
-            // run (shrinking, the baseline) from the summary's own lines.
-            let mut lines: Vec<FailureLine> =
+            // run (shrinking, the baseline, the order by verdict, a hang no replay showed
+            // again turned into a warning) from the summary's own lines.
+            let stored: Vec<FailureLine> =
                 data.failures.iter().map(|f| (&f.failure).into()).collect();
-            for l in &mut lines {
-                if let Some(old) = s.failures.iter().find(|o| o.signature == l.signature) {
-                    l.shrunk = old.shrunk.clone();
-                    l.baseline = old.baseline;
+            let mut lines = Vec::with_capacity(stored.len());
+            for old in &s.failures {
+                if let Some(l) = stored.iter().find(|l| l.signature == old.signature) {
+                    lines.push(FailureLine {
+                        shrunk: old.shrunk.clone(),
+                        baseline: old.baseline,
+                        ..l.clone()
+                    });
                 }
             }
+            let listed = |sig: &str| {
+                s.failures.iter().any(|o| o.signature == sig)
+                    || s.warnings.iter().any(|w| w.signature == sig)
+            };
+            lines.extend(stored.iter().filter(|l| !listed(&l.signature)).cloned());
             s.failures = lines;
             s
         }

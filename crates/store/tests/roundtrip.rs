@@ -233,6 +233,51 @@ fn the_knowledge_base_is_kept_with_secrets_masked() {
 /// summary must survive JSON to the last bit (serde_json's default parser is off by an
 /// ulp now and then; this value was one).
 #[test]
+fn the_summary_after_shrinking_keeps_its_order_and_the_failures_it_made_warnings() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut summary, mut writer) = explore(dir.path(), true);
+    let found = summary.failures[0].clone();
+    // A second failure the run recorded, then turned into a warning after its replays
+    // (a hang none showed again), and a third listed before the first (its verdict).
+    let hang = wayfarer_core::Failure {
+        kind: wayfarer_core::FailureKind::Hang,
+        message: "page not stable".into(),
+        signature: "hang|page not stable".into(),
+        source: None,
+        line: None,
+        column: None,
+        step: 1,
+        episode: 1,
+        count: 1,
+        page_url: "http://sim.test/p0".into(),
+        trace: vec![],
+    };
+    let first = wayfarer_core::Failure {
+        kind: wayfarer_core::FailureKind::Exception,
+        message: "Error: first".into(),
+        signature: "exception|Error: first".into(),
+        ..hang.clone()
+    };
+    writer.on_failure(&hang, None);
+    writer.on_failure(&first, None);
+    summary.failures = vec![(&first).into(), found.clone()];
+    summary.warnings.push(wayfarer_core::oracle::Warning {
+        kind: wayfarer_core::FailureKind::Hang,
+        message: "page not stable (never replayed)".into(),
+        signature: hang.signature.clone(),
+        step: 1,
+        count: 1,
+        page_url: hang.page_url.clone(),
+    });
+    writer.on_end(&summary);
+    drop(writer);
+    let back = load(dir.path()).unwrap().summary;
+    let sigs: Vec<&str> = back.failures.iter().map(|f| f.signature.as_str()).collect();
+    assert_eq!(sigs, [first.signature.as_str(), found.signature.as_str()]);
+    assert_eq!(back.failures[1].count, found.count, "counts from the store");
+}
+
+#[test]
 fn summary_floats_read_back_to_the_bit() {
     let dir = tempfile::tempdir().unwrap();
     let mut writer = StoreWriter::create(dir.path(), &meta(), Default::default()).unwrap();
