@@ -13,14 +13,15 @@ use wayfarer_core::findings::{ShrinkSummary, Shrunk};
 use wayfarer_core::minimize::{minimize, minimize_replayed, Limits};
 use wayfarer_core::replay::{replay, Replay};
 use wayfarer_core::runner::{Duty, Handover};
-use wayfarer_core::shortcut::{self, Move, Part};
-use wayfarer_core::{
-    Environment, Failure, Observer, Oracles, RunSummary, StateId, StepRecord, TraceStep,
-};
+use wayfarer_core::shortcut::{self, Part};
+use wayfarer_core::{Environment, Failure, Observer, Oracles, RunSummary, StepRecord, TraceStep};
 
 use wayfarer_report::one_line;
 
 use crate::{Notice, Notices};
+
+mod graph;
+pub use graph::Graph;
 
 /// `--shrink`: how much time shrinking gets after the run.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -121,6 +122,8 @@ struct PoolState {
     pending: Vec<String>,
     /// Browsers shrinking now, and how many of them were exploring before.
     serving: usize,
+    /// The failures being shrunk now, by signature.
+    busy: std::collections::HashSet<String>,
     explorers: usize,
     /// Browser time spent shrinking while the run explored.
     in_run: Duration,
@@ -151,7 +154,10 @@ struct PoolState {
 
 /// One failure to shrink: where a last pass left it, and until when.
 struct Job {
+    /// The failure as first seen: what the run reports, and what results are steps of.
     f: Failure,
+    /// The same failure seen again with a shorter trace: a fresh pass starts from it.
+    shorter: Option<Failure>,
     prior: Option<Shrunk>,
     deadline: Instant,
     /// Only the shorter ways the run's graph knows now, against a finished result.
@@ -292,12 +298,16 @@ impl Pool {
         };
         st.pending.remove(pick.0);
         st.serving += 1;
+        st.busy.insert(pick.1.signature.clone());
         let explorer = when == When::InRun && !idle;
         st.explorers += usize::from(explorer);
         let prior = st.partial.remove(&pick.1.signature);
         let recheck = st.recheck.remove(&pick.1.signature);
+        let first = graph.first(&pick.1.signature)?.clone();
+        let shorter = (pick.1.step != first.step).then_some(pick.1);
         Some(Job {
-            f: pick.1,
+            f: first,
+            shorter,
             prior,
             deadline,
             recheck,
@@ -311,6 +321,7 @@ impl Pool {
         let t = Instant::now();
         let Job {
             f,
+            shorter,
             prior,
             deadline,
             recheck,
@@ -333,8 +344,9 @@ impl Pool {
                 (Failure { trace, ..f.clone() }, ways, !recheck)
             }
             None => {
-                let ways = self.graph().shortcuts(&f, SHORTCUTS);
-                (f.clone(), ways, true)
+                let from = shorter.clone().unwrap_or_else(|| f.clone());
+                let ways = self.graph().shortcuts(&from, SHORTCUTS);
+                (from, ways, true)
             }
         };
         let cost = self.cost();
@@ -345,8 +357,10 @@ impl Pool {
             Err(e) => Err(e),
         };
         let took = t.elapsed();
+        let seen = self.graph().failure(&f.signature).map(|s| s.trace.len());
         let mut st = self.lock();
         st.serving -= 1;
+        st.busy.remove(&f.signature);
         st.explorers -= usize::from(explorer);
         st.last = Some(Instant::now());
         if when == When::InRun {
@@ -355,24 +369,43 @@ impl Pool {
         let sig = f.signature.clone();
         match result {
             Ok(Ok(shrunk)) => {
-                let shrunk = match &start {
-                    Some(p) => continued(p, shrunk),
-                    None => shrunk,
+                let shrunk = match (&start, &shorter) {
+                    (Some(p), _) => continued(p, shrunk),
+                    (None, Some(from)) => rebased(&from.trace, f.trace.len(), shrunk),
+                    (None, None) => shrunk,
                 };
-                let shorter = best_len.is_none_or(|b| shrunk.kept.len() < b);
-                if recheck && !(shorter && shrunk.hits > 0) {
+                let fewer = best_len.is_none_or(|b| shrunk.kept.len() < b);
+                // A pass that continues the last one's result always does better; another
+                // (a recheck, a fresh start from a shorter sighting) only when confirmed.
+                let continues = prior.is_some() && !recheck;
+                let better = continues
+                    || best.as_ref().is_none_or(|b| {
+                        shrunk.hits > 0
+                            && (fewer || (b.hits == 0 && shrunk.kept.len() <= b.kept.len()))
+                    });
+                if !better {
+                    Self::again_if_seen_shorter(&mut st, &sig, seen, best_len);
                     return;
                 }
-                if !shrunk.finished && shorter && shrunk.kept.len() > 1 {
+                if !shrunk.finished && fewer && shrunk.kept.len() > 1 {
                     st.pending.push(sig.clone());
                     st.partial.insert(sig.clone(), shrunk.clone());
                 }
+                let len = shrunk.kept.len();
                 st.done.retain(|(s, _)| *s != sig);
-                st.done.push((sig, shrunk));
+                st.done.push((sig.clone(), shrunk));
+                Self::again_if_seen_shorter(&mut st, &sig, seen, Some(len));
             }
             Ok(Err(_)) if recheck => {}
             Ok(Err(why)) => {
-                st.notes.insert(sig, why);
+                // Seen meanwhile with a trace shorter than the one that did not fit: again.
+                let tried = shorter.as_ref().unwrap_or(&f).trace.len();
+                match seen.is_some_and(|s| s < tried) {
+                    true => st.pending.push(sig),
+                    false => {
+                        st.notes.insert(sig, why);
+                    }
+                }
             }
             Err(e) => {
                 st.warnings.push(format!(
@@ -380,6 +413,58 @@ impl Pool {
                     one_line(&f.message, 70)
                 ));
                 st.error.get_or_insert(e.to_string());
+            }
+        }
+    }
+
+    /// Queue `sig` afresh when the run saw it with a trace (`seen` actions) shorter than
+    /// its result (`len`) while it was shrunk.
+    fn again_if_seen_shorter(
+        st: &mut PoolState,
+        sig: &str,
+        seen: Option<usize>,
+        len: Option<usize>,
+    ) {
+        let shorter = matches!((seen, len), (Some(s), Some(l)) if s < l);
+        if shorter && !st.pending.iter().any(|p| p == sig) {
+            st.partial.remove(sig);
+            st.pending.push(sig.to_string());
+        }
+    }
+
+    /// The run saw `sigs` again, each with a trace shorter than before: a failure waiting
+    /// starts from it, one already shrunk to more actions than that trace has (or not
+    /// shrunk, its replays too long for the time) is queued again. One being shrunk now
+    /// is looked at when its pass ends.
+    fn seen_shorter(&self, sigs: &[String]) {
+        if sigs.is_empty() {
+            return;
+        }
+        let lens: Vec<(String, usize)> = {
+            let graph = self.graph();
+            sigs.iter()
+                .filter_map(|s| Some((s.clone(), graph.failure(s)?.trace.len())))
+                .collect()
+        };
+        let mut st = self.lock();
+        for (sig, len) in lens {
+            if st.busy.contains(&sig) {
+                continue;
+            }
+            if st.pending.contains(&sig) {
+                // A pass to continue from more actions than the new trace has starts afresh.
+                if st.partial.get(&sig).is_some_and(|p| p.kept.len() > len) {
+                    st.partial.remove(&sig);
+                }
+                continue;
+            }
+            let best = st
+                .done
+                .iter()
+                .find(|(s, _)| *s == sig)
+                .map(|(_, r)| r.kept.len());
+            if st.notes.remove(&sig).is_some() || best.is_some_and(|b| b > len) {
+                st.pending.push(sig);
             }
         }
     }
@@ -527,7 +612,7 @@ impl Pool {
                 again.push(sig.clone());
                 continue;
             }
-            let Some(f) = graph.failure(sig) else {
+            let Some(f) = graph.first(sig) else {
                 continue;
             };
             let shorter = graph
@@ -603,12 +688,15 @@ impl Observer for PoolObserver {
         self.0.graph().on_reset(r, p);
     }
 
-    fn on_step(&mut self, r: &StepRecord, p: &wayfarer_core::Progress) {
-        self.0.graph().on_step(r, p);
-        let mut st = self.0.lock();
-        st.steps += 1;
-        let ms = r.timings.total.as_secs_f64() * 1e3;
-        st.step_ms += (ms - st.step_ms) / st.steps as f64;
+    fn on_step(&mut self, r: &StepRecord, _: &wayfarer_core::Progress) {
+        let again = self.0.graph().step(r);
+        {
+            let mut st = self.0.lock();
+            st.steps += 1;
+            let ms = r.timings.total.as_secs_f64() * 1e3;
+            st.step_ms += (ms - st.step_ms) / st.steps as f64;
+        }
+        self.0.seen_shorter(&again);
     }
 
     fn on_failure(&mut self, f: &Failure, shot: Option<&[u8]>) {
@@ -863,6 +951,20 @@ fn prune(
     Ok((base, replayed))
 }
 
+/// A result over the steps of `from` (a failure's shorter sighting) as steps of its first
+/// trace (`of` actions long): every kept step one taken elsewhere.
+fn rebased(from: &[TraceStep], of: usize, s: Shrunk) -> Shrunk {
+    let Some(via) = s.steps(from) else {
+        return s;
+    };
+    Shrunk {
+        kept: (of..of + via.len()).collect(),
+        of,
+        via,
+        ..s
+    }
+}
+
 /// The steps of a candidate, each with its hint: replays aim by its locator.
 fn steps_of(parts: &[Part], trace: &[TraceStep]) -> Vec<TraceStep> {
     parts
@@ -872,159 +974,6 @@ fn steps_of(parts: &[Part], trace: &[TraceStep]) -> Vec<TraceStep> {
             Part::Via(st) => (**st).clone(),
         })
         .collect()
-}
-
-/// The run's state graph as shrinking needs it, collected while the run goes: every
-/// performed step as a move between states, and the state before each.
-#[derive(Debug, Default)]
-pub struct Graph {
-    moves: Vec<Move>,
-    /// (step, episode, state before) of every performed step.
-    steps: Vec<(u64, u64, StateId)>,
-    /// The page each worker is on, for the next move's `url`.
-    pages: HashMap<u32, String>,
-    /// Each worker's steps in its current state since it came there.
-    here: HashMap<u32, Vec<TraceStep>>,
-    /// The page (URL without query) each state was seen on first.
-    state_pages: HashMap<StateId, String>,
-    /// Each failure as first seen, its trace unmasked.
-    pub failures: Vec<Failure>,
-}
-
-impl Graph {
-    /// The failure first seen with `signature`.
-    fn failure(&self, signature: &str) -> Option<&Failure> {
-        self.failures.iter().find(|f| f.signature == signature)
-    }
-
-    /// The state before each step of `f`'s trace, as the run recorded them (`None` when
-    /// its trace and the steps recorded for its episode do not line up).
-    fn states_of(&self, f: &Failure) -> Option<Vec<StateId>> {
-        let mut mine: Vec<&(u64, u64, StateId)> = self
-            .steps
-            .iter()
-            .filter(|(step, episode, _)| *episode == f.episode && *step <= f.step)
-            .collect();
-        mine.sort_by_key(|s| s.0);
-        let states: Vec<StateId> = mine.iter().map(|s| s.2).collect();
-        (!states.is_empty() && states.len() == f.trace.len()).then_some(states)
-    }
-
-    /// Shortcut candidates for `f`, shortest first (none when its trace and the steps
-    /// recorded for its episode do not line up).
-    fn shortcuts(&self, f: &Failure, max: usize) -> Vec<Vec<Part>> {
-        let Some(states) = self.states_of(f) else {
-            return Vec::new();
-        };
-        let alike = self.alike();
-        shortcut::candidates(&self.moves, states[0], &states, &f.trace, &alike, max)
-    }
-
-    /// Shortcut candidates for the steps `p` kept of `f` (their parts as steps of that
-    /// shorter trace): each kept step of the trace in the state the run recorded before
-    /// it, a step taken from elsewhere in a state of its own.
-    fn shortcuts_of(&self, f: &Failure, p: &Shrunk, max: usize) -> Vec<Vec<Part>> {
-        let (Some(states), Some(trace)) = (self.states_of(f), p.steps(&f.trace)) else {
-            return Vec::new();
-        };
-        let kept: Vec<StateId> = p
-            .kept
-            .iter()
-            .enumerate()
-            .map(|(i, &k)| {
-                states
-                    .get(k)
-                    .copied()
-                    .unwrap_or(StateId(u64::MAX - i as u64))
-            })
-            .collect();
-        let alike = self.alike();
-        shortcut::candidates(&self.moves, states[0], &kept, &trace, &alike, max)
-    }
-
-    /// For each state, the other states seen on the same page: the same form or list
-    /// reached another way (another user, other data), worth a replay as a shortcut.
-    fn alike(&self) -> HashMap<StateId, Vec<StateId>> {
-        let mut by_page: HashMap<&str, Vec<StateId>> = HashMap::new();
-        for (s, page) in &self.state_pages {
-            by_page.entry(page.as_str()).or_default().push(*s);
-        }
-        let mut out = HashMap::new();
-        for states in by_page.values().filter(|v| v.len() > 1) {
-            for s in states {
-                let mut others: Vec<StateId> = states.iter().copied().filter(|o| o != s).collect();
-                others.sort();
-                out.insert(*s, others);
-            }
-        }
-        out
-    }
-}
-
-/// A URL as a page: without its query (a fragment route stays).
-fn page_of(url: &str) -> String {
-    match url.split_once('?') {
-        Some((path, rest)) => match rest.split_once('#') {
-            Some((_, fragment)) => format!("{path}#{fragment}"),
-            None => path.to_string(),
-        },
-        None => url.to_string(),
-    }
-}
-
-impl Observer for Graph {
-    fn on_reset(&mut self, r: &wayfarer_core::ResetRecord, _: &wayfarer_core::Progress) {
-        self.pages.insert(r.worker, r.url.clone());
-        self.here.remove(&r.worker);
-    }
-
-    fn on_step(&mut self, r: &StepRecord, _: &wayfarer_core::Progress) {
-        let page = self
-            .pages
-            .insert(r.worker, r.url_after.clone())
-            .unwrap_or_default();
-        if r.error.is_some() {
-            return;
-        }
-        for (state, url) in [(r.state_before, &page), (r.state_after, &r.url_after)] {
-            if !url.is_empty() {
-                self.state_pages
-                    .entry(state)
-                    .or_insert_with(|| page_of(url));
-            }
-        }
-        self.steps.push((r.step, r.episode, r.state_before));
-        let here = self.here.entry(r.worker).or_default();
-        // Where "back" leads depends on the history, which a replay from a reset lacks.
-        if r.action.uses_history() {
-            here.clear();
-            return;
-        }
-        let step = TraceStep {
-            action: r.action.clone(),
-            element: r.element.clone(),
-            url: page,
-        };
-        if r.state_before == r.state_after {
-            here.push(step);
-            return;
-        }
-        let mut before = std::mem::take(here);
-        // A link leads where its href says, whatever was typed before it.
-        if shortcut::leaves(&step) {
-            before.clear();
-        }
-        self.moves.push(Move {
-            from: r.state_before,
-            to: r.state_after,
-            step,
-            before,
-        });
-    }
-
-    fn on_failure(&mut self, f: &Failure, _: Option<&[u8]>) {
-        self.failures.push(f.clone());
-    }
 }
 
 /// How often `k` replays of `steps` raised `expected`.
@@ -1325,6 +1274,112 @@ mod tests {
         }
     }
 
+    /// A walk over the sim app from `seed` until its bug (`None` past 200 actions), as
+    /// the run records its steps (worker 1, episode `episode`, each step 100 ms, the last
+    /// naming the failure), and the failure as first seen there.
+    fn walk(seed: u64, episode: u64) -> Option<(Vec<StepRecord>, Failure)> {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let mut env = SimEnv::new(app());
+        let mut obs = env.reset().unwrap().observation;
+        let (mut records, mut trace) = (Vec::new(), Vec::new());
+        for i in 0..200u64 {
+            let c = wayfarer_core::candidates::candidate_actions(&obs, &Default::default(), false);
+            let a = c[rng.gen_range(0..c.len())].clone();
+            trace.push(TraceStep::new(a.clone(), &obs));
+            let out = env.step(&a).unwrap();
+            let found = oracles().judge(&out.events, None).into_iter().next();
+            records.push(StepRecord {
+                step: episode * 1000 + i,
+                episode,
+                worker: 1,
+                episode_step: i as u32,
+                action: a,
+                target: None,
+                state_before: wayfarer_core::StateId(0),
+                state_after: wayfarer_core::StateId(0),
+                url_after: out.observation.url.clone(),
+                title_after: String::new(),
+                element: None,
+                new_state: false,
+                events: vec![],
+                timings: wayfarer_core::record::StepTimings {
+                    total: Duration::from_millis(100),
+                    ..Default::default()
+                },
+                error: None,
+                findings: found.iter().map(|f| f.signature.clone()).collect(),
+                app_actions: vec![],
+                app_state: None,
+                decision: None,
+                form: None,
+                inference: None,
+                novelty: Default::default(),
+            });
+            if let Some(f) = found {
+                let mut f = failure_of(f, trace, episode, out.observation.url);
+                f.step = episode * 1000 + i;
+                return Some((records, f));
+            }
+            obs = out.observation;
+        }
+        None
+    }
+
+    #[test]
+    fn a_failure_seen_again_with_a_shorter_trace_is_shrunk_from_it() {
+        let walks: Vec<_> = (0..300).filter_map(|s| walk(s, 1)).collect();
+        let (long, f) = walks.iter().find(|w| w.0.len() >= 25).expect("a long walk");
+        let (short, _) = walks
+            .iter()
+            .find(|w| w.0.len() <= 10)
+            .expect("a short walk");
+        let (long_n, short_n) = (long.len(), short.len());
+        // The long trace's replays do not fit the time; the shorter sighting's do.
+        let fits = |n: usize| Duration::from_millis(4 * (300 + 100 * n as u64));
+        let time = (fits(short_n) + fits(long_n)) / 2;
+        let pool = Arc::new(Pool::new(oracles(), (ShrinkBudget::Fixed(time), 3), None, 1).unwrap());
+        let mut seen = PoolObserver(pool.clone());
+        let p = wayfarer_core::Progress::default();
+        for r in long {
+            seen.on_step(r, &p);
+        }
+        seen.on_failure(f, None);
+        // Seen again in another episode, sooner.
+        for r in short {
+            seen.on_step(
+                &StepRecord {
+                    episode: 2,
+                    ..r.clone()
+                },
+                &p,
+            );
+        }
+        assert_eq!(
+            pool.graph().failure(&f.signature).unwrap().trace.len(),
+            short_n
+        );
+        assert_eq!(
+            pool.graph().first(&f.signature).unwrap().trace.len(),
+            long_n
+        );
+        finish_on(&pool, &mut [SimEnv::new(app())]);
+        let mut s = summary(f);
+        pool.apply(&mut s, false, &mut |_| {});
+        let sh = s.failures[0]
+            .shrunk
+            .clone()
+            .expect("shrunk from the shorter trace");
+        // Steps of the reported (first) trace: every kept one taken from the other.
+        assert_eq!(sh.of, long_n);
+        assert!(
+            sh.kept.len() <= short_n && sh.kept.iter().all(|&k| k >= long_n),
+            "{sh:?}"
+        );
+        assert_eq!((sh.hits, sh.runs), (3, 3));
+        assert_eq!(sh.steps(&f.trace).unwrap().len(), sh.kept.len());
+    }
+
     #[test]
     fn a_hang_no_replay_shows_again_is_a_warning_and_the_confirmed_come_first() {
         use wayfarer_core::findings::Verdict;
@@ -1492,121 +1547,5 @@ mod tests {
         );
         assert_eq!(ShrinkBudget::Off.time(Duration::from_secs(120)), None);
         assert_eq!(ShrinkBudget::Share(0.2).to_string(), "20%");
-    }
-
-    fn record(step: u64, episode: u64, from: u64, to: u64, target: &str) -> StepRecord {
-        StepRecord {
-            step,
-            episode,
-            worker: 0,
-            episode_step: 0,
-            action: Action::on(wayfarer_core::ActionKind::Click, target.to_string()),
-            target: None,
-            state_before: StateId(from),
-            state_after: StateId(to),
-            url_after: format!("http://app.test/{to}"),
-            title_after: String::new(),
-            element: None,
-            new_state: false,
-            events: vec![],
-            timings: Default::default(),
-            error: None,
-            findings: vec![],
-            app_actions: vec![],
-            app_state: None,
-            decision: None,
-            form: None,
-            inference: None,
-            novelty: Default::default(),
-        }
-    }
-
-    #[test]
-    fn the_graph_lines_a_failure_up_with_its_episode_and_offers_the_shorter_way() {
-        let mut g = Graph::default();
-        let p = wayfarer_core::Progress::default();
-        // Episode 1 filled the login form and went straight to the reports; episode 2
-        // wandered, then failed there.
-        for r in [
-            record(0, 1, 0, 0, "#fill"),
-            record(1, 1, 0, 1, "#login"),
-            record(2, 1, 1, 3, "#reports"),
-            record(3, 2, 0, 1, "#login"),
-            record(4, 2, 1, 2, "#help"),
-            record(5, 2, 2, 1, "#back"),
-            record(7, 2, 1, 3, "#reports"),
-            record(8, 2, 3, 4, "#boom"),
-        ] {
-            g.on_step(&r, &p);
-        }
-        // A step that could not be done is in neither the trace nor the states.
-        let mut failed = record(6, 2, 1, 1, "#gone");
-        failed.error = Some("element not found".into());
-        g.on_step(&failed, &p);
-        let trace: Vec<TraceStep> = ["#login", "#help", "#back", "#reports", "#boom"]
-            .iter()
-            .map(|t| TraceStep {
-                action: Action::on(wayfarer_core::ActionKind::Click, t.to_string()),
-                element: None,
-                url: String::new(),
-            })
-            .collect();
-        let f = Failure {
-            kind: wayfarer_core::FailureKind::Exception,
-            message: "boom".into(),
-            signature: "exception|boom".into(),
-            source: None,
-            line: None,
-            column: None,
-            step: 8,
-            episode: 2,
-            count: 1,
-            page_url: String::new(),
-            trace,
-        };
-        let c = g.shortcuts(&f, 5);
-        let first: Vec<String> = c[0]
-            .iter()
-            .map(|p| match p {
-                Part::Trace(j) => format!("t{j}"),
-                Part::Via(s) => format!("via {} on {}", s.action.target.clone().unwrap(), s.url),
-            })
-            .collect();
-        // Typing before a link is not part of the way through it.
-        let mut typed = record(10, 3, 0, 0, "#q");
-        typed.action.kind = wayfarer_core::ActionKind::Type;
-        g.on_step(&typed, &p);
-        let mut link = record(11, 3, 0, 5, "#help-link");
-        link.element = Some(wayfarer_core::trace::ElementHint {
-            tag: "a".into(),
-            attrs: [("href".to_string(), "/help".to_string())].into(),
-            ..Default::default()
-        });
-        g.on_step(&link, &p);
-        assert!(g.moves.last().unwrap().before.is_empty());
-        // Episode 1's login is a move that needed the filling before it.
-        let login = &g.moves[0];
-        assert_eq!(login.step.action.target.as_deref(), Some("#login"));
-        let before: Vec<_> = login
-            .before
-            .iter()
-            .map(|s| s.action.target.clone())
-            .collect();
-        assert_eq!(before, [Some("#fill".to_string())]);
-        // The detour (help, back) is gone; episode 2's own login needed no filling, so
-        // the cheaper path takes it; the path through episode 1's "#reports" does the
-        // same actions, so it is not tried twice.
-        assert_eq!(
-            first,
-            ["via #login on http://app.test/3", "t3", "t4"],
-            "{c:?}"
-        );
-        assert_eq!(c.len(), 1, "{c:?}");
-        // Another episode's failure, or one whose steps were not seen: nothing guessed.
-        let other = Failure {
-            episode: 9,
-            ..f.clone()
-        };
-        assert!(g.shortcuts(&other, 5).is_empty());
     }
 }
