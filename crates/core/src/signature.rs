@@ -69,9 +69,12 @@ fn random_ids(segment: &Regex, s: &str) -> String {
             .chars()
             .next()
             .is_none_or(|c| c.is_whitespace() || "/?#)(,;:'\"".contains(c));
-        if ends && looks_generated(&m.as_str()[1..]) {
+        let seg = &m.as_str()[1..];
+        let number = seg.bytes().all(|b| b.is_ascii_digit());
+        if ends && (looks_generated(seg) || number) {
             out.push_str(&s[last..m.start()]);
-            out.push_str("/<id>");
+            // A record's number in a request's path: the 500 of group 3 is the 500 of group 2.
+            out.push_str(if number { "/<n>" } else { "/<id>" });
             last = m.end();
         }
     }
@@ -188,6 +191,25 @@ mod tests {
             None,
         );
         assert_eq!(a, b);
+    }
+
+    #[test]
+    fn a_request_to_another_record_of_the_same_endpoint_is_the_same_failure() {
+        let at = |url: &str| signature("http_5xx", "HTTP 500", Some(url), None, None);
+        assert_eq!(
+            at("http://x:8080/api/groups/3/transactions"),
+            at("http://x:8080/api/groups/2/transactions")
+        );
+        assert_eq!(
+            at("http://x:8080/api/groups/3/transactions"),
+            "http_5xx|HTTP <n>|http://x:8080/api/groups/<n>/transactions"
+        );
+        // Creating and editing are two endpoints; a file's version stays.
+        assert_ne!(
+            at("http://x/api/groups/3/transactions"),
+            at("http://x/api/groups/3/transactions/1")
+        );
+        assert_ne!(at("http://x/v2/app.js"), at("http://x/v3/app.js"));
     }
 
     #[test]

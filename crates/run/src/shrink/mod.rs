@@ -124,6 +124,8 @@ struct PoolState {
     serving: usize,
     /// The failures being shrunk now, by signature.
     busy: std::collections::HashSet<String>,
+    /// The shorter ways each failure's passes replayed without it, by signature.
+    failed: HashMap<String, Vec<Tried>>,
     explorers: usize,
     /// Browser time spent shrinking while the run explored.
     in_run: Duration,
@@ -247,11 +249,7 @@ impl Pool {
     /// What a replay costs, from the run's steps so far: a reset is taken as three
     /// steps, at least 0.3 s (the demo's: 0.6 s against 0.17 s a step).
     fn cost(&self) -> ReplayCost {
-        let step = Duration::from_secs_f64((self.lock().step_ms / 1e3).max(0.0));
-        ReplayCost {
-            reset: (step * 3).max(Duration::from_millis(300)),
-            step,
-        }
+        ReplayCost::of_steps(self.lock().step_ms)
     }
 
     /// The next job: the waiting failure with the shortest trace, where its last pass
@@ -283,6 +281,17 @@ impl Pool {
                 let cap = self
                     .run_time
                     .map_or(Duration::from_secs(30), |t| t.mul_f64(self.in_run_share()));
+                // A browser left idle loses the run nothing: its pass gets time enough to
+                // replay a long trace (twice its confirming replays), not the share alone.
+                let len = st
+                    .partial
+                    .get(&pick.1.signature)
+                    .map_or(pick.1.trace.len(), |p| p.kept.len());
+                let long = ReplayCost::of_steps(st.step_ms).replay(len) * (2 * (self.confirm + 1));
+                let cap = match idle {
+                    true => cap.max(long),
+                    false => cap,
+                };
                 now + cap.max(Duration::from_secs(5))
             }
             // The tail's time left, shared among the jobs still to do and the browsers.
@@ -351,7 +360,9 @@ impl Pool {
         };
         let cost = self.cost();
         let (oracles, confirm) = (&self.oracles, self.confirm);
-        let result = match prepare(env, &from, (&ways, whole), oracles, deadline, confirm, cost) {
+        let mut failed = self.lock().failed.remove(&f.signature).unwrap_or_default();
+        let ways = (ways.as_slice(), whole, &mut failed);
+        let result = match prepare(env, &from, ways, oracles, deadline, confirm, cost) {
             Ok(Ok(p)) => finish(env, p, oracles, (deadline, cost), confirm).map(Ok),
             Ok(Err(why)) => Ok(Err(why)),
             Err(e) => Err(e),
@@ -359,6 +370,7 @@ impl Pool {
         let took = t.elapsed();
         let seen = self.graph().failure(&f.signature).map(|s| s.trace.len());
         let mut st = self.lock();
+        st.failed.insert(f.signature.clone(), failed);
         st.serving -= 1;
         st.busy.remove(&f.signature);
         st.explorers -= usize::from(explorer);
@@ -713,6 +725,16 @@ pub struct ReplayCost {
 }
 
 impl ReplayCost {
+    /// At `step_ms` a step: a reset is taken as three steps, at least 0.3 s (the demo's:
+    /// 0.6 s against 0.17 s a step).
+    fn of_steps(step_ms: f64) -> ReplayCost {
+        let step = Duration::from_secs_f64((step_ms / 1e3).max(0.0));
+        ReplayCost {
+            reset: (step * 3).max(Duration::from_millis(300)),
+            step,
+        }
+    }
+
     /// One replay of `n` actions.
     pub fn replay(&self, n: usize) -> Duration {
         self.reset + self.step * n as u32
@@ -736,11 +758,14 @@ struct Prepared<'a> {
 /// One failure's cheap replays (its shortcuts, then the pruned trace), while (confirm + 1)
 /// replays of what is tried still fit before `end`: where delta debugging starts, or why
 /// the failure is not shrunk (`Ok(Err(..))`), or the environment's fatal error.
+/// A shorter way an earlier pass replayed without the failure: its actions, and what came.
+type Tried = (String, String);
+
 #[allow(clippy::too_many_arguments)]
 fn prepare<'a>(
     env: &mut dyn Environment,
     f: &'a Failure,
-    (ways, whole): (&[Vec<Part>], bool),
+    (ways, whole, failed): (&[Vec<Part>], bool, &mut Vec<Tried>),
     oracles: &Oracles,
     end: Instant,
     confirm: u32,
@@ -752,19 +777,24 @@ fn prepare<'a>(
         cost.replay(len) * (confirm + 1) <= end.saturating_duration_since(Instant::now())
     };
     let mut tried = 0u32;
-    let mut outcomes: Vec<String> = Vec::new();
     // The shortcut that raised it, and its replay (delta debugging's first test).
     let mut base: Option<(Vec<Part>, Replay, Duration)> = None;
     for cand in ways {
+        let steps = steps_of(cand, &f.trace);
+        // A way that did not raise it in an earlier pass is not replayed again.
+        let key = serde_json::to_string(&steps.iter().map(|s| &s.action).collect::<Vec<_>>())
+            .unwrap_or_default();
+        if failed.iter().any(|(k, _)| *k == key) {
+            continue;
+        }
         if !fits(cand.len()) {
             break;
         }
         tried += 1;
-        let steps = steps_of(cand, &f.trace);
         let t = Instant::now();
         let r = replay(env, &steps, oracles, &f.signature, true)?;
         let took = t.elapsed();
-        outcomes.push(match (&r.blocked, r.hit) {
+        let outcome = match (&r.blocked, r.hit) {
             (_, Some(_)) => format!("{} actions raised it", cand.len()),
             (Some((at, why)), None) => format!(
                 "{} actions: action {} could not be done ({})",
@@ -773,18 +803,20 @@ fn prepare<'a>(
                 one_line(why, 60)
             ),
             (None, None) => format!("{} actions did not raise it", cand.len()),
-        });
+        };
         tracing::debug!(
             failure = %one_line(&f.message, 60),
             shortcut = %steps.iter().map(|s| s.action.describe()).collect::<Vec<_>>().join(" | "),
-            outcome = %outcomes.last().map(String::as_str).unwrap_or(""),
+            %outcome,
             "shortcut replayed"
         );
         if let (Some(k), false) = (r.hit, r.at_reset) {
             base = Some((cand[..=k].to_vec(), r, took));
             break;
         }
+        failed.push((key, outcome));
     }
+    let outcomes: Vec<&str> = failed.iter().map(|(_, o)| o.as_str()).collect();
     let (base, replayed) = match base {
         Some((b, r, took)) => (b, Some((r, took))),
         None if !whole => {
@@ -799,7 +831,7 @@ fn prepare<'a>(
                 "replaying its {n} actions {} times takes about {:.0} s, more than the time left{}",
                 confirm + 1,
                 (cost.replay(n) * (confirm + 1)).as_secs_f64(),
-                if tried > 0 {
+                if !outcomes.is_empty() {
                     format!(" (shorter ways tried: {})", outcomes.join("; "))
                 } else {
                     String::new()
