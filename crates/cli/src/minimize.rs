@@ -48,7 +48,7 @@ pub fn command(path: &Path, args: &TraceArgs, out: Option<&Path>) -> Result<i32>
         &t.steps,
         &t.oracles,
         &t.expected,
-        Limits::default(),
+        (Limits::default(), &mut Default::default()),
         &mut progress,
     );
     let hooked = t.env.refreshes();

@@ -9,6 +9,8 @@ use crate::env::{EnvError, Environment};
 use crate::oracle::Oracles;
 use crate::replay::{replay, Replay, Replayable};
 
+use std::collections::HashSet;
+use std::hash::{Hash, Hasher};
 use std::time::{Duration, Instant};
 
 /// What `minimize` found.
@@ -54,6 +56,41 @@ impl Default for Limits {
     }
 }
 
+/// The action sequences replays showed do not raise a failure: kept over the passes of
+/// one failure (shrinking in slices of a run's time), so that a later pass does not
+/// replay what an earlier one tried.
+#[derive(Clone, Debug, Default)]
+pub struct Passed(HashSet<u64>);
+
+impl Passed {
+    fn key<S: Replayable>(seq: &[S]) -> u64 {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        for s in seq {
+            serde_json::to_string(s.action())
+                .unwrap_or_default()
+                .hash(&mut h);
+        }
+        h.finish()
+    }
+
+    /// Whether a replay of `seq` showed it does not raise the failure.
+    pub fn knows<S: Replayable>(&self, seq: &[S]) -> bool {
+        self.0.contains(&Self::key(seq))
+    }
+
+    pub fn insert<S: Replayable>(&mut self, seq: &[S]) {
+        self.0.insert(Self::key(seq));
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
 /// One replay done: its number, how many actions it performed and its verdict.
 pub type Progress<'a> = &'a mut dyn FnMut(u32, usize, Verdict);
 
@@ -81,7 +118,7 @@ pub fn minimize<S: Replayable>(
     actions: &[S],
     oracles: &Oracles,
     expected: &str,
-    limits: Limits,
+    (limits, passed): (Limits, &mut Passed),
     progress: Progress,
 ) -> Result<Option<Minimized>, EnvError> {
     let began = Instant::now();
@@ -94,7 +131,7 @@ pub fn minimize<S: Replayable>(
         (whole, took),
         oracles,
         expected,
-        limits,
+        (limits, passed),
         progress,
     )
 }
@@ -108,7 +145,7 @@ pub fn minimize_replayed<S: Replayable>(
     (whole, took): (Replay, Duration),
     oracles: &Oracles,
     expected: &str,
-    limits: Limits,
+    (limits, passed): (Limits, &mut Passed),
     progress: Progress,
 ) -> Result<Option<Minimized>, EnvError> {
     let n = actions.len();
@@ -143,16 +180,21 @@ pub fn minimize_replayed<S: Replayable>(
             let left = limits
                 .deadline
                 .map(|d| d.saturating_duration_since(Instant::now()));
+            let seq: Vec<S> = cand.iter().map(|&i| actions[i].clone()).collect();
+            // An earlier pass over this failure replayed these actions without it.
+            if passed.knows(&seq) {
+                return Ok(Verdict::Pass);
+            }
             if left.is_some_and(|left| left < failing_replay * (confirm + 1)) {
                 finished = false;
                 return Ok(Verdict::Pass);
             }
             tests += 1;
-            let seq: Vec<S> = cand.iter().map(|&i| actions[i].clone()).collect();
             let t = Instant::now();
             let v = replay(env, &seq, oracles, expected, true)?.verdict();
-            if v != Verdict::Pass {
-                failing_replay = failing_replay.min(t.elapsed());
+            match v {
+                Verdict::Pass => passed.insert(&seq),
+                Verdict::FailAt(_) => failing_replay = failing_replay.min(t.elapsed()),
             }
             progress(tests, cand.len(), v);
             Ok::<_, EnvError>(v)
@@ -288,6 +330,41 @@ mod tests {
     }
 
     #[test]
+    fn a_later_pass_does_not_replay_what_an_earlier_one_showed_passes() {
+        let failed = Arc::new(AtomicU32::new(0));
+        let actions = trace();
+        let clear = failed.clone();
+        let mut env = WithApp::new(
+            Throttled { failed, limit: 5 },
+            Some(Box::new(move || {
+                clear.store(0, Ordering::SeqCst);
+                Ok(())
+            })),
+        );
+        let sig = expected(&mut env, &actions);
+        let mut passed = Passed::default();
+        let pass = |env: &mut dyn Environment, passed: &mut Passed| {
+            let m = minimize(
+                env,
+                &actions,
+                &oracles(),
+                &sig,
+                (Limits::default(), passed),
+                &mut |_, _, _| {},
+            );
+            m.unwrap().expect("reproduces")
+        };
+        let first = pass(&mut env, &mut passed);
+        assert!(!passed.is_empty());
+        let second = pass(&mut env, &mut passed);
+        assert_eq!(second.kept, first.kept, "the same search, the same result");
+        // Only the candidates that raised it are replayed again.
+        assert!(second.tests < first.tests, "{} then {}", first.tests, second.tests);
+        let fresh = pass(&mut env, &mut Passed::default());
+        assert_eq!(fresh.tests, first.tests);
+    }
+
+    #[test]
     fn with_a_reset_hook_the_minimal_trace_keeps_every_login_the_lock_needs() {
         let failed = Arc::new(AtomicU32::new(0));
         let actions = trace();
@@ -309,7 +386,7 @@ mod tests {
             &actions,
             &oracles(),
             &sig,
-            Limits::default(),
+            (Limits::default(), &mut Passed::default()),
             &mut |_, _, _| {},
         )
         .unwrap()
@@ -354,7 +431,7 @@ mod tests {
                     (whole, Duration::from_millis(1)),
                     &oracles(),
                     &sig,
-                    Limits::default(),
+                    (Limits::default(), &mut Passed::default()),
                     &mut progress,
                 )
             } else {
@@ -363,7 +440,7 @@ mod tests {
                     &actions,
                     &oracles(),
                     &sig,
-                    Limits::default(),
+                    (Limits::default(), &mut Passed::default()),
                     &mut progress,
                 )
             };
@@ -390,7 +467,7 @@ mod tests {
             &actions,
             &oracles(),
             &sig,
-            Limits::default(),
+            (Limits::default(), &mut Passed::default()),
             &mut |_, _, _| {},
         )
         .unwrap()
@@ -420,7 +497,7 @@ mod tests {
             &actions,
             &oracles(),
             &sig,
-            Limits::default(),
+            (Limits::default(), &mut Passed::default()),
             &mut |_, _, _| {},
         )
         .unwrap()
@@ -467,7 +544,7 @@ mod tests {
             &actions,
             &oracles(),
             &sig,
-            Limits::default(),
+            (Limits::default(), &mut Passed::default()),
             &mut |_, _, _| seen += 1,
         )
         .unwrap()
@@ -517,7 +594,7 @@ mod tests {
             &actions,
             &oracles(),
             &sig,
-            limits,
+            (limits, &mut Passed::default()),
             &mut |_, _, _| {},
         )
         .unwrap()
@@ -565,7 +642,7 @@ mod tests {
             &actions,
             &oracles(),
             &sig,
-            limits,
+            (limits, &mut Passed::default()),
             &mut |_, _, _| {},
         )
         .unwrap()
@@ -608,7 +685,7 @@ mod tests {
             &[],
             &oracles(),
             &sig,
-            limits,
+            (limits, &mut Passed::default()),
             &mut |_, _, _| {},
         )
         .unwrap()

@@ -10,7 +10,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use wayfarer_core::findings::{ShrinkSummary, Shrunk};
-use wayfarer_core::minimize::{minimize, minimize_replayed, Limits};
+use wayfarer_core::minimize::{minimize, minimize_replayed, Limits, Passed};
 use wayfarer_core::replay::{replay, Replay};
 use wayfarer_core::runner::{Duty, Handover};
 use wayfarer_core::shortcut::{self, Part};
@@ -126,6 +126,9 @@ struct PoolState {
     busy: std::collections::HashSet<String>,
     /// The shorter ways each failure's passes replayed without it, by signature.
     failed: HashMap<String, Vec<Tried>>,
+    /// The candidates delta debugging replayed without it, by signature: a later pass
+    /// does not replay them again.
+    passed: HashMap<String, Passed>,
     explorers: usize,
     /// Browser time spent shrinking while the run explored.
     in_run: Duration,
@@ -360,10 +363,14 @@ impl Pool {
         };
         let cost = self.cost();
         let (oracles, confirm) = (&self.oracles, self.confirm);
-        let mut failed = self.lock().failed.remove(&f.signature).unwrap_or_default();
+        let (mut failed, mut passed) = {
+            let mut st = self.lock();
+            let failed = st.failed.remove(&f.signature).unwrap_or_default();
+            (failed, st.passed.remove(&f.signature).unwrap_or_default())
+        };
         let ways = (ways.as_slice(), whole, &mut failed);
         let result = match prepare(env, &from, ways, oracles, deadline, confirm, cost) {
-            Ok(Ok(p)) => finish(env, p, oracles, (deadline, cost), confirm).map(Ok),
+            Ok(Ok(p)) => finish(env, p, oracles, (deadline, cost, confirm), &mut passed).map(Ok),
             Ok(Err(why)) => Ok(Err(why)),
             Err(e) => Err(e),
         };
@@ -371,6 +378,7 @@ impl Pool {
         let seen = self.graph().failure(&f.signature).map(|s| s.trace.len());
         let mut st = self.lock();
         st.failed.insert(f.signature.clone(), failed);
+        st.passed.insert(f.signature.clone(), passed);
         st.serving -= 1;
         st.busy.remove(&f.signature);
         st.explorers -= usize::from(explorer);
@@ -399,7 +407,8 @@ impl Pool {
                     Self::again_if_seen_shorter(&mut st, &sig, seen, best_len);
                     return;
                 }
-                if !shrunk.finished && fewer && shrunk.kept.len() > 1 {
+                // Out of time: on again later, from what it kept (its tests are remembered).
+                if !shrunk.finished && shrunk.kept.len() > 1 {
                     st.pending.push(sig.clone());
                     st.partial.insert(sig.clone(), shrunk.clone());
                 }
@@ -851,13 +860,14 @@ fn prepare<'a>(
 
 /// Delta debugging from where `prepare` left a failure, until the confirming replays of
 /// what it kept (as long as its start, at `cost`) just fit before `deadline`, then those
-/// replays: its result, or the environment's fatal error.
+/// replays: its result, or the environment's fatal error. `passed` holds what earlier
+/// passes replayed without the failure, and gets this one's.
 fn finish(
     env: &mut dyn Environment,
     p: Prepared,
     oracles: &Oracles,
-    (deadline, cost): (Instant, ReplayCost),
-    confirm: u32,
+    (deadline, cost, confirm): (Instant, ReplayCost, u32),
+    passed: &mut Passed,
 ) -> Result<Shrunk, wayfarer_core::EnvError> {
     let Prepared {
         f,
@@ -895,11 +905,18 @@ fn finish(
                 whole,
                 oracles,
                 &f.signature,
-                limits,
+                (limits, passed),
                 &mut progress,
             )?
         }
-        None => minimize(env, &steps, oracles, &f.signature, limits, &mut progress)?,
+        None => minimize(
+            env,
+            &steps,
+            oracles,
+            &f.signature,
+            (limits, passed),
+            &mut progress,
+        )?,
     };
     let mut shrunk = Shrunk {
         of: n,
