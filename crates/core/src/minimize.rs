@@ -45,6 +45,10 @@ pub struct Limits {
     pub deadline: Option<Instant>,
     /// Replays of the result that confirm it (at least one is done).
     pub confirm: u32,
+    /// False when a later pass goes on from where this one stops: a search the deadline
+    /// cut short is then neither checked nor confirmed (`runs` 0), which the last pass
+    /// does for what it kept.
+    pub last_pass: bool,
 }
 
 impl Default for Limits {
@@ -52,6 +56,7 @@ impl Default for Limits {
         Limits {
             deadline: None,
             confirm: 1,
+            last_pass: true,
         }
     }
 }
@@ -185,7 +190,12 @@ pub fn minimize_replayed<S: Replayable>(
             if passed.knows(&seq) {
                 return Ok(Verdict::Pass);
             }
-            if left.is_some_and(|left| left < failing_replay * (confirm + 1)) {
+            // The last pass keeps time to confirm what it keeps; another only its test.
+            let needs = match limits.last_pass {
+                true => failing_replay * (confirm + 1),
+                false => failing_replay,
+            };
+            if left.is_some_and(|left| left < needs) {
                 finished = false;
                 return Ok(Verdict::Pass);
             }
@@ -201,7 +211,9 @@ pub fn minimize_replayed<S: Replayable>(
         })?
         .unwrap_or_else(|| (0..=first.min(n.saturating_sub(1))).collect());
         let prefix: Vec<usize> = (0..n.min(first + 1)).collect();
-        if kept.len() < prefix.len() {
+        if !finished && !limits.last_pass {
+            kept
+        } else if kept.len() < prefix.len() {
             // The first replay's actions again: with state only the browser holds, they
             // fail where they first did.
             tests += 1;
@@ -230,7 +242,10 @@ pub fn minimize_replayed<S: Replayable>(
     };
     // Replays of the result, so a flaky failure cannot pass off a wrong answer.
     let seq: Vec<S> = kept.iter().map(|&i| actions[i].clone()).collect();
-    let runs = limits.confirm.max(1);
+    let runs = match !finished && !limits.last_pass {
+        true => 0,
+        false => limits.confirm.max(1),
+    };
     let mut hits = 0;
     for k in 0..runs {
         let r = replay(env, &seq, oracles, expected, true)?;
@@ -359,7 +374,12 @@ mod tests {
         let second = pass(&mut env, &mut passed);
         assert_eq!(second.kept, first.kept, "the same search, the same result");
         // Only the candidates that raised it are replayed again.
-        assert!(second.tests < first.tests, "{} then {}", first.tests, second.tests);
+        assert!(
+            second.tests < first.tests,
+            "{} then {}",
+            first.tests,
+            second.tests
+        );
         let fresh = pass(&mut env, &mut Passed::default());
         assert_eq!(fresh.tests, first.tests);
     }
@@ -588,6 +608,7 @@ mod tests {
         let limits = Limits {
             deadline: Some(Instant::now()),
             confirm: 3,
+            last_pass: true,
         };
         let m = minimize(
             &mut env,
@@ -602,6 +623,23 @@ mod tests {
         assert!(!m.finished);
         assert_eq!(m.kept.len(), actions.len(), "nothing tried, nothing cut");
         assert_eq!((m.tests, m.hits, m.runs), (1, 3, 3));
+        // A pass that another goes on from confirms nothing it did not finish.
+        let limits = Limits {
+            last_pass: false,
+            ..limits
+        };
+        let m = minimize(
+            &mut env,
+            &actions,
+            &oracles(),
+            &sig,
+            (limits, &mut Passed::default()),
+            &mut |_, _, _| {},
+        )
+        .unwrap()
+        .expect("reproduces");
+        assert!(!m.finished);
+        assert_eq!((m.tests, m.hits, m.runs), (1, 0, 0));
     }
 
     #[test]
@@ -636,6 +674,7 @@ mod tests {
         let limits = Limits {
             deadline: None,
             confirm: 3,
+            last_pass: true,
         };
         let m = minimize(
             &mut env,
@@ -679,6 +718,7 @@ mod tests {
         let limits = Limits {
             deadline: None,
             confirm: 3,
+            last_pass: true,
         };
         let m = minimize::<Action>(
             &mut Broken,

@@ -91,6 +91,27 @@ impl Finding {
         }
     }
 
+    /// An error thrown by a script inline in the page `obs` shows (its source is the page
+    /// itself) is signed without line and column, which count lines of the page's HTML:
+    /// one handler's error on a popup shown for users, issues and keywords, or several
+    /// handlers of one page failing on the same missing object, is one failure. The
+    /// property it could not read stays, as the line would have told them apart.
+    fn inline_on(mut self, obs: Option<&Observation>) -> Finding {
+        let (Some(o), Some(src)) = (obs, self.source.as_deref()) else {
+            return self;
+        };
+        let page = crate::signature::normalize_source(&o.url);
+        if crate::signature::normalize_source(src) != page || self.line.is_none() {
+            return self;
+        }
+        let mut sig = signature(self.kind.as_str(), &self.message, Some(src), None, None);
+        if let Some(read) = reading(&self.message) {
+            sig.push_str(&format!("|reading {read}"));
+        }
+        self.signature = sig;
+        self
+    }
+
     /// This finding, signed by `parts` (kind first) instead of its message.
     fn signed(mut self, parts: &[&str]) -> Finding {
         let mut sig = self.kind.as_str().to_string();
@@ -101,6 +122,12 @@ impl Finding {
         self.signature = sig;
         self
     }
+}
+
+/// The property an engine's "Cannot read properties of null (reading 'x')" names.
+fn reading(message: &str) -> Option<&str> {
+    let rest = &message[message.find("(reading '")? + "(reading '".len()..];
+    Some(&rest[..rest.find('\'')?])
 }
 
 /// Turns events and observations into findings, by the configured rules.
@@ -167,16 +194,18 @@ impl Oracles {
         for ev in events {
             let url = ev.url.as_deref().unwrap_or("");
             let finding = match ev.kind {
-                EventKind::Exception => Some(Finding::new(
-                    FailureKind::Exception,
-                    ev.message.clone(),
-                    Some(ev),
-                )),
-                EventKind::UnhandledRejection => Some(Finding::new(
-                    FailureKind::UnhandledRejection,
-                    ev.message.clone(),
-                    Some(ev),
-                )),
+                EventKind::Exception => Some(
+                    Finding::new(FailureKind::Exception, ev.message.clone(), Some(ev))
+                        .inline_on(obs),
+                ),
+                EventKind::UnhandledRejection => Some(
+                    Finding::new(
+                        FailureKind::UnhandledRejection,
+                        ev.message.clone(),
+                        Some(ev),
+                    )
+                    .inline_on(obs),
+                ),
                 EventKind::ConsoleError if self.config.console_errors => Some(Finding::new(
                     FailureKind::ConsoleError,
                     ev.message.clone(),
@@ -534,6 +563,38 @@ mod tests {
 
     fn oracles() -> Oracles {
         Oracles::new(OracleConfig::default(), vec!["http://app".into()]).unwrap()
+    }
+
+    #[test]
+    fn an_inline_scripts_error_is_one_failure_on_its_page_whatever_its_line() {
+        let page = Observation {
+            url: "http://app/eval/user?@template=help&property=assignedto".into(),
+            ..Observation::default()
+        };
+        let at = |msg: &str, src: &str, line: u32| {
+            let ev = Event::new(EventKind::Exception, msg).at(src, Some(line), Some(7));
+            oracles().judge(&[ev], Some(&page)).remove(0).signature
+        };
+        let null = "TypeError: Cannot read properties of null (reading 'document')";
+        let inline = |line| at(null, "http://app/eval/user", line);
+        assert_eq!(inline(6), inline(10));
+        assert_eq!(
+            inline(6),
+            "exception|TypeError: Cannot read properties of null (reading <str>)|http://app/eval/user|reading document"
+        );
+        // Another property is another failure; so is another page, and a script file's
+        // lines still tell its errors apart.
+        let undef = "TypeError: Cannot read properties of null (reading 'value')";
+        assert_ne!(inline(6), at(undef, "http://app/eval/user", 6));
+        assert_ne!(inline(6), at(null, "http://app/eval/issue", 6));
+        let file = |line| at(null, "http://app/eval/@@file/help_controls.js", line);
+        assert_ne!(file(3), file(69));
+        // Without the page, the lines count as before.
+        let ev =
+            Event::new(EventKind::Exception, null).at("http://app/eval/user", Some(6), Some(7));
+        assert!(oracles().judge(&[ev], None)[0]
+            .signature
+            .ends_with("user:6:7"));
     }
 
     #[test]

@@ -370,7 +370,11 @@ impl Pool {
         };
         let ways = (ways.as_slice(), whole, &mut failed);
         let result = match prepare(env, &from, ways, oracles, deadline, confirm, cost) {
-            Ok(Ok(p)) => finish(env, p, oracles, (deadline, cost, confirm), &mut passed).map(Ok),
+            // A pass the tail does not run may go on in a later one.
+            Ok(Ok(p)) => {
+                let last = when == When::Tail;
+                finish(env, p, oracles, (deadline, confirm, last), &mut passed).map(Ok)
+            }
             Ok(Err(why)) => Ok(Err(why)),
             Err(e) => Err(e),
         };
@@ -859,14 +863,15 @@ fn prepare<'a>(
 }
 
 /// Delta debugging from where `prepare` left a failure, until the confirming replays of
-/// what it kept (as long as its start, at `cost`) just fit before `deadline`, then those
-/// replays: its result, or the environment's fatal error. `passed` holds what earlier
-/// passes replayed without the failure, and gets this one's.
+/// what it kept just fit before `deadline`, then those replays (not in a pass that is not
+/// the `last` and ran out of time: the next goes on): its result, or the environment's
+/// fatal error. `passed` holds what earlier passes replayed without the failure, and
+/// gets this one's.
 fn finish(
     env: &mut dyn Environment,
     p: Prepared,
     oracles: &Oracles,
-    (deadline, cost, confirm): (Instant, ReplayCost, u32),
+    (deadline, confirm, last): (Instant, u32, bool),
     passed: &mut Passed,
 ) -> Result<Shrunk, wayfarer_core::EnvError> {
     let Prepared {
@@ -879,10 +884,11 @@ fn finish(
     let started = Instant::now();
     let n = f.trace.len();
     let steps = steps_of(&base, &f.trace);
-    let confirming = cost.replay(base.len()) * confirm;
+    // Delta debugging keeps the time its confirming replays take.
     let limits = Limits {
-        deadline: Some(deadline.checked_sub(confirming).unwrap_or(deadline)),
+        deadline: Some(deadline),
         confirm,
+        last_pass: last,
     };
     let t0 = Instant::now();
     let mut progress = |k: u32, len: usize, v: wayfarer_core::ddmin::Verdict| {
