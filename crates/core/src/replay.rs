@@ -191,13 +191,28 @@ pub struct Replay {
     pub restarted: bool,
     /// The page after the reset, then after each performed action.
     pub urls: Vec<String>,
+    /// The same pages as their URL and document's tag sequence: a wizard's first step
+    /// shown again after "Back" is the page it was, at the same URL.
+    pub shapes: Vec<u64>,
 }
 
 impl Replay {
     /// Stretches `[i, j)` of the performed actions after which the page was the one
-    /// before them (`urls[i] == urls[j]`): likely detours, for `ddmin_with_loops`.
+    /// before them (the same URL and tags: `shapes[i] == shapes[j]`), having shown
+    /// another between: likely detours, for `ddmin_with_loops`.
     pub fn loops(&self) -> Vec<(usize, usize)> {
-        crate::ddmin::loops(&self.urls)
+        match self.shapes.len() == self.urls.len() {
+            true => crate::ddmin::loops(&self.shapes),
+            false => crate::ddmin::loops(&self.urls),
+        }
+    }
+
+    fn seen(&mut self, page: &crate::model::Observation) {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        (&page.url, &page.tags).hash(&mut h);
+        self.urls.push(page.url.clone());
+        self.shapes.push(h.finish());
     }
 
     pub fn reproduced(&self) -> bool {
@@ -227,7 +242,7 @@ pub fn replay<S: Replayable>(
 ) -> Result<Replay, EnvError> {
     let mut r = Replay::default();
     let out = env.reset()?;
-    r.urls.push(out.observation.url.clone());
+    r.seen(&out.observation);
     // Books what the oracles find on one outcome; whether the expected failure is among it.
     let note = |out: &Outcome, r: &mut Replay| -> bool {
         let mut hit = false;
@@ -257,7 +272,7 @@ pub fn replay<S: Replayable>(
             }
         };
         r.performed = i + 1;
-        r.urls.push(out.observation.url.clone());
+        r.seen(&out.observation);
         if note(&out, &mut r) && r.hit.is_none() && !r.at_reset {
             r.hit = Some(i);
             if stop_at_hit {
@@ -515,6 +530,23 @@ mod cascade_tests {
             value: String::new(),
             verified: true,
         })
+    }
+
+    #[test]
+    fn a_step_of_one_url_shown_again_after_another_is_a_detour() {
+        let page = |tags: &[&str]| crate::model::Observation {
+            url: "http://app.test/wizard".into(),
+            tags: tags.iter().map(|t| t.to_string()).collect(),
+            ..Default::default()
+        };
+        let mut r = Replay::default();
+        // Tiles, "Next" to the limit, "Back" to the tiles, another tile (the same page).
+        for p in [&["div"][..], &["div", "input"], &["div"], &["div"]] {
+            r.seen(&page(p));
+        }
+        assert_eq!(r.loops(), [(0, 3)]);
+        r.shapes.clear();
+        assert!(r.loops().is_empty(), "one URL throughout: no detour by URLs alone");
     }
 
     fn last_url(r: &Replay) -> &str {
