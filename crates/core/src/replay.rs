@@ -546,7 +546,10 @@ mod cascade_tests {
         }
         assert_eq!(r.loops(), [(0, 3)]);
         r.shapes.clear();
-        assert!(r.loops().is_empty(), "one URL throughout: no detour by URLs alone");
+        assert!(
+            r.loops().is_empty(),
+            "one URL throughout: no detour by URLs alone"
+        );
     }
 
     fn last_url(r: &Replay) -> &str {

@@ -277,6 +277,7 @@ impl Pool {
                 }
             })
             .map(|(i, f)| (i, f.clone()))?;
+        let first = graph.first(&pick.1.signature)?.clone();
         let deadline = match when {
             // A pass may take a share of the run's time: one that runs out is queued
             // again behind the failures found since, which get their turn first.
@@ -315,7 +316,6 @@ impl Pool {
         st.explorers += usize::from(explorer);
         let prior = st.partial.remove(&pick.1.signature);
         let recheck = st.recheck.remove(&pick.1.signature);
-        let first = graph.first(&pick.1.signature)?.clone();
         let shorter = (pick.1.step != first.step).then_some(pick.1);
         Some(Job {
             f: first,
@@ -695,7 +695,8 @@ impl Handover for Pool {
                 let now = Instant::now();
                 let time = self.budget.time(now - started).unwrap_or_default();
                 st.explored = Some(now);
-                st.tail_end = Some(now + time);
+                // A tenth is kept for the replays in flight at the end, which finish past it.
+                st.tail_end = Some(now + time.mul_f64(0.9));
                 Pool::queue_rechecks(&graph, &mut st);
             }
         }
