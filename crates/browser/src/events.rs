@@ -747,6 +747,9 @@ fn console_text(args: &[String]) -> String {
     out
 }
 
+/// How Chromium begins the error it logs when it skips a page's `beforeunload` question.
+const BLOCKED_BEFOREUNLOAD: &str = "Blocked attempt to show a 'beforeunload' confirmation panel";
+
 /// Browser log entries of level error (CSP, deprecations turned errors ...).
 pub(crate) fn log_event(e: &EventEntryAdded) -> Option<Event> {
     // Network entries duplicate HttpResponse/RequestFailed; violations are advice.
@@ -757,6 +760,11 @@ pub(crate) fn log_event(e: &EventEntryAdded) -> Option<Event> {
             LogEntrySource::Network | LogEntrySource::Violation
         )
     {
+        return None;
+    }
+    // The browser skipping a page's "Leave site?" question when a reset leaves a page
+    // the run never clicked (no user gesture): the run's doing, not the page's error.
+    if en.text.starts_with(BLOCKED_BEFOREUNLOAD) {
         return None;
     }
     let event = Event::new(EventKind::ConsoleError, first_line(&en.text));
