@@ -190,9 +190,10 @@ pub fn minimize_replayed<S: Replayable>(
             if passed.knows(&seq) {
                 return Ok(Verdict::Pass);
             }
-            // The last pass keeps time to confirm what it keeps; another only its test.
+            // The last pass keeps time to check and confirm what it keeps (the first
+            // replay's actions once more, the result `confirm` times); another only its test.
             let needs = match limits.last_pass {
-                true => failing_replay * (confirm + 1),
+                true => failing_replay * confirm + took.max(failing_replay),
                 false => failing_replay,
             };
             if left.is_some_and(|left| left < needs) {

@@ -110,6 +110,8 @@ pub struct Pool {
     budget: ShrinkBudget,
     /// The run's time budget, when it has one: how long an in-run job may take.
     run_time: Option<Duration>,
+    /// When the pool was made, as the run began.
+    created: Instant,
     /// The browsers that may serve: the tail's time is shared out among them.
     browsers: usize,
     graph: Mutex<Graph>,
@@ -226,6 +228,7 @@ impl Pool {
             confirm: confirm.max(1),
             budget,
             run_time,
+            created: Instant::now(),
             browsers: browsers.max(1),
             graph: Mutex::new(Graph::default()),
             state: Mutex::new(PoolState::default()),
@@ -238,6 +241,14 @@ impl Pool {
 
     fn graph(&self) -> std::sync::MutexGuard<'_, Graph> {
         self.graph.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// When the tail of a timed run ends at the latest: no in-run pass goes past it (an
+    /// idle browser's long pass begun near the run's end held a 24 s tail to 44 s).
+    fn latest(&self) -> Option<Instant> {
+        let t = self.run_time?;
+        let tail = self.budget.time(t).unwrap_or_default();
+        Some(self.created + t + tail.mul_f64(TAIL_SHARE))
     }
 
     /// The share of the browsers' time shrinking may take while the run explores.
@@ -296,7 +307,9 @@ impl Pool {
                     true => cap.max(long),
                     false => cap,
                 };
-                now + cap.max(Duration::from_secs(5))
+                let end = now + cap.max(Duration::from_secs(5));
+                // A pass the run's end overtakes ends with the tail, not past it.
+                self.latest().map_or(end, |l| end.min(l))
             }
             // The tail's time left, shared among the jobs still to do and the browsers.
             When::Tail => {
@@ -695,8 +708,7 @@ impl Handover for Pool {
                 let now = Instant::now();
                 let time = self.budget.time(now - started).unwrap_or_default();
                 st.explored = Some(now);
-                // A tenth is kept for the replays in flight at the end, which finish past it.
-                st.tail_end = Some(now + time.mul_f64(0.9));
+                st.tail_end = Some(now + time.mul_f64(TAIL_SHARE));
                 Pool::queue_rechecks(&graph, &mut st);
             }
         }
@@ -754,6 +766,10 @@ impl ReplayCost {
         self.reset + self.step * n as u32
     }
 }
+
+/// The share of the shrink budget the tail plans for: the rest is kept for the replays
+/// in flight at its end, which finish past it.
+const TAIL_SHARE: f64 = 0.9;
 
 /// Shortcuts tried per failure at most.
 const SHORTCUTS: usize = 5;
