@@ -383,9 +383,10 @@ impl Pool {
         };
         let ways = (ways.as_slice(), whole, &mut failed);
         let result = match prepare(env, &from, ways, oracles, deadline, confirm, cost) {
-            // A pass the tail does not run may go on in a later one.
+            // A pass the tail does not run may go on in a later one, unless it ends with
+            // the tail's time: none would.
             Ok(Ok(p)) => {
-                let last = when == When::Tail;
+                let last = when == When::Tail || self.latest().is_some_and(|l| deadline >= l);
                 finish(env, p, oracles, (deadline, confirm, last), &mut passed).map(Ok)
             }
             Ok(Err(why)) => Ok(Err(why)),
