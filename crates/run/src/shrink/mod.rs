@@ -382,12 +382,34 @@ impl Pool {
             (failed, st.passed.remove(&f.signature).unwrap_or_default())
         };
         let ways = (ways.as_slice(), whole, &mut failed);
+        // A pass the tail does not run may go on in a later one, unless it ends with the
+        // tail's time: none would.
+        let last = when == When::Tail || self.latest().is_some_and(|l| deadline >= l);
         let result = match prepare(env, &from, ways, oracles, deadline, confirm, cost) {
-            // A pass the tail does not run may go on in a later one, unless it ends with
-            // the tail's time: none would.
-            Ok(Ok(p)) => {
-                let last = when == When::Tail || self.latest().is_some_and(|l| deadline >= l);
-                finish(env, p, oracles, (deadline, confirm, last), &mut passed).map(Ok)
+            Ok(Ok(p)) => finish(env, p, oracles, (deadline, confirm, last), &mut passed).map(Ok),
+            // The last chance, too short to shrink: the recorded trace replayed as often as
+            // fits still gives a verdict.
+            Ok(Err(why)) if last && start.is_none() => {
+                let fit = (deadline
+                    .saturating_duration_since(Instant::now())
+                    .as_secs_f64()
+                    / cost.replay(from.trace.len()).as_secs_f64().max(1e-3))
+                    as u32;
+                match fit.min(confirm) {
+                    0 => Ok(Err(why)),
+                    k => replays(env, &from.trace, oracles, &f.signature, k).map(|hits| {
+                        Ok(Shrunk {
+                            kept: (0..from.trace.len()).collect(),
+                            of: from.trace.len(),
+                            finished: true,
+                            hits,
+                            runs: k,
+                            note: Some(format!("not shrunk: {why}")),
+                            seconds: t.elapsed().as_secs_f64(),
+                            ..Shrunk::default()
+                        })
+                    }),
+                }
             }
             Ok(Err(why)) => Ok(Err(why)),
             Err(e) => Err(e),
@@ -1238,6 +1260,43 @@ mod tests {
         assert!(said
             .iter()
             .any(|n| matches!(n, Notice::Warning(l) if l.contains("too short for 1 failure"))));
+    }
+
+    #[test]
+    fn a_tail_too_short_to_shrink_still_replays_the_trace_for_a_verdict() {
+        let f = found();
+        // A replay is taken as 0.3 s (no step timed yet): four do not fit in the 0.99 s tail.
+        let pool = Arc::new(
+            Pool::new(
+                oracles(),
+                (ShrinkBudget::Fixed(Duration::from_secs(1)), 3),
+                None,
+                1,
+            )
+            .unwrap(),
+        );
+        PoolObserver(pool.clone()).on_failure(&f, None);
+        finish_on(&pool, &mut [SimEnv::new(app())]);
+        let mut s = summary(&f);
+        pool.apply(&mut s, false, &mut |_| {});
+        let sh = s.failures[0]
+            .shrunk
+            .clone()
+            .expect("replayed for a verdict");
+        assert_eq!(sh.kept.len(), f.trace.len(), "not shrunk");
+        // As many replays as the time holds, at most the three asked for.
+        assert!((1..=3).contains(&sh.runs) && sh.hits == sh.runs, "{sh:?}");
+        assert!(
+            sh.note
+                .as_deref()
+                .unwrap_or("")
+                .starts_with("not shrunk: replaying its"),
+            "{sh:?}"
+        );
+        assert_eq!(
+            s.failures[0].verdict(),
+            wayfarer_core::findings::Verdict::Confirmed
+        );
     }
 
     /// The sim app with more bugs: a button that does nothing elsewhere throws on some
