@@ -38,11 +38,14 @@ pub enum Part {
 
 /// Candidates shorter than `trace`, shortest first: for each place `j` where the trace
 /// entered a state (`states[j]`, the state before its action `j`), the shortest path the
-/// run knows from `start` to `states[j]`, then `trace[j..]` (at most `max` of these); and
-/// the same through the states `alike` names for `states[j]` (the same page reached
-/// another way: logged in as the demo user rather than as a user just registered, at
-/// most `max / 2 + 1` of these, each worth one replay). The trace's last action is in
-/// every candidate: it is the one that raised the failure.
+/// run knows from `start` to `states[j]`, then `trace[j..]` (at most `max` of these); then
+/// all others (the caller says how many it replays): the same through the states `alike`
+/// names for `states[j]` (the same page reached another way: logged in as the demo user
+/// rather than as a user just registered), and through each other way the run came into
+/// one of those states (its last move with what was done before it there: the month
+/// chosen before "By category", the only transaction deleted before "Settle up"), which
+/// the shortest path, blind to what a state holds, does not take. The trace's last action
+/// is in every candidate: it is the one that raised the failure.
 pub fn candidates(
     moves: &[Move],
     start: StateId,
@@ -56,6 +59,25 @@ pub fn candidates(
         return Vec::new();
     }
     let paths = shortest_paths(moves, start);
+    // Each way into a state once: a link clicked fifty times is one way.
+    let mut into: HashMap<StateId, Vec<usize>> = HashMap::new();
+    let mut ways_seen = HashSet::new();
+    for (i, m) in moves.iter().enumerate() {
+        let actions: Vec<&crate::model::Action> = m
+            .before
+            .iter()
+            .chain([&m.step])
+            .map(|s| &s.action)
+            .collect();
+        let key = (
+            m.from,
+            m.to,
+            serde_json::to_string(&actions).unwrap_or_default(),
+        );
+        if m.from != m.to && ways_seen.insert(key) {
+            into.entry(m.to).or_default().push(i);
+        }
+    }
     let (mut exact, mut other): (Vec<Vec<Part>>, Vec<Vec<Part>>) = (Vec::new(), Vec::new());
     let mut seen = HashSet::new();
     for (j, state) in states.iter().enumerate() {
@@ -69,31 +91,45 @@ pub fn candidates(
             let Some(path) = paths.get(target) else {
                 continue;
             };
-            let len: usize = path.iter().map(|&m| moves[m].cost()).sum();
-            if len + (n - j) >= n {
-                continue;
-            }
-            let mut cand: Vec<Part> = path
-                .iter()
-                .flat_map(|&m| moves[m].before.iter().chain([&moves[m].step]))
-                .map(|st| Part::Via(Box::new(st.clone())))
-                .collect();
-            cand.extend((j..n).map(Part::Trace));
-            // Two places can give the same actions (a path through the trace's own states).
-            let key: Vec<String> = cand
-                .iter()
-                .map(|p| {
-                    let st = match p {
-                        Part::Trace(i) => &trace[*i],
-                        Part::Via(s) => s,
-                    };
-                    serde_json::to_string(&st.action).unwrap_or_default()
-                })
-                .collect();
-            if seen.insert(key) {
-                match k {
-                    0 => exact.push(cand),
-                    _ => other.push(cand),
+            // The shortest path first, then each other last move into the target.
+            let last_moves = into.get(target).map(Vec::as_slice).unwrap_or(&[]);
+            let ways = std::iter::once((path.clone(), true)).chain(
+                last_moves
+                    .iter()
+                    .filter(|&&m| path.last() != Some(&m))
+                    .filter_map(|&m| {
+                        let mut p = paths.get(&moves[m].from)?.clone();
+                        p.push(m);
+                        Some((p, false))
+                    }),
+            );
+            for (path, shortest) in ways {
+                let len: usize = path.iter().map(|&m| moves[m].cost()).sum();
+                if len + (n - j) >= n {
+                    continue;
+                }
+                let mut cand: Vec<Part> = path
+                    .iter()
+                    .flat_map(|&m| moves[m].before.iter().chain([&moves[m].step]))
+                    .map(|st| Part::Via(Box::new(st.clone())))
+                    .collect();
+                cand.extend((j..n).map(Part::Trace));
+                // Two places can give the same actions (a path through the trace's own states).
+                let key: Vec<String> = cand
+                    .iter()
+                    .map(|p| {
+                        let st = match p {
+                            Part::Trace(i) => &trace[*i],
+                            Part::Via(s) => s,
+                        };
+                        serde_json::to_string(&st.action).unwrap_or_default()
+                    })
+                    .collect();
+                if seen.insert(key) {
+                    match k == 0 && shortest {
+                        true => exact.push(cand),
+                        false => other.push(cand),
+                    }
                 }
             }
         }
@@ -101,7 +137,6 @@ pub fn candidates(
     exact.sort_by_key(Vec::len);
     exact.truncate(max);
     other.sort_by_key(Vec::len);
-    other.truncate(max / 2 + 1);
     exact.extend(other);
     exact.sort_by_key(Vec::len);
     exact
@@ -276,6 +311,48 @@ mod tests {
             ["via:#demo-login", "t2:#add", "t3:#type"],
             "{c:?}"
         );
+    }
+
+    #[test]
+    fn each_other_way_into_a_state_alike_is_a_candidate_too() {
+        // The trace made a new group (0 → 4 → 5) and settled its empty list there; the
+        // run also opened the seeded group (0 → 1, the same page) and once deleted its
+        // only transaction (1 → 2 → 1): back in state 1, which the shortest path reaches
+        // by one click, not by that deletion.
+        let trace: Vec<TraceStep> = ["#new", "#name", "#ann", "#bob", "#create", "#settle"]
+            .iter()
+            .map(|t| step(t))
+            .collect();
+        let states = [0, 4, 4, 4, 4, 5].map(StateId);
+        let mut delete = mv(2, 1, "#delete");
+        delete.before = vec![step("#confirm")];
+        let moves = vec![
+            mv(0, 4, "#new"),
+            mv(4, 5, "#create"),
+            mv(0, 1, "#flat-share"),
+            mv(1, 2, "#internet"),
+            delete.clone(),
+            mv(0, 1, "#flat-share"),
+            delete,
+        ];
+        let alike = HashMap::from([(StateId(5), vec![StateId(1)])]);
+        let c = candidates(&moves, StateId(0), &states, &trace, &alike, 4);
+        let all: Vec<Vec<String>> = c.iter().map(|c| targets(c, &trace)).collect();
+        assert_eq!(all[0], ["via:#flat-share", "t5:#settle"], "{all:?}");
+        let via_delete = [
+            "via:#flat-share",
+            "via:#internet",
+            "via:#confirm",
+            "via:#delete",
+            "t5:#settle",
+        ];
+        // Once, though the run came that way twice.
+        assert_eq!(
+            all.iter().filter(|c| **c == via_delete).count(),
+            1,
+            "{all:?}"
+        );
+        assert!(c.windows(2).all(|w| w[0].len() <= w[1].len()));
     }
 
     #[test]

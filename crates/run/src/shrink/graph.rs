@@ -339,13 +339,15 @@ mod tests {
         assert_eq!(before, [Some("#fill".to_string())]);
         // The detour (help, back) is gone; episode 2's own login needed no filling, so
         // the cheaper path takes it; the path through episode 1's "#reports" does the
-        // same actions, so it is not tried twice.
+        // same actions, so it is not tried twice; episode 1's login, with its filling,
+        // is another way into the state and comes next.
         assert_eq!(
             first,
             ["via #login on http://app.test/s3", "t3", "t4"],
             "{c:?}"
         );
-        assert_eq!(c.len(), 1, "{c:?}");
+        assert_eq!(c.len(), 2, "{c:?}");
+        assert_eq!(c[1].len(), 4, "{c:?}");
         // Another episode's failure, or one whose steps were not seen: nothing guessed.
         let other = Failure {
             episode: 9,

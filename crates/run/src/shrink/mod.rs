@@ -5,7 +5,7 @@
 //! from a flaky one: while the run explores within a share of the browsers' time, and
 //! after it within a share of the run's time, on every browser at once.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -128,6 +128,9 @@ struct PoolState {
     busy: std::collections::HashSet<String>,
     /// The shorter ways each failure's passes replayed without it, by signature.
     failed: HashMap<String, Vec<Tried>>,
+    /// Action sequences from a reset that a replay could not do (a group the run made,
+    /// gone after a reset): no way that begins with one is replayed.
+    blocked: HashSet<u64>,
     /// The candidates delta debugging replayed without it, by signature: a later pass
     /// does not replay them again.
     passed: HashMap<String, Passed>,
@@ -376,35 +379,40 @@ impl Pool {
         };
         let cost = self.cost();
         let (oracles, confirm) = (&self.oracles, self.confirm);
-        let (mut failed, mut passed) = {
+        let (mut failed, mut passed, mut blocked) = {
             let mut st = self.lock();
             let failed = st.failed.remove(&f.signature).unwrap_or_default();
-            (failed, st.passed.remove(&f.signature).unwrap_or_default())
+            let passed = st.passed.remove(&f.signature).unwrap_or_default();
+            (failed, passed, st.blocked.clone())
         };
-        let ways = (ways.as_slice(), whole, &mut failed);
-        // A pass the tail does not run may go on in a later one, unless it ends with the
-        // tail's time: none would.
-        let last = when == When::Tail || self.latest().is_some_and(|l| deadline >= l);
+        let ways = (ways.as_slice(), whole, &mut failed, &mut blocked);
+        // A pass the tail does not run may go on in a later one, unless it ends too near
+        // the tail's end for another to replay and confirm what it kept: none would.
+        let next_pass = cost.replay(from.trace.len()) * (confirm + 1);
+        let last = when == When::Tail || self.latest().is_some_and(|l| deadline + next_pass >= l);
+        let mut verdict_only = false;
         let result = match prepare(env, &from, ways, oracles, deadline, confirm, cost) {
             Ok(Ok(p)) => finish(env, p, oracles, (deadline, confirm, last), &mut passed).map(Ok),
-            // The last chance, too short to shrink: the recorded trace replayed as often as
-            // fits still gives a verdict.
-            Ok(Err(why)) if last && start.is_none() => {
+            // The last chance, too short to shrink: the recorded trace (or what an earlier
+            // pass kept of it) replayed as often as fits still gives a verdict.
+            Ok(Err(why)) if last && !recheck => {
                 let fit = (deadline
                     .saturating_duration_since(Instant::now())
                     .as_secs_f64()
                     / cost.replay(from.trace.len()).as_secs_f64().max(1e-3))
                     as u32;
+                verdict_only = true;
                 match fit.min(confirm) {
                     0 => Ok(Err(why)),
                     k => replays(env, &from.trace, oracles, &f.signature, k).map(|hits| {
                         Ok(Shrunk {
                             kept: (0..from.trace.len()).collect(),
                             of: from.trace.len(),
-                            finished: true,
+                            // What an earlier pass kept is the shortest it saw, no more.
+                            finished: start.is_none(),
                             hits,
                             runs: k,
-                            note: Some(format!("not shrunk: {why}")),
+                            note: start.is_none().then(|| format!("not shrunk: {why}")),
                             seconds: t.elapsed().as_secs_f64(),
                             ..Shrunk::default()
                         })
@@ -418,6 +426,7 @@ impl Pool {
         let seen = self.graph().failure(&f.signature).map(|s| s.trace.len());
         let mut st = self.lock();
         st.failed.insert(f.signature.clone(), failed);
+        st.blocked.extend(blocked);
         st.passed.insert(f.signature.clone(), passed);
         st.serving -= 1;
         st.busy.remove(&f.signature);
@@ -447,8 +456,9 @@ impl Pool {
                     Self::again_if_seen_shorter(&mut st, &sig, seen, best_len);
                     return;
                 }
-                // Out of time: on again later, from what it kept (its tests are remembered).
-                if !shrunk.finished && shrunk.kept.len() > 1 {
+                // Out of time: on again later, from what it kept (its tests are remembered);
+                // not a last chance's verdict, which had no time to shrink.
+                if !shrunk.finished && shrunk.kept.len() > 1 && !verdict_only {
                     st.pending.push(sig.clone());
                     st.partial.insert(sig.clone(), shrunk.clone());
                 }
@@ -676,10 +686,15 @@ impl Pool {
             let Some(f) = graph.first(sig) else {
                 continue;
             };
-            let shorter = graph
-                .shortcuts_of(f, sh, SHORTCUTS)
-                .iter()
-                .any(|w| w.len() < sh.kept.len());
+            // Only a way no earlier pass replayed in vain.
+            let tried = st.failed.get(sig).map(Vec::as_slice).unwrap_or(&[]);
+            let Some(trace) = sh.steps(&f.trace) else {
+                continue;
+            };
+            let shorter = graph.shortcuts_of(f, sh, SHORTCUTS).iter().any(|w| {
+                let steps = steps_of(w, &trace);
+                w.len() < sh.kept.len() && untried(&steps, tried, &st.blocked)
+            });
             if shorter {
                 st.recheck.insert(sig.clone());
                 again.push(sig.clone());
@@ -794,8 +809,50 @@ impl ReplayCost {
 /// in flight at its end, which finish past it.
 const TAIL_SHARE: f64 = 0.9;
 
-/// Shortcuts tried per failure at most.
+/// Shortest paths offered per failure at most (other ways: all, `SHORTCUTS_PER_PASS` a pass).
 const SHORTCUTS: usize = 5;
+
+/// Shortcuts one pass replays at most; the next pass tries the next ones.
+const SHORTCUTS_PER_PASS: u32 = 8;
+
+/// A way's actions as `PoolState::failed` knows it.
+fn way_key(steps: &[TraceStep]) -> String {
+    serde_json::to_string(&steps.iter().map(|s| &s.action).collect::<Vec<_>>()).unwrap_or_default()
+}
+
+/// A hash of each prefix of `steps`' actions, as `PoolState::blocked` knows them.
+fn prefix_hashes(steps: &[TraceStep]) -> Vec<u64> {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    steps
+        .iter()
+        .map(|s| {
+            serde_json::to_string(&s.action)
+                .unwrap_or_default()
+                .hash(&mut h);
+            h.finish()
+        })
+        .collect()
+}
+
+/// Whether a way is worth a replay: not one replayed without the failure before, nor one
+/// that begins with actions a replay could not do.
+fn untried(steps: &[TraceStep], failed: &[Tried], blocked: &HashSet<u64>) -> bool {
+    let key = way_key(steps);
+    !failed.iter().any(|(k, _)| *k == key)
+        && !prefix_hashes(steps).iter().any(|h| blocked.contains(h))
+}
+
+/// The ways tried, for a note: the first few and how many more.
+fn tried_text(failed: &[Tried]) -> String {
+    let mut text: Vec<&str> = failed.iter().take(3).map(|(_, o)| o.as_str()).collect();
+    let more = failed.len().saturating_sub(3);
+    let more = format!("and {more} more");
+    if failed.len() > 3 {
+        text.push(&more);
+    }
+    text.join("; ")
+}
 
 /// A failure after its cheap replays: the steps delta debugging starts from, the replay
 /// of them when one was done, and what it took so far.
@@ -818,7 +875,7 @@ type Tried = (String, String);
 fn prepare<'a>(
     env: &mut dyn Environment,
     f: &'a Failure,
-    (ways, whole, failed): (&[Vec<Part>], bool, &mut Vec<Tried>),
+    (ways, whole, failed, blocked): (&[Vec<Part>], bool, &mut Vec<Tried>, &mut HashSet<u64>),
     oracles: &Oracles,
     end: Instant,
     confirm: u32,
@@ -835,12 +892,11 @@ fn prepare<'a>(
     for cand in ways {
         let steps = steps_of(cand, &f.trace);
         // A way that did not raise it in an earlier pass is not replayed again.
-        let key = serde_json::to_string(&steps.iter().map(|s| &s.action).collect::<Vec<_>>())
-            .unwrap_or_default();
-        if failed.iter().any(|(k, _)| *k == key) {
+        if !untried(&steps, failed, blocked) {
             continue;
         }
-        if !fits(cand.len()) {
+        // The rest wait for the next pass, which skips these: delta debugging gets its turn.
+        if tried >= SHORTCUTS_PER_PASS || !fits(cand.len()) {
             break;
         }
         tried += 1;
@@ -867,17 +923,19 @@ fn prepare<'a>(
             base = Some((cand[..=k].to_vec(), r, took));
             break;
         }
-        failed.push((key, outcome));
+        if let Some(h) = r
+            .blocked
+            .as_ref()
+            .and_then(|(at, _)| prefix_hashes(&steps).get(*at).copied())
+        {
+            blocked.insert(h);
+        }
+        failed.push((way_key(&steps), outcome));
     }
-    let outcomes: Vec<&str> = failed.iter().map(|(_, o)| o.as_str()).collect();
+    let outcomes = tried_text(failed);
     let (base, replayed) = match base {
         Some((b, r, took)) => (b, Some((r, took))),
-        None if !whole => {
-            return Ok(Err(format!(
-                "no shorter way raised it ({})",
-                outcomes.join("; ")
-            )))
-        }
+        None if !whole => return Ok(Err(format!("no shorter way raised it ({outcomes})",))),
         None if fits(n) => ((0..n).map(Part::Trace).collect(), None),
         None => {
             return Ok(Err(format!(
@@ -885,7 +943,7 @@ fn prepare<'a>(
                 confirm + 1,
                 (cost.replay(n) * (confirm + 1)).as_secs_f64(),
                 if !outcomes.is_empty() {
-                    format!(" (shorter ways tried: {})", outcomes.join("; "))
+                    format!(" (shorter ways tried: {outcomes})")
                 } else {
                     String::new()
                 }
@@ -1297,6 +1355,69 @@ mod tests {
             s.failures[0].verdict(),
             wayfarer_core::findings::Verdict::Confirmed
         );
+    }
+
+    #[test]
+    fn a_way_that_begins_with_actions_a_replay_could_not_do_is_not_replayed() {
+        let step = |t: &str| TraceStep {
+            action: Action::on(wayfarer_core::ActionKind::Click, t.to_string()),
+            element: None,
+            url: String::new(),
+        };
+        let way = |ts: &[&str]| ts.iter().map(|t| step(t)).collect::<Vec<_>>();
+        // A replay of "home, the fourth group, settle" could not click the fourth group.
+        let gone = way(&["#home", "#group-4", "#settle"]);
+        let blocked = HashSet::from([prefix_hashes(&gone)[1]]);
+        assert!(!untried(&gone, &[], &blocked));
+        assert!(!untried(&way(&["#home", "#group-4", "#add", "#save"]), &[], &blocked));
+        assert!(untried(&way(&["#home", "#group-2", "#settle"]), &[], &blocked));
+        assert!(untried(&way(&["#group-4", "#settle"]), &[], &blocked));
+        // One replayed in vain before is not replayed again either.
+        let failed = vec![(way_key(&way(&["#home", "#settle"])), "did not".to_string())];
+        assert!(!untried(&way(&["#home", "#settle"]), &failed, &HashSet::new()));
+        assert_eq!(tried_text(&failed), "did not");
+        let many: Vec<Tried> = (0..5).map(|i| (i.to_string(), format!("w{i}"))).collect();
+        assert_eq!(tried_text(&many), "w0; w1; w2; and 2 more");
+    }
+
+    #[test]
+    fn a_tail_too_short_to_go_on_still_replays_what_a_pass_kept_for_a_verdict() {
+        let f = found();
+        let pool = Arc::new(
+            Pool::new(
+                oracles(),
+                (ShrinkBudget::Fixed(Duration::from_secs(1)), 3),
+                None,
+                1,
+            )
+            .unwrap(),
+        );
+        PoolObserver(pool.clone()).on_failure(&f, None);
+        // An in-run pass ran out of time having cut nothing, unconfirmed: queued again.
+        let partial = Shrunk {
+            kept: (0..f.trace.len()).collect(),
+            of: f.trace.len(),
+            replays: 4,
+            ..Shrunk::default()
+        };
+        {
+            let mut st = pool.lock();
+            st.partial.insert(f.signature.clone(), partial.clone());
+            st.done.push((f.signature.clone(), partial));
+        }
+        finish_on(&pool, &mut [SimEnv::new(app())]);
+        let mut s = summary(&f);
+        pool.apply(&mut s, false, &mut |_| {});
+        let sh = s.failures[0].shrunk.clone().expect("a result");
+        assert!((1..=3).contains(&sh.runs) && sh.hits == sh.runs, "{sh:?}");
+        // Still the shortest seen before time ran out, not a minimal one.
+        assert!(!sh.finished, "{sh:?}");
+        assert_eq!(sh.replays, 4, "{sh:?}");
+        assert_eq!(
+            s.failures[0].verdict(),
+            wayfarer_core::findings::Verdict::Confirmed
+        );
+        assert!(pool.lock().pending.is_empty(), "not queued again");
     }
 
     /// The sim app with more bugs: a button that does nothing elsewhere throws on some
