@@ -36,24 +36,41 @@ pub enum Part {
     Via(Box<TraceStep>),
 }
 
+/// What the run's state graph knows, as shortcuts read it.
+#[derive(Clone, Copy, Debug)]
+pub struct Known<'a> {
+    /// Every step that changed the state.
+    pub moves: &'a [Move],
+    /// For a state, the others seen on the same page.
+    pub alike: &'a HashMap<StateId, Vec<StateId>>,
+    /// For a state, the choices the run made in it without leaving it (a month chosen
+    /// in a select): what the state shows depends on them.
+    pub fills: &'a HashMap<StateId, Vec<TraceStep>>,
+}
+
 /// Candidates shorter than `trace`, shortest first: for each place `j` where the trace
 /// entered a state (`states[j]`, the state before its action `j`), the shortest path the
 /// run knows from `start` to `states[j]`, then `trace[j..]` (at most `max` of these); then
 /// all others (the caller says how many it replays): the same through the states `alike`
 /// names for `states[j]` (the same page reached another way: logged in as the demo user
-/// rather than as a user just registered), and through each other way the run came into
-/// one of those states (its last move with what was done before it there: the month
-/// chosen before "By category", the only transaction deleted before "Settle up"), which
-/// the shortest path, blind to what a state holds, does not take. The trace's last action
-/// is in every candidate: it is the one that raised the failure.
+/// rather than as a user just registered), through each other way the run came into one
+/// of those states (its last move with what was done before it: the only transaction
+/// deleted before "Settle up"), and the shortest path followed by one choice the run made
+/// in that state (the empty month chosen before "By category"): what a state holds, to
+/// which the shortest path is blind. The trace's last action is in every candidate: it is
+/// the one that raised the failure.
 pub fn candidates(
-    moves: &[Move],
+    known: Known,
     start: StateId,
     states: &[StateId],
     trace: &[TraceStep],
-    alike: &HashMap<StateId, Vec<StateId>>,
     max: usize,
 ) -> Vec<Vec<Part>> {
+    let Known {
+        moves,
+        alike,
+        fills,
+    } = known;
     let n = trace.len();
     if n == 0 || states.len() != n {
         return Vec::new();
@@ -93,24 +110,33 @@ pub fn candidates(
             };
             // The shortest path first, then each other last move into the target.
             let last_moves = into.get(target).map(Vec::as_slice).unwrap_or(&[]);
-            let ways = std::iter::once((path.clone(), true)).chain(
+            let ways = std::iter::once((path.clone(), None)).chain(
                 last_moves
                     .iter()
                     .filter(|&&m| path.last() != Some(&m))
                     .filter_map(|&m| {
                         let mut p = paths.get(&moves[m].from)?.clone();
                         p.push(m);
-                        Some((p, false))
+                        Some((p, None))
                     }),
             );
-            for (path, shortest) in ways {
-                let len: usize = path.iter().map(|&m| moves[m].cost()).sum();
+            // The shortest path, then a choice made there.
+            let chosen = fills
+                .get(target)
+                .map(Vec::as_slice)
+                .unwrap_or(&[])
+                .iter()
+                .map(|fill| (path.clone(), Some(fill)));
+            for (i, (path, fill)) in ways.chain(chosen).enumerate() {
+                let len: usize = path.iter().map(|&m| moves[m].cost()).sum::<usize>()
+                    + usize::from(fill.is_some());
                 if len + (n - j) >= n {
                     continue;
                 }
                 let mut cand: Vec<Part> = path
                     .iter()
                     .flat_map(|&m| moves[m].before.iter().chain([&moves[m].step]))
+                    .chain(fill)
                     .map(|st| Part::Via(Box::new(st.clone())))
                     .collect();
                 cand.extend((j..n).map(Part::Trace));
@@ -126,7 +152,7 @@ pub fn candidates(
                     })
                     .collect();
                 if seen.insert(key) {
-                    match k == 0 && shortest {
+                    match k == 0 && i == 0 {
                         true => exact.push(cand),
                         false => other.push(cand),
                     }
@@ -275,6 +301,17 @@ mod tests {
         }
     }
 
+    static NO_FILLS: std::sync::LazyLock<HashMap<StateId, Vec<TraceStep>>> =
+        std::sync::LazyLock::new(HashMap::new);
+
+    fn known<'a>(moves: &'a [Move], alike: &'a HashMap<StateId, Vec<StateId>>) -> Known<'a> {
+        Known {
+            moves,
+            alike,
+            fills: &NO_FILLS,
+        }
+    }
+
     fn targets(c: &[Part], trace: &[TraceStep]) -> Vec<String> {
         c.iter()
             .map(|p| match p {
@@ -300,12 +337,19 @@ mod tests {
             mv(2, 4, "#add"),
             mv(0, 3, "#demo-login"),
         ];
-        assert!(candidates(&moves, StateId(0), &states, &trace, &HashMap::new(), 4).is_empty());
+        assert!(candidates(
+            known(&moves, &HashMap::new()),
+            StateId(0),
+            &states,
+            &trace,
+            4
+        )
+        .is_empty());
         let alike = HashMap::from([
             (StateId(2), vec![StateId(3)]),
             (StateId(3), vec![StateId(2)]),
         ]);
-        let c = candidates(&moves, StateId(0), &states, &trace, &alike, 4);
+        let c = candidates(known(&moves, &alike), StateId(0), &states, &trace, 4);
         assert_eq!(
             targets(&c[0], &trace),
             ["via:#demo-login", "t2:#add", "t3:#type"],
@@ -336,7 +380,7 @@ mod tests {
             delete,
         ];
         let alike = HashMap::from([(StateId(5), vec![StateId(1)])]);
-        let c = candidates(&moves, StateId(0), &states, &trace, &alike, 4);
+        let c = candidates(known(&moves, &alike), StateId(0), &states, &trace, 4);
         let all: Vec<Vec<String>> = c.iter().map(|c| targets(c, &trace)).collect();
         assert_eq!(all[0], ["via:#flat-share", "t5:#settle"], "{all:?}");
         let via_delete = [
@@ -353,6 +397,64 @@ mod tests {
             "{all:?}"
         );
         assert!(c.windows(2).all(|w| w[0].len() <= w[1].len()));
+    }
+
+    #[test]
+    fn a_choice_the_run_made_in_a_state_is_a_candidate_after_the_path_there() {
+        // A user just registered (0 → 1 → 2) exported the reports (3) of a month without
+        // expenses; the demo user (0 → 2) has expenses this month, and the run once chose
+        // January on the reports page without leaving its state.
+        let trace: Vec<TraceStep> = [
+            "#register",
+            "#email",
+            "#create",
+            "#reports",
+            "#by-category",
+            "#export",
+        ]
+        .iter()
+        .map(|t| step(t))
+        .collect();
+        let states = [0, 1, 1, 2, 3, 3].map(StateId);
+        let moves = vec![
+            mv(0, 1, "#register"),
+            mv(1, 2, "#create"),
+            mv(2, 3, "#reports"),
+            mv(0, 2, "#demo-login"),
+        ];
+        let fills = HashMap::from([(StateId(3), vec![step("#january")])]);
+        let alike = HashMap::new();
+        let with_fills = Known {
+            moves: &moves,
+            alike: &alike,
+            fills: &fills,
+        };
+        let c = candidates(with_fills, StateId(0), &states, &trace, 4);
+        let all: Vec<Vec<String>> = c.iter().map(|c| targets(c, &trace)).collect();
+        assert_eq!(
+            all[0],
+            [
+                "via:#demo-login",
+                "t3:#reports",
+                "t4:#by-category",
+                "t5:#export"
+            ],
+            "{all:?}"
+        );
+        assert!(
+            all.contains(&vec![
+                "via:#demo-login".to_string(),
+                "via:#reports".into(),
+                "via:#january".into(),
+                "t4:#by-category".into(),
+                "t5:#export".into(),
+            ]),
+            "{all:?}"
+        );
+        // Without the choice, no such candidate.
+        let c = candidates(known(&moves, &alike), StateId(0), &states, &trace, 4);
+        let chose = |c: &Vec<Part>| targets(c, &trace).iter().any(|t| t == "via:#january");
+        assert!(!c.iter().any(chose), "{c:?}");
     }
 
     #[test]
@@ -373,7 +475,13 @@ mod tests {
             mv(0, 3, "#reports-direct"),
             mv(3, 3, "#select-month"),
         ];
-        let c = candidates(&moves, StateId(0), &states, &trace, &HashMap::new(), 4);
+        let c = candidates(
+            known(&moves, &HashMap::new()),
+            StateId(0),
+            &states,
+            &trace,
+            4,
+        );
         assert_eq!(
             targets(&c[0], &trace),
             ["via:#reports-direct", "t4:#boom"],
@@ -402,7 +510,13 @@ mod tests {
             mv(1, 1, "#email"),
             mv(1, 3, "#submit"),
         ];
-        let c = candidates(&moves, StateId(0), &states, &trace, &HashMap::new(), 4);
+        let c = candidates(
+            known(&moves, &HashMap::new()),
+            StateId(0),
+            &states,
+            &trace,
+            4,
+        );
         assert_eq!(
             targets(&c[0], &trace),
             ["t2:#register", "t3:#email", "t4:#submit"],
@@ -423,7 +537,13 @@ mod tests {
         let mut login = mv(0, 1, "#login-elsewhere");
         login.before = vec![step("#email"), step("#password")];
         let moves = vec![login, mv(0, 2, "#a"), mv(2, 1, "#b"), mv(1, 3, "#add")];
-        let c = candidates(&moves, StateId(0), &states, &trace, &HashMap::new(), 4);
+        let c = candidates(
+            known(&moves, &HashMap::new()),
+            StateId(0),
+            &states,
+            &trace,
+            4,
+        );
         assert_eq!(
             targets(&c[0], &trace),
             ["via:#a", "via:#b", "t4:#add", "t5:#boom"],
@@ -431,7 +551,13 @@ mod tests {
         );
         // With the wander gone, the login path comes with its typing.
         let moves = vec![moves[0].clone(), moves[3].clone()];
-        let c = candidates(&moves, StateId(0), &states, &trace, &HashMap::new(), 4);
+        let c = candidates(
+            known(&moves, &HashMap::new()),
+            StateId(0),
+            &states,
+            &trace,
+            4,
+        );
         assert_eq!(
             targets(&c[0], &trace),
             [
@@ -450,11 +576,23 @@ mod tests {
         let trace: Vec<TraceStep> = ["#a", "#b"].iter().map(|t| step(t)).collect();
         let moves = vec![mv(0, 1, "#a"), mv(1, 2, "#b")];
         let states = [0, 1].map(StateId);
-        assert!(candidates(&moves, StateId(0), &states, &trace, &HashMap::new(), 4).is_empty());
+        assert!(candidates(
+            known(&moves, &HashMap::new()),
+            StateId(0),
+            &states,
+            &trace,
+            4
+        )
+        .is_empty());
         // Misaligned states: nothing is guessed.
-        assert!(
-            candidates(&moves, StateId(0), &states[..1], &trace, &HashMap::new(), 4).is_empty()
-        );
+        assert!(candidates(
+            known(&moves, &HashMap::new()),
+            StateId(0),
+            &states[..1],
+            &trace,
+            4
+        )
+        .is_empty());
     }
 
     fn on(kind: ActionKind, target: &str, url: &str) -> TraceStep {

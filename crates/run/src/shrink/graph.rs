@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use wayfarer_core::findings::Shrunk;
-use wayfarer_core::shortcut::{self, Move, Part};
+use wayfarer_core::shortcut::{self, Known, Move, Part};
 use wayfarer_core::{Failure, Observer, StateId, StepRecord, TraceStep};
 
 /// The run's state graph as shrinking needs it, collected while the run goes: every
@@ -20,6 +20,11 @@ pub struct Graph {
     here: HashMap<u32, Vec<TraceStep>>,
     /// The page (URL without query) each state was seen on first.
     state_pages: HashMap<StateId, String>,
+    /// The choices made in each state without leaving it (an option of a select), each
+    /// once, the first few.
+    fills: HashMap<StateId, Vec<TraceStep>>,
+    /// The ways learned from shrinking's results, by their actions: each once.
+    learned: std::collections::HashSet<String>,
     /// Each failure as first seen, its trace unmasked.
     pub failures: Vec<Failure>,
     /// Each worker's episode and the steps it took since its reset: the trace a failure
@@ -105,7 +110,45 @@ impl Graph {
             return Vec::new();
         };
         let alike = self.alike();
-        shortcut::candidates(&self.moves, states[0], &states, &f.trace, &alike, max)
+        shortcut::candidates(self.known(&alike), states[0], &states, &f.trace, max)
+    }
+
+    fn known<'a>(&'a self, alike: &'a HashMap<StateId, Vec<StateId>>) -> Known<'a> {
+        Known {
+            moves: &self.moves,
+            alike,
+            fills: &self.fills,
+        }
+    }
+
+    /// A result of shrinking `f` as ways the graph knows: each prefix of its steps, which a
+    /// replay did, leads from the reset to the state the trace had before the next one
+    /// (the demo login of one failure's result is the short way to another's).
+    pub(super) fn learn(&mut self, f: &Failure, sh: &Shrunk) {
+        let (Some(states), Some(steps)) = (self.states_of(f), sh.steps(&f.trace)) else {
+            return;
+        };
+        let start = states[0];
+        for (i, &k) in sh.kept.iter().enumerate().skip(1) {
+            // A step from elsewhere (k past the trace) has no state on record.
+            let Some(&to) = states.get(k) else {
+                continue;
+            };
+            let key = serde_json::to_string(&(
+                to.0,
+                steps[..i].iter().map(|s| &s.action).collect::<Vec<_>>(),
+            ))
+            .unwrap_or_default();
+            if to == start || !self.learned.insert(key) {
+                continue;
+            }
+            self.moves.push(Move {
+                from: start,
+                to,
+                step: steps[i - 1].clone(),
+                before: steps[..i - 1].to_vec(),
+            });
+        }
     }
 
     /// Shortcut candidates for the steps `p` kept of `f` (their parts as steps of that
@@ -127,7 +170,7 @@ impl Graph {
             })
             .collect();
         let alike = self.alike();
-        shortcut::candidates(&self.moves, states[0], &kept, &trace, &alike, max)
+        shortcut::candidates(self.known(&alike), states[0], &kept, &trace, max)
     }
 
     /// For each state, the other states seen on the same page: the same form or list
@@ -148,6 +191,9 @@ impl Graph {
         out
     }
 }
+
+/// Choices kept per state: a select's options, not every value typed.
+const FILLS_PER_STATE: usize = 12;
 
 /// A URL as a page: without its query (a fragment route stays), a number between slashes
 /// made `<n>`: the form of group 5 is the form of group 1, reached with other data.
@@ -216,6 +262,12 @@ impl Graph {
             url: page,
         };
         if r.state_before == r.state_after {
+            if step.action.kind == wayfarer_core::ActionKind::Select {
+                let fills = self.fills.entry(r.state_before).or_default();
+                if fills.len() < FILLS_PER_STATE && !fills.iter().any(|f| f.action == step.action) {
+                    fills.push(step.clone());
+                }
+            }
             here.push(step);
             return;
         }
@@ -354,6 +406,69 @@ mod tests {
             ..f.clone()
         };
         assert!(g.shortcuts(&other, 5).is_empty());
+    }
+
+    #[test]
+    fn a_shrunk_result_teaches_the_graph_its_short_ways_and_selects_are_choices() {
+        let mut g = Graph::default();
+        let p = wayfarer_core::Progress::default();
+        let mut junk = record(0, 1, 0, 0, "#email");
+        junk.action.kind = wayfarer_core::ActionKind::Type;
+        let mut month = record(5, 1, 2, 2, "#month");
+        month.action.kind = wayfarer_core::ActionKind::Select;
+        for r in [
+            junk.clone(),
+            record(1, 1, 0, 0, "#fill"),
+            record(2, 1, 0, 1, "#login"),
+            record(3, 1, 1, 2, "#add"),
+            month.clone(),
+            month,
+            record(6, 1, 2, 3, "#boom"),
+        ] {
+            g.on_step(&r, &p);
+        }
+        // The select is a choice made in state 2, once.
+        assert_eq!(g.fills[&StateId(2)].len(), 1);
+        // The run's login came with the junk typed before it.
+        assert_eq!(g.moves[0].before.len(), 2);
+        let trace: Vec<TraceStep> = [
+            "#email", "#fill", "#login", "#add", "#month", "#month", "#boom",
+        ]
+        .iter()
+        .map(|t| TraceStep {
+            action: Action::on(wayfarer_core::ActionKind::Click, t.to_string()),
+            element: None,
+            url: String::new(),
+        })
+        .collect();
+        let f = Failure {
+            kind: wayfarer_core::FailureKind::Exception,
+            message: "boom".into(),
+            signature: "exception|boom".into(),
+            source: None,
+            line: None,
+            column: None,
+            step: 6,
+            episode: 1,
+            count: 1,
+            page_url: String::new(),
+            trace,
+        };
+        let sh = Shrunk {
+            kept: vec![1, 2, 3, 6],
+            of: 7,
+            ..Shrunk::default()
+        };
+        let before = g.moves.len();
+        g.learn(&f, &sh);
+        // Fill + Log in reach state 1; with Add, state 2 (the state before "#boom").
+        let learned: Vec<(u64, u64, usize)> = g.moves[before..]
+            .iter()
+            .map(|m| (m.from.0, m.to.0, m.before.len() + 1))
+            .collect();
+        assert_eq!(learned, [(0, 1, 2), (0, 2, 3)]);
+        g.learn(&f, &sh);
+        assert_eq!(g.moves.len(), before + 2, "each way once");
     }
 
     #[test]

@@ -423,7 +423,9 @@ impl Pool {
             Err(e) => Err(e),
         };
         let took = t.elapsed();
-        let seen = self.graph().failure(&f.signature).map(|s| s.trace.len());
+        // The graph before the state, as `take` locks them.
+        let mut graph = self.graph();
+        let seen = graph.failure(&f.signature).map(|s| s.trace.len());
         let mut st = self.lock();
         st.failed.insert(f.signature.clone(), failed);
         st.blocked.extend(blocked);
@@ -463,6 +465,8 @@ impl Pool {
                     st.partial.insert(sig.clone(), shrunk.clone());
                 }
                 let len = shrunk.kept.len();
+                // Its steps, which a replay did, are short ways for the other failures.
+                graph.learn(&f, &shrunk);
                 st.done.retain(|(s, _)| *s != sig);
                 st.done.push((sig.clone(), shrunk));
                 Self::again_if_seen_shorter(&mut st, &sig, seen, Some(len));
@@ -1369,12 +1373,24 @@ mod tests {
         let gone = way(&["#home", "#group-4", "#settle"]);
         let blocked = HashSet::from([prefix_hashes(&gone)[1]]);
         assert!(!untried(&gone, &[], &blocked));
-        assert!(!untried(&way(&["#home", "#group-4", "#add", "#save"]), &[], &blocked));
-        assert!(untried(&way(&["#home", "#group-2", "#settle"]), &[], &blocked));
+        assert!(!untried(
+            &way(&["#home", "#group-4", "#add", "#save"]),
+            &[],
+            &blocked
+        ));
+        assert!(untried(
+            &way(&["#home", "#group-2", "#settle"]),
+            &[],
+            &blocked
+        ));
         assert!(untried(&way(&["#group-4", "#settle"]), &[], &blocked));
         // One replayed in vain before is not replayed again either.
         let failed = vec![(way_key(&way(&["#home", "#settle"])), "did not".to_string())];
-        assert!(!untried(&way(&["#home", "#settle"]), &failed, &HashSet::new()));
+        assert!(!untried(
+            &way(&["#home", "#settle"]),
+            &failed,
+            &HashSet::new()
+        ));
         assert_eq!(tried_text(&failed), "did not");
         let many: Vec<Tried> = (0..5).map(|i| (i.to_string(), format!("w{i}"))).collect();
         assert_eq!(tried_text(&many), "w0; w1; w2; and 2 more");
