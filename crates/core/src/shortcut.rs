@@ -113,7 +113,9 @@ pub fn candidates(
             let ways = std::iter::once((path.clone(), None)).chain(
                 last_moves
                     .iter()
-                    .filter(|&&m| path.last() != Some(&m))
+                    // A link leads to its page from anywhere: what a state holds comes
+                    // from what was done (a deletion, a login), not from which link.
+                    .filter(|&&m| path.last() != Some(&m) && !is_link(&moves[m].step))
                     .filter_map(|&m| {
                         let mut p = paths.get(&moves[m].from)?.clone();
                         p.push(m);
@@ -128,33 +130,43 @@ pub fn candidates(
                 .iter()
                 .map(|fill| (path.clone(), Some(fill)));
             for (i, (path, fill)) in ways.chain(chosen).enumerate() {
-                let len: usize = path.iter().map(|&m| moves[m].cost()).sum::<usize>()
-                    + usize::from(fill.is_some());
-                if len + (n - j) >= n {
-                    continue;
-                }
-                let mut cand: Vec<Part> = path
-                    .iter()
-                    .flat_map(|&m| moves[m].before.iter().chain([&moves[m].step]))
-                    .chain(fill)
-                    .map(|st| Part::Via(Box::new(st.clone())))
-                    .collect();
-                cand.extend((j..n).map(Part::Trace));
-                // Two places can give the same actions (a path through the trace's own states).
-                let key: Vec<String> = cand
-                    .iter()
-                    .map(|p| {
-                        let st = match p {
-                            Part::Trace(i) => &trace[*i],
-                            Part::Via(s) => s,
-                        };
-                        serde_json::to_string(&st.action).unwrap_or_default()
-                    })
-                    .collect();
-                if seen.insert(key) {
-                    match k == 0 && i == 0 {
-                        true => exact.push(cand),
-                        false => other.push(cand),
+                let via = |lean: bool| -> Vec<&TraceStep> {
+                    path.iter()
+                        .flat_map(|&m| kept_before(&moves[m].before, lean).chain([&moves[m].step]))
+                        .chain(fill)
+                        .collect()
+                };
+                let full = via(false);
+                let lean = via(true);
+                // The same way without typing a click after it may have replaced (a login
+                // form filled by hand, then with "Fill demo credentials").
+                let lean = (lean.len() < full.len()).then_some(lean);
+                for (l, via) in std::iter::once(full).chain(lean).enumerate() {
+                    if via.len() + (n - j) >= n {
+                        continue;
+                    }
+                    let mut cand: Vec<Part> = via
+                        .into_iter()
+                        .map(|st| Part::Via(Box::new(st.clone())))
+                        .collect();
+                    cand.extend((j..n).map(Part::Trace));
+                    // Two places can give the same actions (a path through the trace's own
+                    // states).
+                    let key: Vec<String> = cand
+                        .iter()
+                        .map(|p| {
+                            let st = match p {
+                                Part::Trace(i) => &trace[*i],
+                                Part::Via(s) => s,
+                            };
+                            serde_json::to_string(&st.action).unwrap_or_default()
+                        })
+                        .collect();
+                    if seen.insert(key) {
+                        match k == 0 && i == 0 && l == 0 {
+                            true => exact.push(cand),
+                            false => other.push(cand),
+                        }
                     }
                 }
             }
@@ -166,6 +178,18 @@ pub fn candidates(
     exact.extend(other);
     exact.sort_by_key(Vec::len);
     exact
+}
+
+/// The steps of a move's `before`; `lean`: without the typing and choosing that a click
+/// after it in the same state may have replaced.
+fn kept_before(before: &[TraceStep], lean: bool) -> impl Iterator<Item = &TraceStep> {
+    use crate::model::ActionKind::{Click, Select, Type};
+    let last_click = before.iter().rposition(|s| s.action.kind == Click);
+    before.iter().enumerate().filter_map(move |(i, s)| {
+        let replaced =
+            lean && matches!(s.action.kind, Type | Select) && last_click.is_some_and(|c| i < c);
+        (!replaced).then_some(s)
+    })
 }
 
 /// For every state reachable from `start`, the moves of a shortest path to it, a move
@@ -265,6 +289,14 @@ pub fn resubmitted(steps: &[TraceStep]) -> Option<Vec<usize>> {
     let kept: Vec<usize> = (0..n).filter(|&i| !drop[i]).collect();
     let plain = pruned(steps).map_or(n, |k| k.len());
     (kept.len() < plain).then_some(kept)
+}
+
+/// A click on a link (an `a` with an href, a `#/route` of a single-page app too).
+fn is_link(s: &TraceStep) -> bool {
+    s.action.kind == crate::model::ActionKind::Click
+        && s.element.as_ref().is_some_and(|e| {
+            e.tag == "a" && e.attrs.get("href").is_some_and(|h| !h.trim().is_empty())
+        })
 }
 
 /// A click on a link to another document (not an in-page `#fragment`): what was typed
@@ -379,10 +411,15 @@ mod tests {
             mv(0, 1, "#flat-share"),
             delete,
         ];
+        // A link into the group from the help page leads where the first click does.
+        let mut back = mv(6, 1, "#back-to-group");
+        back.step = link("#back-to-group", "#/groups/1", "");
+        let moves = [moves, vec![mv(0, 6, "#help"), back]].concat();
         let alike = HashMap::from([(StateId(5), vec![StateId(1)])]);
         let c = candidates(known(&moves, &alike), StateId(0), &states, &trace, 4);
         let all: Vec<Vec<String>> = c.iter().map(|c| targets(c, &trace)).collect();
         assert_eq!(all[0], ["via:#flat-share", "t5:#settle"], "{all:?}");
+        assert!(!all.iter().flatten().any(|t| t == "via:#help"), "{all:?}");
         let via_delete = [
             "via:#flat-share",
             "via:#internet",
@@ -569,6 +606,54 @@ mod tests {
             ],
             "{c:?}"
         );
+    }
+
+    #[test]
+    fn typing_a_click_after_it_may_have_replaced_is_left_out_of_a_second_candidate() {
+        use ActionKind::Type;
+        // The run logged in (0 → 1) after typing junk and then filling the demo user in;
+        // the trace registered a new user (0 → 2 → 1) and failed on "#boom" from there.
+        let trace: Vec<TraceStep> = [
+            "#register",
+            "#name",
+            "#pw",
+            "#confirm",
+            "#create",
+            "#add",
+            "#boom",
+        ]
+        .iter()
+        .map(|t| step(t))
+        .collect();
+        let states = [0, 2, 2, 2, 2, 1, 3].map(StateId);
+        let mut login = mv(0, 1, "#login");
+        login.before = vec![
+            on(Type, "#email", "/"),
+            on(Type, "#password", "/"),
+            step("#demo-fill"),
+        ];
+        let mut create = mv(2, 1, "#create");
+        create.before = ["#name", "#pw", "#confirm"]
+            .iter()
+            .map(|t| on(Type, t, "/register"))
+            .collect();
+        let moves = vec![mv(0, 2, "#register"), create, login];
+        let c = candidates(
+            known(&moves, &HashMap::new()),
+            StateId(0),
+            &states,
+            &trace,
+            4,
+        );
+        let all: Vec<Vec<String>> = c.iter().map(|c| targets(c, &trace)).collect();
+        assert_eq!(
+            all[0],
+            ["via:#demo-fill", "via:#login", "t5:#add", "t6:#boom"],
+            "{all:?}"
+        );
+        // The way with its typing is not dropped: the typing may have been needed; the
+        // register form's typing, with no click after it, is kept in every way.
+        assert!(all.iter().any(|c| c.len() == 6), "{all:?}");
     }
 
     #[test]

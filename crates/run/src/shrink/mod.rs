@@ -891,6 +891,7 @@ fn prepare<'a>(
         cost.replay(len) * (confirm + 1) <= end.saturating_duration_since(Instant::now())
     };
     let mut tried = 0u32;
+    let (whole_fits, span) = (whole && fits(n), end.saturating_duration_since(started));
     // The shortcut that raised it, and its replay (delta debugging's first test).
     let mut base: Option<(Vec<Part>, Replay, Duration)> = None;
     for cand in ways {
@@ -899,8 +900,10 @@ fn prepare<'a>(
         if !untried(&steps, failed, blocked) {
             continue;
         }
-        // The rest wait for the next pass, which skips these: delta debugging gets its turn.
-        if tried >= SHORTCUTS_PER_PASS || !fits(cand.len()) {
+        // The rest wait for the next pass, which skips these: delta debugging gets its turn,
+        // and while it could shrink the whole trace, two thirds of the pass at least.
+        let late = whole_fits && started.elapsed() + cost.replay(cand.len()) > span / 3;
+        if tried >= SHORTCUTS_PER_PASS || !fits(cand.len()) || late {
             break;
         }
         tried += 1;
