@@ -139,6 +139,9 @@ struct PoolState {
     in_run: Duration,
     /// Browsers left idle that asked for work: explorers need not hand theirs over.
     idle: std::collections::BTreeSet<u32>,
+    /// Failures whose replays did not fit an explorer's share: only an idle browser's pass
+    /// (or the tail) takes them.
+    idle_only: HashSet<String>,
     /// Each failure's shortest trace so far, by signature (the last pass's result).
     done: Vec<(String, Shrunk)>,
     /// Failures whose last pass ran out of time, queued again: the next pass starts from
@@ -279,6 +282,7 @@ impl Pool {
             .pending
             .iter()
             .enumerate()
+            .filter(|(_, sig)| idle || when == When::Tail || !st.idle_only.contains(*sig))
             .filter_map(|(i, sig)| Some((i, graph.failure(sig)?)))
             // Failures with no result yet first, then passes to continue, then rechecks;
             // the shortest first within each.
@@ -472,6 +476,15 @@ impl Pool {
                 Self::again_if_seen_shorter(&mut st, &sig, seen, Some(len));
             }
             Ok(Err(_)) if recheck => {}
+            // Too long for an explorer's share: a browser left idle takes it, or the tail
+            // (splitter's 89-action failure waited 100 s for the tail, then had no time).
+            Ok(Err(_)) if explorer => {
+                st.pending.push(sig.clone());
+                st.idle_only.insert(sig.clone());
+                if let Some(p) = prior {
+                    st.partial.insert(sig, p);
+                }
+            }
             Ok(Err(why)) => {
                 // Seen meanwhile with a trace shorter than the one that did not fit: again.
                 let tried = shorter.as_ref().unwrap_or(&f).trace.len();
@@ -714,7 +727,8 @@ impl Handover for Pool {
         if duty.idle {
             st.idle.insert(duty.worker);
         }
-        if st.pending.is_empty() || st.tail_end.is_some() {
+        let for_explorer = st.pending.iter().any(|s| !st.idle_only.contains(s));
+        if st.pending.is_empty() || st.tail_end.is_some() || !(duty.idle || for_explorer) {
             return false;
         }
         if duty.idle {
@@ -1776,6 +1790,40 @@ mod tests {
         // Nothing waiting: nobody is wanted.
         pool.lock().pending.clear();
         assert!(!pool.wanted(duty(2, true, 2, 60)));
+    }
+
+    #[test]
+    fn a_trace_too_long_for_an_explorers_share_waits_for_an_idle_browser() {
+        let f = found();
+        let pool = Arc::new(
+            Pool::new(
+                oracles(),
+                (ShrinkBudget::default(), 3),
+                Some(Duration::from_secs(10)),
+                3,
+            )
+            .unwrap(),
+        );
+        PoolObserver(pool.clone()).on_failure(&f, None);
+        // A second a step: four replays of the trace take far more than the 5 s a pass of
+        // an explorer gets in a 10 s run.
+        pool.lock().step_ms = 1000.0;
+        assert!(pool.serve(0, &mut SimEnv::new(app())));
+        let duty = |worker, idle| Duty {
+            worker,
+            idle,
+            exploring: 2,
+            elapsed: Duration::from_secs(5),
+        };
+        {
+            let st = pool.lock();
+            assert_eq!(st.pending, [f.signature.clone()], "queued again, not parked");
+            assert!(st.notes.is_empty());
+        }
+        assert!(!pool.wanted(duty(0, false)), "no explorer hands over for it");
+        assert!(pool.take(When::InRun, false).is_none());
+        assert!(pool.wanted(duty(2, true)));
+        assert!(pool.take(When::InRun, true).is_some());
     }
 
     #[test]
