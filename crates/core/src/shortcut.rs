@@ -48,7 +48,8 @@ pub struct Known<'a> {
     pub fills: &'a HashMap<StateId, Vec<TraceStep>>,
 }
 
-/// Candidates shorter than `trace`, shortest first: for each place `j` where the trace
+/// Candidates shorter than `trace`, the shortest for each place first, then the others
+/// shortest first: for each place `j` where the trace
 /// entered a state (`states[j]`, the state before its action `j`), the shortest path the
 /// run knows from `start` to `states[j]`, then `trace[j..]` (at most `max` of these); then
 /// all others (the caller says how many it replays): the same through the states `alike`
@@ -174,10 +175,16 @@ pub fn candidates(
     }
     exact.sort_by_key(Vec::len);
     exact.truncate(max);
-    other.sort_by_key(Vec::len);
     exact.extend(other);
     exact.sort_by_key(Vec::len);
-    exact
+    // The shortest way for each place first, then the rest: short ways to the last state
+    // (a path, then the failing click) are many and seldom hold what the failure needs, so
+    // they must not crowd out a way to an earlier state that keeps the trace's own steps.
+    let mut places = HashSet::new();
+    let (firsts, rest): (Vec<_>, Vec<_>) = exact
+        .into_iter()
+        .partition(|c| places.insert(c.iter().filter(|p| matches!(p, Part::Trace(_))).count()));
+    firsts.into_iter().chain(rest).collect()
 }
 
 /// The steps of a move's `before`; `lean`: without the typing and choosing that a click
@@ -492,6 +499,27 @@ mod tests {
         let c = candidates(known(&moves, &alike), StateId(0), &states, &trace, 4);
         let chose = |c: &Vec<Part>| targets(c, &trace).iter().any(|t| t == "via:#january");
         assert!(!c.iter().any(chose), "{c:?}");
+    }
+
+    #[test]
+    fn each_place_gets_its_shortest_way_tried_before_any_place_a_second() {
+        // Three short ways to states alike the last one (4, 5, 6) and one longer way to a
+        // state alike the one the trace entered at step 2 (7), which keeps the trace's steps.
+        let trace: Vec<TraceStep> = (0..10).map(|i| step(&format!("#t{i}"))).collect();
+        let states = [0, 1, 2, 2, 2, 2, 2, 2, 2, 3].map(StateId);
+        let moves = vec![
+            mv(0, 4, "#x"),
+            mv(0, 5, "#y"),
+            mv(0, 6, "#z"),
+            mv(0, 7, "#w"),
+        ];
+        let alike = HashMap::from([
+            (StateId(3), vec![StateId(4), StateId(5), StateId(6)]),
+            (StateId(2), vec![StateId(7)]),
+        ]);
+        let c = candidates(known(&moves, &alike), StateId(0), &states, &trace, 4);
+        let firsts: Vec<String> = c.iter().map(|c| targets(c, &trace)[0].clone()).collect();
+        assert_eq!(firsts, ["via:#x", "via:#w", "via:#y", "via:#z"], "{c:?}");
     }
 
     #[test]

@@ -692,7 +692,8 @@ impl Pool {
         }
         let mut again = Vec::new();
         for (sig, sh) in &st.done {
-            if st.pending.contains(sig) || sh.kept.len() <= 1 {
+            // One being shrunk now is queued again, if need be, when its pass ends.
+            if st.pending.contains(sig) || st.busy.contains(sig) || sh.kept.len() <= 1 {
                 continue;
             }
             if !sh.finished {
@@ -1817,13 +1818,42 @@ mod tests {
         };
         {
             let st = pool.lock();
-            assert_eq!(st.pending, [f.signature.clone()], "queued again, not parked");
+            assert_eq!(
+                st.pending,
+                std::slice::from_ref(&f.signature),
+                "queued again, not parked"
+            );
             assert!(st.notes.is_empty());
         }
-        assert!(!pool.wanted(duty(0, false)), "no explorer hands over for it");
+        assert!(
+            !pool.wanted(duty(0, false)),
+            "no explorer hands over for it"
+        );
         assert!(pool.take(When::InRun, false).is_none());
         assert!(pool.wanted(duty(2, true)));
         assert!(pool.take(When::InRun, true).is_some());
+    }
+
+    #[test]
+    fn a_failure_being_shrunk_when_the_run_ends_is_not_shrunk_twice_at_once() {
+        let f = found();
+        let unfinished = Shrunk {
+            kept: (0..f.trace.len()).collect(),
+            of: f.trace.len(),
+            replays: 3,
+            ..Shrunk::default()
+        };
+        let mut st = PoolState::default();
+        st.done.push((f.signature.clone(), unfinished));
+        st.busy.insert(f.signature.clone());
+        let mut graph = Graph::default();
+        graph.failures.push(f.clone());
+        Pool::queue_rechecks(&graph, &mut st);
+        assert!(st.pending.is_empty(), "{:?}", st.pending);
+        // Not busy: its unfinished pass goes on in the tail.
+        st.busy.clear();
+        Pool::queue_rechecks(&graph, &mut st);
+        assert_eq!(st.pending, std::slice::from_ref(&f.signature));
     }
 
     #[test]
