@@ -326,7 +326,15 @@ impl Pool {
                 }
                 let jobs = (st.pending.len() + st.serving) as f64;
                 let part = (self.browsers as f64 / jobs).min(1.0);
-                now + (end - now).mul_f64(part)
+                // At least what a verdict takes (the trace and its confirming replays):
+                // shares too small for any replay left roundup's eight late failures all
+                // unconfirmed, where the shortest first could have had one each.
+                let len = st
+                    .partial
+                    .get(&pick.1.signature)
+                    .map_or(pick.1.trace.len(), |p| p.kept.len());
+                let verdict = ReplayCost::of_steps(st.step_ms).replay(len) * (self.confirm + 1);
+                (now + (end - now).mul_f64(part).max(verdict)).min(end)
             }
         };
         st.pending.remove(pick.0);
@@ -1340,6 +1348,27 @@ mod tests {
         assert!(said
             .iter()
             .any(|n| matches!(n, Notice::Warning(l) if l.contains("too short for 1 failure"))));
+    }
+
+    #[test]
+    fn a_tail_share_too_small_for_a_verdict_gets_what_one_takes() {
+        let many = found_many();
+        assert!(many.len() >= 3, "{}", many.len());
+        let pool = pool_with(ShrinkBudget::default(), 1, &many);
+        let shortest = many.iter().map(|f| f.trace.len()).min().unwrap();
+        let need = ReplayCost::of_steps(100.0).replay(shortest) * 4;
+        let start = Instant::now();
+        {
+            let mut st = pool.lock();
+            st.step_ms = 100.0;
+            // Twice one verdict's time, for every failure on one browser: a fair share is
+            // less than one verdict.
+            st.tail_end = Some(start + need * 2);
+        }
+        let job = pool.take(When::Tail, false).expect("a job");
+        assert_eq!(job.f.trace.len(), shortest, "the shortest first");
+        assert!(job.deadline >= start + need, "{:?}", job.deadline - start);
+        assert!(job.deadline <= start + need * 2);
     }
 
     #[test]
