@@ -3,6 +3,7 @@
 
 use std::time::{Duration, Instant};
 
+use chromiumoxide::cdp::browser_protocol::emulation::ClearDeviceMetricsOverrideParams;
 use chromiumoxide::cdp::browser_protocol::network::ClearBrowserCookiesParams;
 use chromiumoxide::cdp::browser_protocol::page::ResetNavigationHistoryParams;
 use chromiumoxide::cdp::browser_protocol::storage::ClearDataForOriginParams;
@@ -53,6 +54,11 @@ impl Inner {
             self.open_session().await?;
         }
         let opened = t.elapsed();
+        {
+            // A spec's `SetViewport` belongs to its episode: each starts at the window's size.
+            let page = self.page()?;
+            call(&page, ClearDeviceMetricsOverrideParams::default(), cdp).await?;
+        }
         if !self.opts.config.isolate {
             // The clears are independent commands: sent together, awaited once.
             let page = self.page()?;

@@ -7,9 +7,12 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use chromiumoxide::cdp::browser_protocol::page::{GetNavigationHistoryParams, NavigationEntry};
 use chromiumoxide::cdp::browser_protocol::target::CreateTargetParams;
 use chromiumoxide::cdp::js_protocol::runtime::{EvaluateParams, TimeDelta};
 use chromiumoxide::Page;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
 use serde::Deserialize;
 use serde_json::{json, Value};
 use wayfarer_core::spec_action::SpecAction;
@@ -42,6 +45,9 @@ pub(crate) struct SpecState {
     generators: usize,
     /// Generators whose failure was reported (once each).
     warned: std::collections::BTreeSet<String>,
+    /// The history entry of the episode's first state: what came before it belongs to
+    /// other episodes, which a test starting afresh would not have.
+    history_from: Option<i64>,
 }
 
 impl SpecState {
@@ -55,6 +61,7 @@ impl SpecState {
             last: None,
             generators: 0,
             warned: Default::default(),
+            history_from: None,
         }
     }
 
@@ -211,6 +218,7 @@ impl Inner {
         run(&host, "__wayfarerSpec.begin()".into(), cdp).await?;
         if let Some(s) = self.spec.as_mut() {
             s.open = true;
+            s.history_from = None;
         }
         Ok(())
     }
@@ -278,7 +286,12 @@ impl Inner {
     ) -> Result<Vec<Event>, BrowserError> {
         let cdp = self.lim.cdp;
         let page = self.page()?;
-        let partial = partial_state(events, last);
+        let from = self.spec.as_ref().and_then(|s| s.history_from);
+        let (history, first) = navigation_history(&page, cdp, from).await;
+        if let Some(s) = self.spec.as_mut() {
+            s.history_from = s.history_from.or(first);
+        }
+        let partial = partial_state(events, last, history);
         let call_extract = format!(
             "(() => {{ const s = globalThis.__wayfarerSpec; \
              return s ? s.extract({partial}, document, window) : null; }})()"
@@ -398,9 +411,11 @@ impl Inner {
         for e in offered.errors {
             warn_once(spec, &e.generator, &format!("threw: {}", e.message));
         }
+        // 0.7's templates (ranges, string generators) drawn with the step's seed.
+        let mut rng = ChaCha8Rng::seed_from_u64(u64::from(seed));
         let mut out = Vec::new();
         for (w, v) in offered.actions {
-            match SpecAction::from_json(&v) {
+            match SpecAction::from_template(&v, &mut rng) {
                 Ok(a) if w > 0.0 && w.is_finite() => out.push((w, a.to_action())),
                 Ok(_) => {}
                 Err(e) => warn_once(spec, "(an action)", &e.0),
@@ -436,9 +451,38 @@ fn now_ms() -> u64 {
         .unwrap_or(0)
 }
 
+/// The tab's session history as Bombadil 0.7's `navigationHistory` gives it, from the
+/// entry `from` (the episode's first) on: the entries before the current one, the current
+/// one, the ones after (`null` when Chromium cannot tell, between two documents). Also the
+/// current entry's id, the episode's first when `from` is not known yet.
+async fn navigation_history(page: &Page, cdp: Duration, from: Option<i64>) -> (Value, Option<i64>) {
+    let Ok(h) = call(page, GetNavigationHistoryParams::default(), cdp).await else {
+        return (Value::Null, None);
+    };
+    let Some(i) = usize::try_from(h.current_index)
+        .ok()
+        .filter(|&i| i < h.entries.len())
+    else {
+        return (Value::Null, None);
+    };
+    (history_json(&h.entries, i, from), Some(h.entries[i].id))
+}
+
+fn history_json(entries: &[NavigationEntry], i: usize, from: Option<i64>) -> Value {
+    let entry = |e: &NavigationEntry| json!({ "id": e.id, "title": e.title, "url": e.url });
+    let start = from
+        .and_then(|id| entries[..=i].iter().position(|e| e.id == id))
+        .unwrap_or(0);
+    json!({
+        "back": entries[start..i].iter().map(entry).collect::<Vec<_>>(),
+        "current": entry(&entries[i]),
+        "forward": entries[i + 1..].iter().map(entry).collect::<Vec<_>>(),
+    })
+}
+
 /// What Bombadil's extractors see besides `document` and `window`: this state's uncaught
-/// exceptions and console errors, the page's place, and the action that led here.
-fn partial_state(events: &[Event], last: Option<&Action>) -> Value {
+/// exceptions and console errors, the tab's history, and the action that led here.
+fn partial_state(events: &[Event], last: Option<&Action>, history: Value) -> Value {
     let exceptions: Vec<Value> = events
         .iter()
         .filter(|e| matches!(e.kind, EventKind::Exception | EventKind::UnhandledRejection))
@@ -462,6 +506,7 @@ fn partial_state(events: &[Event], last: Option<&Action>) -> Value {
         "errors": { "uncaughtExceptions": exceptions },
         "console": console,
         "lastAction": last.map(bombadil_action),
+        "navigationHistory": history,
     })
 }
 
@@ -490,6 +535,37 @@ fn bombadil_action(a: &Action) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use chromiumoxide::cdp::browser_protocol::page::TransitionType;
+
+    #[test]
+    fn history_starts_at_the_episodes_first_entry() {
+        let e = |id: i64, url: &str| NavigationEntry {
+            id,
+            url: url.into(),
+            user_typed_url: url.into(),
+            title: String::new(),
+            transition_type: TransitionType::Link,
+        };
+        let entries = [
+            e(1, "about:blank"),
+            e(4, "http://a/"),
+            e(7, "http://a/#x"),
+            e(9, "http://a/#y"),
+        ];
+        let h = history_json(&entries, 2, Some(4));
+        assert_eq!(h["back"].as_array().unwrap().len(), 1, "{h}");
+        assert_eq!(h["back"][0]["url"], "http://a/");
+        assert_eq!(h["current"]["url"], "http://a/#x");
+        assert_eq!(h["forward"][0]["id"], 9);
+        // An unknown first entry (gone from the history): all of it.
+        assert_eq!(
+            history_json(&entries, 2, Some(99))["back"]
+                .as_array()
+                .unwrap()
+                .len(),
+            2
+        );
+    }
 
     #[test]
     fn the_partial_state_carries_this_states_exceptions_and_console_errors() {
@@ -502,10 +578,12 @@ mod tests {
             Event::new(EventKind::ConsoleError, "boom"),
             Event::new(EventKind::HttpResponse, "HTTP 200"),
         ];
-        let p = partial_state(&events, Some(&Action::back()));
+        let history = json!({ "back": [], "current": { "id": 1, "title": "", "url": "http://a/" }, "forward": [] });
+        let p = partial_state(&events, Some(&Action::back()), history);
         assert_eq!(p["errors"]["uncaughtExceptions"][0]["line"], 3);
         assert_eq!(p["console"][0]["args"][0], "boom");
         assert_eq!(p["console"].as_array().unwrap().len(), 1);
         assert_eq!(p["lastAction"], "Back");
+        assert_eq!(p["navigationHistory"]["current"]["url"], "http://a/");
     }
 }

@@ -1,13 +1,16 @@
 //! Performing the actions a specification's generators offer (`SpecAction`): clicks at a
-//! point, keys, text, wheel scrolls, history and waits, with the same real input events
-//! as wayfarer's own actions.
+//! point, keys, text, wheel scrolls, drags, files, the viewport, history and waits, with
+//! the same real input events as wayfarer's own actions.
 
 use std::time::Duration;
 
+use chromiumoxide::cdp::browser_protocol::dom::SetFileInputFilesParams;
+use chromiumoxide::cdp::browser_protocol::emulation::SetDeviceMetricsOverrideParams;
 use chromiumoxide::cdp::browser_protocol::input::{
     DispatchKeyEventParams, DispatchKeyEventType, DispatchMouseEventParams, DispatchMouseEventType,
-    InsertTextParams,
+    InsertTextParams, MouseButton,
 };
+use chromiumoxide::cdp::js_protocol::runtime::EvaluateParams;
 use wayfarer_core::spec_action::{key_code_name, key_name, Point, SpecAction, WAIT_MS};
 use wayfarer_core::Action;
 
@@ -68,7 +71,105 @@ impl Actor<'_> {
             SpecAction::PressKey { code } => self.press_key(code as u8).await,
             SpecAction::ScrollUp { origin, distance } => self.wheel(origin, -distance).await,
             SpecAction::ScrollDown { origin, distance } => self.wheel(origin, distance).await,
+            SpecAction::SetFileInputFiles { selector, files } => {
+                self.set_files(&selector, &files).await
+            }
+            SpecAction::MouseDrag {
+                from,
+                to,
+                steps,
+                delay_millis,
+            } => self.drag(from, to, steps as u32, delay_millis).await,
+            SpecAction::SetViewport { width, height } => {
+                let p =
+                    SetDeviceMetricsOverrideParams::new(width as i64, height as i64, 1.0, false);
+                call(self.page, p, self.cdp).await.map(|_| ())
+            }
         }
+    }
+
+    /// The files of the input `selector` finds, as a file chooser sets them (the page
+    /// gets its `input` and `change` events); a path is read from where wayfarer runs.
+    async fn set_files(&self, selector: &str, files: &[String]) -> Result<(), BrowserError> {
+        let mut paths = Vec::new();
+        for f in files {
+            let p = std::path::absolute(f)
+                .map_err(|e| BrowserError::Step(format!("file {f:?}: {e}")))?;
+            if !p.is_file() {
+                return Err(BrowserError::Step(format!(
+                    "SetFileInputFiles: no file {} (paths are read from the directory wayfarer \
+                     runs in)",
+                    p.display()
+                )));
+            }
+            paths.push(p.to_string_lossy().into_owned());
+        }
+        let query = format!(
+            "(() => {{ const el = document.querySelector({sel}); \
+               return el instanceof HTMLInputElement && el.type === 'file' ? el : null; }})()",
+            sel = serde_json::Value::from(selector)
+        );
+        let found = call(self.page, EvaluateParams::new(query), self.cdp).await?;
+        let Some(object_id) = found.result.object_id.clone() else {
+            return Err(BrowserError::Step(format!(
+                "SetFileInputFiles: {selector} finds no file input"
+            )));
+        };
+        let set = SetFileInputFilesParams::builder()
+            .files(paths)
+            .object_id(object_id)
+            .build()
+            .map_err(BrowserError::Step)?;
+        call(self.page, set, self.cdp).await.map(|_| ())
+    }
+
+    /// Press at `from`, move in `steps` even steps to `to` with the left button held (a
+    /// pause of `delay_ms` before each), release there.
+    async fn drag(
+        &self,
+        from: Point,
+        to: Point,
+        steps: u32,
+        delay_ms: f64,
+    ) -> Result<(), BrowserError> {
+        use DispatchMouseEventType::{MouseMoved, MousePressed, MouseReleased};
+        let event = |kind: DispatchMouseEventType, p: Point| {
+            DispatchMouseEventParams::builder()
+                .r#type(kind.clone())
+                .x(p.x)
+                .y(p.y)
+                .button(MouseButton::Left)
+                .buttons(if kind == MouseReleased { 0 } else { 1 })
+                .click_count(if kind == MouseMoved { 0 } else { 1 })
+                .build()
+                .map_err(BrowserError::Step)
+        };
+        let send = |p: DispatchMouseEventParams| async move {
+            let sent = call(self.page, p, self.cdp).await.map(|_| ());
+            self.unless_stuck(sent, "in a drag").await
+        };
+        send(
+            DispatchMouseEventParams::builder()
+                .r#type(MouseMoved)
+                .x(from.x)
+                .y(from.y)
+                .build()
+                .map_err(BrowserError::Step)?,
+        )
+        .await?;
+        send(event(MousePressed, from)?).await?;
+        for i in 1..=steps.max(1) {
+            if delay_ms > 0.0 {
+                tokio::time::sleep(Duration::from_millis(delay_ms as u64)).await;
+            }
+            let t = f64::from(i) / f64::from(steps.max(1));
+            let at = Point {
+                x: from.x + (to.x - from.x) * t,
+                y: from.y + (to.y - from.y) * t,
+            };
+            send(event(MouseMoved, at)?).await?;
+        }
+        send(event(MouseReleased, to)?).await
     }
 
     async fn insert(&self, text: &str) -> Result<(), BrowserError> {

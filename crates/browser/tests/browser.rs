@@ -1430,3 +1430,72 @@ fn spec_actions_are_real_input() {
     let obs = spec_step(&mut env, json!("Forward"));
     assert!(obs.url.ends_with("/next"), "{}", obs.url);
 }
+
+const SPEC_07_PAGE: &str = r#"<!doctype html><html><body style="margin:0">
+<div id="pad" style="position:absolute;left:0;top:0;width:300px;height:60px">pad</div>
+<input id="f" type="file" multiple style="position:absolute;left:0;top:80px">
+<p id="drag" style="margin-top:120px">drag:</p>
+<p id="files">files:</p>
+<p id="size">size:</p>
+<script>
+  const $ = (id) => document.getElementById(id);
+  let moves = 0, held = 0;
+  $('pad').addEventListener('pointerdown', () => { moves = 0; held = 0; });
+  $('pad').addEventListener('pointermove', (e) => { moves++; if (e.buttons === 1) held++; });
+  $('pad').addEventListener('pointerup', (e) => {
+    $('drag').textContent = 'drag:' + held + ' held, up at ' + Math.round(e.clientX);
+  });
+  $('f').addEventListener('change', () => {
+    $('files').textContent = 'files:' + Array.from($('f').files).map((f) => f.name).join(',');
+  });
+  const size = () => { $('size').textContent = 'size:' + innerWidth + 'x' + innerHeight; };
+  addEventListener('resize', size);
+  size();
+</script>
+</body></html>"#;
+
+/// Bombadil 0.7's further actions arrive as real input too: a drag with the button held
+/// through its moves, files put into a file input (a missing one is a step error naming
+/// it), and a resized viewport, for the episode only.
+#[test]
+fn spec_07_actions_drag_set_files_and_resize() {
+    use serde_json::json;
+    let srv = TestServer::start(vec![("/", html(SPEC_07_PAGE))]);
+    let mut env = launch(options(&srv.url("/")));
+    env.reset().unwrap();
+    let obs = spec_step(
+        &mut env,
+        json!({ "MouseDrag": { "from": { "x": 20, "y": 20 }, "to": { "x": 180, "y": 30 }, "steps": 4, "delayMillis": 5 } }),
+    );
+    assert!(
+        has_text(&obs, "drag:4 held, up at 180"),
+        "{:?}",
+        obs.elements
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("a.txt");
+    std::fs::write(&file, "a").unwrap();
+    let obs = spec_step(
+        &mut env,
+        json!({ "SetFileInputFiles": { "selector": "#f", "files": [file.to_string_lossy()] } }),
+    );
+    assert!(has_text(&obs, "files:a.txt"), "{:?}", obs.elements);
+    let missing = wayfarer_core::spec_action::SpecAction::from_json(
+        &json!({ "SetFileInputFiles": { "selector": "#f", "files": ["/nonexistent/b.txt"] } }),
+    )
+    .unwrap()
+    .to_action();
+    let err = env.step(&missing).unwrap_err().to_string();
+    assert!(err.contains("no file /nonexistent/b.txt"), "{err}");
+
+    let obs = spec_step(
+        &mut env,
+        json!({ "SetViewport": { "width": 400, "height": 300 } }),
+    );
+    assert!(has_text(&obs, "size:400x300"), "{:?}", obs.elements);
+    // The next episode starts at the window's size again.
+    let obs = env.reset().unwrap().observation;
+    assert!(!has_text(&obs, "size:400x300"), "{:?}", obs.elements);
+    env.close();
+}

@@ -215,6 +215,66 @@ fn action_generators_reach_a_canvas_no_rule_finds() {
     );
 }
 
+/// A specification in Bombadil 0.7's language (`/browser` modules, `weighted` around a
+/// generator, `DoubleClick` at a fingerprint with a delay range, `PressKey`, and a
+/// property on `navigationHistory`) runs unchanged: its double clicks and Delete keys
+/// break the property on the bad board (found, shrunk, exported as a double click and a
+/// key press), never on the good one.
+#[test]
+fn a_bombadil_07_specification_double_clicks_presses_keys_and_reads_the_history() {
+    let dir = example(
+        "v07-board.ts",
+        "board",
+        "fewer_than_three_cleared_entries",
+        &["clearedEntries = 3"],
+    );
+    let specs = files_ending(&dir.path().join("bad/playwright"), ".spec.ts");
+    assert!(
+        specs.iter().any(|s| {
+            s.matches("await page.keyboard.press('Delete')").count() >= 3
+                && (s.contains("page.mouse.dblclick(") || s.contains("clickCount: 2"))
+        }),
+        "the exported test double-clicks the board and presses Delete three times:\n{specs:#?}"
+    );
+}
+
+/// The two examples of Bombadil 0.7.0's README, unchanged: the title property (imported
+/// from `/browser`) holds on a page with a heading, and the re-exported defaults are
+/// wayfarer's own checks (the hazards pages throw and log errors).
+#[test]
+fn the_examples_of_bombadil_07s_readme_run_unchanged() {
+    let dir = tempfile::tempdir().unwrap();
+    let (r, o) = explore(
+        "props/notifications/good",
+        &spec("v07-title.ts"),
+        20,
+        &dir.path().join("t"),
+    );
+    let v = verdict(&r, "has_title");
+    assert_eq!(v["violated"], 0, "{v}\n{}", text(&o));
+    assert!(
+        v["held"].as_u64().unwrap() + v["pending"].as_u64().unwrap() >= 1,
+        "{v}"
+    );
+    let (r, o) = explore(
+        "history/twice",
+        &spec("v07-defaults.ts"),
+        20,
+        &dir.path().join("d"),
+    );
+    assert_eq!(r["steps"], 20, "{}", text(&o));
+    assert!(
+        r["failures"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["kind"] == "exception" || f["kind"] == "console_error"),
+        "the defaults find the pages' errors: {}\n{}",
+        r["failures"],
+        text(&o)
+    );
+}
+
 #[test]
 fn max_notifications_shown() {
     example(

@@ -30,6 +30,7 @@ pub mod minimize;
 pub mod novelty;
 pub mod observer;
 pub mod oracle;
+pub mod pattern;
 pub mod record;
 pub mod replay;
 pub mod runner;

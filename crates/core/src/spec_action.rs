@@ -5,7 +5,10 @@
 //! through this one type.
 
 use crate::model::{Action, ActionKind};
+use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
+
+mod template;
 
 /// A point in the page's viewport, in CSS pixels.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -14,7 +17,46 @@ pub struct Point {
     pub y: f64,
 }
 
-/// One action of a specification's generators, as Bombadil's `Action` type spells it.
+/// What identifies the element a Bombadil 0.7 click aims at (its `getFingerprint`): the
+/// attributes a locator would use, its place in the tree only when it has none of them.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Fingerprint {
+    pub tag: String,
+    pub test_id: Option<String>,
+    pub id: Option<String>,
+    pub role: Option<String>,
+    pub accessible_name: Option<String>,
+    pub href: Option<String>,
+    pub name_attr: Option<String>,
+    pub placeholder: Option<String>,
+    pub input_type: Option<String>,
+    pub text_content: Option<String>,
+    pub structural_path: Option<String>,
+}
+
+impl Fingerprint {
+    /// The element in a few words for people: its name, text, test id or id, else its tag.
+    pub fn label(&self) -> String {
+        [
+            &self.accessible_name,
+            &self.text_content,
+            &self.test_id,
+            &self.id,
+            &self.name_attr,
+            &self.placeholder,
+        ]
+        .into_iter()
+        .flatten()
+        .map(|s| s.trim())
+        .find(|s| !s.is_empty())
+        .map(|s| cut(s, 40))
+        .unwrap_or_else(|| self.tag.clone())
+    }
+}
+
+/// One action of a specification's generators, as Bombadil's `Action` type spells it
+/// (0.4.5 names a click's target, 0.7 gives its fingerprint).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum SpecAction {
     Back,
@@ -24,18 +66,22 @@ pub enum SpecAction {
     Wait,
     #[serde(rename_all = "camelCase")]
     Click {
-        #[serde(default)]
+        #[serde(default, skip_serializing_if = "String::is_empty")]
         name: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         content: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        fingerprint: Option<Fingerprint>,
         point: Point,
     },
     #[serde(rename_all = "camelCase")]
     DoubleClick {
-        #[serde(default)]
+        #[serde(default, skip_serializing_if = "String::is_empty")]
         name: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         content: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        fingerprint: Option<Fingerprint>,
         point: Point,
         #[serde(default)]
         delay_millis: f64,
@@ -57,6 +103,25 @@ pub enum SpecAction {
         origin: Point,
         distance: f64,
     },
+    /// Put files (paths on this machine) into a file input, as a user's file chooser does.
+    SetFileInputFiles {
+        selector: String,
+        files: Vec<String>,
+    },
+    /// Press at `from`, move in `steps` steps to `to`, release.
+    #[serde(rename_all = "camelCase")]
+    MouseDrag {
+        from: Point,
+        to: Point,
+        steps: f64,
+        #[serde(default)]
+        delay_millis: f64,
+    },
+    /// Resize the page's viewport (CSS pixels).
+    SetViewport {
+        width: f64,
+        height: f64,
+    },
 }
 
 /// How long a `Wait` waits: long enough for a timer or a request to land, as Bombadil's
@@ -69,6 +134,13 @@ const MAX_DOUBLE_CLICK_DELAY_MS: f64 = 1000.0;
 /// The longest delay between typed characters wayfarer accepts.
 const MAX_TYPE_DELAY_MS: f64 = 1000.0;
 
+/// The most steps of a drag, and the longest pause between them.
+const MAX_DRAG_STEPS: f64 = 1000.0;
+const MAX_DRAG_DELAY_MS: f64 = 1000.0;
+
+/// The largest viewport side wayfarer sets (Chromium's own limit is far above any screen).
+const MAX_VIEWPORT: f64 = 10_000.0;
+
 /// Why a generator's action cannot be performed, in the spec author's terms.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
@@ -80,12 +152,25 @@ impl SpecAction {
         let a: SpecAction = serde_json::from_value(v.clone()).map_err(|e| {
             SpecActionError(format!(
                 "{} is not an action (expected \"Back\", \"Forward\", \"Reload\", \"Wait\" or \
-                 {{ Click | DoubleClick | TypeText | PressKey | ScrollUp | ScrollDown: {{...}} }}): {e}",
+                 {{ Click | DoubleClick | TypeText | PressKey | ScrollUp | ScrollDown | \
+                 SetFileInputFiles | MouseDrag | SetViewport: {{...}} }}): {e}",
                 short_json(v)
             ))
         })?;
         a.check()?;
         Ok(a)
+    }
+
+    /// Draw the action a Bombadil 0.7 template describes, then read it: a number may be a
+    /// range `[lo, hi]` (integers when both ends are), a typed text a generator
+    /// (`"Email"`, `{ Text: n }`, `{ CharSet: [...] }`, `{ Regexp: "..." }`; any other
+    /// string is typed as it is). The draw uses `rng`, so a seed gives the same actions and
+    /// the trace holds what was done.
+    pub fn from_template(
+        v: &serde_json::Value,
+        rng: &mut ChaCha8Rng,
+    ) -> Result<SpecAction, SpecActionError> {
+        SpecAction::from_json(&template::draw(v, rng)?)
     }
 
     /// Read the action an [`Action`] of kind `Spec` carries.
@@ -160,6 +245,45 @@ impl SpecAction {
                     )))
                 }
             }
+            SpecAction::SetFileInputFiles { selector, files } => {
+                if selector.trim().is_empty() {
+                    return Err(SpecActionError(
+                        "SetFileInputFiles needs the file input's CSS selector".into(),
+                    ));
+                }
+                match files.iter().find(|f| f.trim().is_empty()) {
+                    Some(_) => Err(SpecActionError(
+                        "SetFileInputFiles names an empty file path".into(),
+                    )),
+                    None => Ok(()),
+                }
+            }
+            SpecAction::MouseDrag {
+                from,
+                to,
+                steps,
+                delay_millis,
+            } => {
+                finite_point(from, "a drag's start")?;
+                finite_point(to, "a drag's end")?;
+                if steps.fract() != 0.0 || !(1.0..=MAX_DRAG_STEPS).contains(steps) {
+                    return Err(SpecActionError(format!(
+                        "a drag's steps must be an integer from 1 to {MAX_DRAG_STEPS}, got {steps}"
+                    )));
+                }
+                delay(*delay_millis, MAX_DRAG_DELAY_MS)
+            }
+            SpecAction::SetViewport { width, height } => {
+                let side = |v: f64| v.fract() == 0.0 && (1.0..=MAX_VIEWPORT).contains(&v);
+                if side(*width) && side(*height) {
+                    Ok(())
+                } else {
+                    Err(SpecActionError(format!(
+                        "a viewport's width and height must be integers from 1 to {MAX_VIEWPORT}, \
+                         got {width} x {height}"
+                    )))
+                }
+            }
             SpecAction::Back | SpecAction::Forward | SpecAction::Reload | SpecAction::Wait => {
                 Ok(())
             }
@@ -169,23 +293,34 @@ impl SpecAction {
     /// A line for people: `click "canvas" at (120, 80)`, `press Enter`.
     pub fn describe(&self) -> String {
         let at = |p: &Point| format!("({}, {})", p.x.round(), p.y.round());
-        let named = |name: &str| {
-            if name.is_empty() {
-                String::new()
-            } else {
-                format!("{name:?} ")
-            }
+        let named = |name: &str, fp: &Option<Fingerprint>| {
+            let label = match (name.is_empty(), fp) {
+                (false, _) => name.to_string(),
+                (true, Some(fp)) => fp.label(),
+                (true, None) => return String::new(),
+            };
+            format!("{label:?} ")
         };
         match self {
             SpecAction::Back => "go back".into(),
             SpecAction::Forward => "go forward".into(),
             SpecAction::Reload => "reload the page".into(),
             SpecAction::Wait => format!("wait {} s", WAIT_MS as f64 / 1000.0),
-            SpecAction::Click { name, point, .. } => {
-                format!("click {}at {}", named(name), at(point))
+            SpecAction::Click {
+                name,
+                fingerprint,
+                point,
+                ..
+            } => {
+                format!("click {}at {}", named(name, fingerprint), at(point))
             }
-            SpecAction::DoubleClick { name, point, .. } => {
-                format!("double-click {}at {}", named(name), at(point))
+            SpecAction::DoubleClick {
+                name,
+                fingerprint,
+                point,
+                ..
+            } => {
+                format!("double-click {}at {}", named(name, fingerprint), at(point))
             }
             SpecAction::TypeText { text, .. } => format!("type {text:?}"),
             SpecAction::PressKey { code } => {
@@ -196,6 +331,15 @@ impl SpecAction {
             }
             SpecAction::ScrollDown { origin, distance } => {
                 format!("scroll down {distance} px at {}", at(origin))
+            }
+            SpecAction::SetFileInputFiles { selector, files } => {
+                format!("set the files of {selector} to {files:?}")
+            }
+            SpecAction::MouseDrag { from, to, .. } => {
+                format!("drag from {} to {}", at(from), at(to))
+            }
+            SpecAction::SetViewport { width, height } => {
+                format!("resize the viewport to {width} x {height}")
             }
         }
     }
@@ -258,11 +402,14 @@ pub fn key_label(code: u8) -> &'static str {
 }
 
 fn short_json(v: &serde_json::Value) -> String {
-    let s = v.to_string();
-    if s.chars().count() > 80 {
-        format!("{}...", s.chars().take(77).collect::<String>())
+    cut(&v.to_string(), 80)
+}
+
+fn cut(s: &str, max: usize) -> String {
+    if s.chars().count() > max {
+        format!("{}...", s.chars().take(max - 3).collect::<String>())
     } else {
-        s
+        s.to_string()
     }
 }
 

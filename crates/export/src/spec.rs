@@ -410,6 +410,39 @@ fn spec_action(b: &mut Body, a: &wayfarer_core::Action) -> bool {
         )),
         SpecAction::ScrollUp { origin, distance } => wheel(b, origin, -distance),
         SpecAction::ScrollDown { origin, distance } => wheel(b, origin, distance),
+        SpecAction::SetFileInputFiles { selector, files } => {
+            let files: Vec<String> = files.iter().map(|f| str_lit(f)).collect();
+            b.line(format!(
+                "await page.setInputFiles({}, [{}]);",
+                str_lit(&selector),
+                files.join(", ")
+            ))
+        }
+        SpecAction::MouseDrag {
+            from,
+            to,
+            steps,
+            delay_millis,
+        } => {
+            b.line(format!("await page.mouse.move({}, {});", from.x, from.y));
+            b.line("await page.mouse.down();");
+            if delay_millis > 0.0 {
+                b.line(format!(
+                    "for (let i = 1; i <= {steps}; i++) {{ await page.waitForTimeout({delay_millis}); \
+                     await page.mouse.move({} + ({} - {}) * i / {steps}, {} + ({} - {}) * i / {steps}); }}",
+                    from.x, to.x, from.x, from.y, to.y, from.y
+                ));
+            } else {
+                b.line(format!(
+                    "await page.mouse.move({}, {}, {{ steps: {steps} }});",
+                    to.x, to.y
+                ));
+            }
+            b.line("await page.mouse.up();");
+        }
+        SpecAction::SetViewport { width, height } => b.line(format!(
+            "await page.setViewportSize({{ width: {width}, height: {height} }});"
+        )),
     }
     true
 }

@@ -2,7 +2,7 @@
 // found). It watches the page for what wayfarer counts as failures and performs the few
 // actions Playwright has no single call for, the way wayfarer performed them.
 // Written by wayfarer-export; edit freely.
-import type { Locator, Page, Request } from '@playwright/test';
+import type { CDPSession, Locator, Page, Request } from '@playwright/test';
 import { test } from '@playwright/test';
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -216,6 +216,8 @@ export class Properties {
   /** The cells' names, by index (for an extractor's error). */
   private readonly cells: string[];
   private seenFailures = 0;
+  private cdp: CDPSession | undefined;
+  private historyFrom: number | undefined;
 
   constructor(private readonly page: Page, private readonly app: AppWatch, private readonly bundle: string) {
     // A context of its own: the bundle defines globalThis.__wayfarerSpec there.
@@ -227,9 +229,29 @@ export class Properties {
     this.driver.begin();
   }
 
+  /** The tab's history as Bombadil 0.7's `navigationHistory` gives it, from the test's
+   *  first checked state on (as wayfarer gives it from the episode's first). */
+  private async history(): Promise<unknown> {
+    try {
+      this.cdp ??= await this.page.context().newCDPSession(this.page);
+      const h: any = await this.cdp.send('Page.getNavigationHistory');
+      const entry = (e: any) => ({ id: e.id, title: e.title, url: e.url });
+      const i: number = h.currentIndex;
+      this.historyFrom ??= h.entries[i]?.id;
+      const start = Math.max(0, h.entries.findIndex((e: any) => e.id === this.historyFrom));
+      return {
+        back: h.entries.slice(start, i).map(entry),
+        current: entry(h.entries[i]),
+        forward: h.entries.slice(i + 1).map(entry),
+      };
+    } catch {
+      return null;
+    }
+  }
+
   /** What Bombadil's extractors read besides the document: this state's page errors and
    *  console errors (the action that led here is not known to the test). */
-  private partial(): unknown {
+  private partial(): any {
     const fresh = this.app.failures.slice(this.seenFailures);
     this.seenFailures = this.app.failures.length;
     const exceptions = fresh
@@ -244,6 +266,7 @@ export class Properties {
   /** Check the properties on the state the page shows now. */
   async check(): Promise<void> {
     const partial = this.partial();
+    partial.navigationHistory = await this.history();
     const extract = (p: unknown) => {
       const s = (globalThis as any).__wayfarerSpec;
       return s ? s.extract(p, document, window) : null;

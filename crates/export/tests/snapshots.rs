@@ -274,17 +274,20 @@ fn spec_generator_actions_become_mouse_and_keyboard_calls() {
         SpecAction::Click {
             name: "canvas".into(),
             content: None,
+            fingerprint: None,
             point: at,
         },
         SpecAction::DoubleClick {
             name: "canvas".into(),
             content: None,
+            fingerprint: None,
             point: at,
             delay_millis: 0.0,
         },
         SpecAction::DoubleClick {
             name: "canvas".into(),
             content: None,
+            fingerprint: None,
             point: at,
             delay_millis: 150.0,
         },
@@ -305,6 +308,20 @@ fn spec_generator_actions_become_mouse_and_keyboard_calls() {
         SpecAction::ScrollUp {
             origin: at,
             distance: 120.0,
+        },
+        SpecAction::SetFileInputFiles {
+            selector: "#avatar".into(),
+            files: vec!["fixtures/cat.png".into()],
+        },
+        SpecAction::MouseDrag {
+            from: at,
+            to: Point { x: 400.0, y: 95.5 },
+            steps: 5.0,
+            delay_millis: 0.0,
+        },
+        SpecAction::SetViewport {
+            width: 390.0,
+            height: 844.0,
         },
         SpecAction::Back,
         SpecAction::Forward,

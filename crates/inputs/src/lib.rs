@@ -21,7 +21,6 @@ mod dictionary;
 mod heuristic;
 pub mod mutate;
 mod numeric;
-mod pattern;
 mod random;
 mod temporal;
 mod words;
@@ -33,8 +32,8 @@ use wayfarer_core::model::{Action, Element, Event, Observation};
 pub use dictionary::{BadPattern, Dictionary};
 pub use heuristic::HeuristicInput;
 pub use mutate::Mutate;
-pub use pattern::Pattern;
 pub use random::RandomInput;
+pub use wayfarer_core::pattern::{self, Pattern};
 
 /// The generator names `by_name` accepts: each base generator, and each with the
 /// `mutate` layer on top.

@@ -218,6 +218,22 @@ __wf_define("@antithesishq/bombadil/actions", function (exports, require) {
     );
   };
   for (const k of ["from", "strings", "emails", "integers", "keycodes"]) exports[k] = random[k];
+  exports.leaf = leaf;
+  exports.branch = branch;
+
+  // Bombadil 0.7's character sets for `{ CharSet: ... }` strings: code point ranges and
+  // literal characters; wayfarer draws the string when the action is chosen.
+  exports.CharSet = {
+    fromRange(from, to) {
+      return [{ Range: [from, to] }];
+    },
+    fromLiterals(...literals) {
+      return literals.map((literal) => ({ Literal: literal }));
+    },
+    union(...sets) {
+      return sets.flat(1);
+    },
+  };
 });
 
 __wf_define("@antithesishq/bombadil", function (exports, require) {
@@ -427,6 +443,115 @@ __wf_define("@antithesishq/bombadil/defaults/actions", function (exports) {
 __wf_define("@antithesishq/bombadil/defaults", function (exports, require) {
   "use strict";
   const p = require("@antithesishq/bombadil/defaults/properties");
+  for (const k of Object.keys(p)) exports[k] = p[k];
+  exports.defaultActions = Object.freeze({ __wayfarerExplorer: "defaultActions" });
+});
+
+// Bombadil 0.7's browser modules: the same API under `/browser`, with the browser's own
+// helpers (fingerprints, DOM queries), and its defaults under `/browser/defaults`.
+__wf_define("@antithesishq/bombadil/browser/dom", function (exports) {
+  "use strict";
+  // Every element under `root` matching `selector`, into open shadow roots, slots' assigned
+  // elements and same-origin frames.
+  exports.queryAll = function queryAll(root, selector) {
+    const out = [];
+    const todo = [root];
+    while (todo.length > 0) {
+      const el = todo.pop();
+      if (el.matches && el.matches(selector)) out.push(el);
+      let children = el.children ? Array.from(el.children) : [];
+      if (el.shadowRoot) children = Array.from(el.shadowRoot.children);
+      else if (typeof HTMLSlotElement !== "undefined" && el instanceof HTMLSlotElement) {
+        children = el.assignedElements({ flatten: true });
+      } else if (typeof HTMLIFrameElement !== "undefined" && el instanceof HTMLIFrameElement) {
+        let body = null;
+        try {
+          body = el.contentDocument && el.contentDocument.body;
+        } catch (e) {
+          body = null;
+        }
+        children = body ? [body] : [];
+      }
+      for (let i = children.length - 1; i >= 0; i--) todo.push(children[i]);
+    }
+    return out;
+  };
+  exports.clickablePoint = function clickablePoint(el) {
+    const r = el.getBoundingClientRect();
+    return r.width > 0 && r.height > 0 ? { x: r.left + r.width / 2, y: r.top + r.height / 2 } : null;
+  };
+  exports.isVisible = function isVisible(win, el) {
+    const style = win.getComputedStyle(el);
+    return style.display !== "none" && style.visibility !== "hidden" && parseFloat(style.opacity || "1") > 0;
+  };
+  exports.inViewport = function inViewport(win, p) {
+    return p.x >= 0 && p.y >= 0 && p.x <= win.innerWidth && p.y <= win.innerHeight;
+  };
+});
+
+__wf_define("@antithesishq/bombadil/browser", function (exports, require) {
+  "use strict";
+  const B = require("@antithesishq/bombadil");
+  // 0.7's README imports the formulas from here too (`always`, `eventually`, `extract`).
+  for (const k of Object.keys(B)) {
+    if (!k.startsWith("__")) exports[k] = B[k];
+  }
+
+  // What identifies an element to a person or a test: the attributes a locator would use;
+  // its place in the tree only when it has none of them.
+  function structuralPath(el) {
+    const parts = [];
+    for (let at = el; at && at !== at.ownerDocument.documentElement; at = at.parentElement) {
+      const parent = at.parentElement;
+      if (!parent) break;
+      const same = Array.from(parent.children).filter((c) => c.tagName === at.tagName);
+      const tag = at.tagName.toLowerCase();
+      parts.unshift(same.length > 1 ? tag + "[" + same.indexOf(at) + "]" : tag);
+    }
+    return parts.join(" > ");
+  }
+  exports.getFingerprint = function getFingerprint(el) {
+    const attr = (n) => el.getAttribute(n);
+    const labelledBy = attr("aria-labelledby");
+    const labelled = labelledBy ? el.ownerDocument.getElementById(labelledBy) : null;
+    const text = (el.textContent || "").trim();
+    const fp = {
+      tag: el.tagName.toLowerCase(),
+      testId: attr("data-testid") ?? attr("data-test-id") ?? attr("data-cy") ?? attr("data-test"),
+      id: attr("id"),
+      role: attr("role"),
+      accessibleName:
+        attr("aria-label") ?? (labelled ? (labelled.textContent || "").trim() : null) ?? attr("title"),
+      href: attr("href"),
+      nameAttr: attr("name"),
+      placeholder: attr("placeholder"),
+      inputType: attr("type"),
+      textContent: text.length > 0 && text.length <= 200 ? text : null,
+      structuralPath: null,
+    };
+    const strong = Object.keys(fp).some((k) => k !== "tag" && k !== "structuralPath" && fp[k]);
+    if (!strong) fp.structuralPath = structuralPath(el);
+    return fp;
+  };
+});
+
+__wf_define("@antithesishq/bombadil/browser/defaults/properties", function (exports, require) {
+  "use strict";
+  const p = require("@antithesishq/bombadil/defaults/properties");
+  for (const k of Object.keys(p)) exports[k] = p[k];
+});
+
+__wf_define("@antithesishq/bombadil/browser/defaults/actions", function (exports, require) {
+  "use strict";
+  const a = require("@antithesishq/bombadil/defaults/actions");
+  for (const k of Object.keys(a)) exports[k] = a[k];
+  // A cell in 0.7 (the action that led to this state), read by the spec's own generators.
+  exports.lastAction = require("@antithesishq/bombadil").extract((state) => state.lastAction);
+});
+
+__wf_define("@antithesishq/bombadil/browser/defaults", function (exports, require) {
+  "use strict";
+  const p = require("@antithesishq/bombadil/browser/defaults/properties");
   for (const k of Object.keys(p)) exports[k] = p[k];
   exports.defaultActions = Object.freeze({ __wayfarerExplorer: "defaultActions" });
 });
@@ -804,7 +929,15 @@ __wf_define("@wayfarer/driver", function (exports, require) {
     function walk(tree, w) {
       if (!tree || typeof tree !== "object") throw new TypeError("an action generator returned " + describe(tree));
       if ("value" in tree) {
-        if (w > 0) out.push([w, tree.value]);
+        const v = tree.value;
+        if (v && v.__wayfarerExplorer) {
+          throw new Error(
+            "uses Bombadil's default `" + v.__wayfarerExplorer + "` inside a generator: wayfarer " +
+              "performs the defaults with its own explorer, so export them as they are " +
+              "(`export * from \"@antithesishq/bombadil/browser/defaults\"`) beside your own generators",
+          );
+        }
+        if (w > 0) out.push([w, v]);
         return;
       }
       const total = tree.branches.reduce((s, [bw]) => s + bw, 0);

@@ -2,8 +2,9 @@
 //!
 //! A specification is an ES module, in TypeScript or JavaScript, written in the language of
 //! Bombadil (`extract`, `always`, `eventually(..).within(..)`, `next`, `now`, `actions`,
-//! `weighted`): it exports properties, checked on every captured state, and action
-//! generators. This crate reads the module and what it imports (relative files, JSON, text
+//! `weighted`), in 0.4.5's module layout (`@antithesishq/bombadil/defaults`) or 0.7's
+//! (`@antithesishq/bombadil/browser/defaults`): it exports properties, checked on every
+//! captured state, and action generators. This crate reads the module and what it imports (relative files, JSON, text
 //! and binary files, packages under `node_modules`) and makes ONE script of it: types
 //! stripped (oxc), each module rewritten into a factory of a small registry, wayfarer's
 //! implementation of `@antithesishq/bombadil` in front (`js/runtime.js`).
@@ -33,4 +34,9 @@ pub const PROVIDED: &[&str] = &[
     "@antithesishq/bombadil/defaults",
     "@antithesishq/bombadil/defaults/properties",
     "@antithesishq/bombadil/defaults/actions",
+    "@antithesishq/bombadil/browser",
+    "@antithesishq/bombadil/browser/dom",
+    "@antithesishq/bombadil/browser/defaults",
+    "@antithesishq/bombadil/browser/defaults/properties",
+    "@antithesishq/bombadil/browser/defaults/actions",
 ];

@@ -421,3 +421,94 @@ export const fine = always(() => n.current !== undefined);
         ]
     );
 }
+
+/// Bombadil 0.7.0's README examples and a spec in 0.7's language bundle unchanged: the
+/// `/browser` modules, the defaults mapped onto our checks and explorer, `weighted` around
+/// a generator, and the templates (ranges) passed on for wayfarer to draw.
+#[test]
+fn bombadil_07s_modules_and_readme_examples_bundle() {
+    let d = describe(&specs().join("v07-title.ts"));
+    assert_eq!(d["properties"][0]["name"], "has_title", "{d}");
+    assert_eq!(d["cells"], serde_json::json!(["time", "title"]), "{d}");
+    let d = describe(&specs().join("v07-defaults.ts"));
+    assert_eq!(d["oracles"].as_array().unwrap().len(), 4, "{d}");
+    assert_eq!(d["explorer"], serde_json::json!(["defaultActions"]), "{d}");
+
+    let b = bundle(&specs().join("v07-board.ts")).unwrap_or_else(|e| panic!("{e}"));
+    let out = node(
+        &b.script,
+        r#"
+        const fp = { tag: "canvas", testId: null, id: "board", role: null, accessibleName: null,
+          href: null, nameAttr: null, placeholder: null, inputType: null, textContent: null,
+          structuralPath: null };
+        spec.begin();
+        const cells = spec.describe().cells;
+        const values = [[cells.indexOf("board"), { fingerprint: fp, point: { x: 5, y: 6 } }],
+          [cells.indexOf("clearedEntries"), 3]];
+        const stepped = spec.step(values, 1000);
+        console.log(JSON.stringify({ d: spec.describe(), offered: spec.actions(1), stepped }));
+        "#,
+    );
+    assert_eq!(
+        out["d"]["actions"],
+        serde_json::json!(["boardActions"]),
+        "{out}"
+    );
+    assert_eq!(
+        out["d"]["explorer"],
+        serde_json::json!(["defaultActions"]),
+        "{out}"
+    );
+    let offered = out["offered"]["actions"].as_array().unwrap();
+    assert_eq!(offered.len(), 2, "{out}");
+    let (w, dbl) = (&offered[0][0], &offered[0][1]["DoubleClick"]);
+    assert!((w.as_f64().unwrap() - 2.0 / 3.0).abs() < 1e-9, "{out}");
+    assert_eq!(
+        dbl["delayMillis"],
+        serde_json::json!([0, 40]),
+        "the range is drawn by wayfarer"
+    );
+    assert_eq!(dbl["fingerprint"]["id"], "board");
+    assert_eq!(
+        offered[1][1],
+        serde_json::json!({ "PressKey": { "code": 46 } })
+    );
+    let v = &out["stepped"]["violations"][0];
+    assert_eq!(v["property"], "fewer_than_three_cleared_entries", "{out}");
+}
+
+/// Bombadil's default generators inside a spec's own `weighted`: wayfarer runs the defaults
+/// as its explorer, so the generator is refused with what to write instead.
+#[test]
+fn a_default_generator_inside_weighted_is_refused_saying_why() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        &[(
+            "spec.ts",
+            r#"
+import { weighted } from "@antithesishq/bombadil/browser";
+import { clicks, lastAction } from "@antithesishq/bombadil/browser/defaults/actions";
+import { CharSet } from "@antithesishq/bombadil/actions";
+export const mine = weighted([[10, clicks], [1, "Wait"]]);
+export const letters = CharSet.union(CharSet.fromRange(97, 99), CharSet.fromLiterals("x"));
+export const last = lastAction;
+"#,
+        )],
+    );
+    let b = bundle(&dir.path().join("spec.ts")).unwrap_or_else(|e| panic!("{e}"));
+    let out = node(
+        &b.script,
+        r#"
+        console.log(JSON.stringify({ offered: spec.actions(1), letters: spec.entryModule().letters }));
+        "#,
+    );
+    let err = out["offered"]["errors"][0]["message"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(err.contains("`clicks`") && err.contains("export"), "{out}");
+    assert_eq!(
+        out["letters"],
+        serde_json::json!([{ "Range": [97, 99] }, { "Literal": "x" }])
+    );
+}

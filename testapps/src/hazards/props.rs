@@ -9,6 +9,9 @@
 //! - `counter`: `#counter` only moves by one (bad: every third "+" adds two).
 //! - `canvas`: a canvas that only a spec's action generator clicks (no control the
 //!   explorer finds reacts to it); at most three marks on it (bad: no cap).
+//! - `board`: for Bombadil 0.7's actions: a double click on the board selects it, the
+//!   Delete key then clears it; fewer than three "cleared" entries in the tab's history
+//!   (bad: each clearing pushes one; good: the address never changes).
 
 use axum::extract::Path;
 use axum::http::StatusCode;
@@ -19,13 +22,14 @@ use axum::Router;
 use crate::common;
 
 /// The examples with a page here, as named in the path.
-pub const PROP_PAGES: [&str; 6] = [
+pub const PROP_PAGES: [&str; 7] = [
     "notifications",
     "constant",
     "error",
     "name",
     "counter",
     "canvas",
+    "board",
 ];
 
 pub(super) fn router() -> Router {
@@ -45,6 +49,7 @@ async fn props(Path((example, build)): Path<(String, String)>) -> Response {
         "name" => ("Your name", NAME),
         "counter" => ("Counter", COUNTER),
         "canvas" => ("Canvas", CANVAS),
+        "board" => ("Board", BOARD),
         _ => return common::html_status(StatusCode::NOT_FOUND, "no such example".into()),
     };
     common::html(
@@ -218,5 +223,31 @@ document.getElementById('help').addEventListener('click', (e) => {
   const t = document.getElementById('help-text');
   t.hidden = !t.hidden;
   e.currentTarget.setAttribute('aria-expanded', String(!t.hidden));
+});
+</script>"#;
+
+const BOARD: &str = r#"<h1>Board</h1>
+<canvas id="board" width="300" height="150" style="border: 1px solid #888"></canvas>
+<p id="status" data-selected="false" data-cleared="0">Double-click the board, then press Delete.</p>
+<script>
+const board = document.getElementById('board');
+const status = document.getElementById('status');
+// Listeners on the document, as drawing apps often have: nothing marks the board as a
+// control, so only a generator that knows where it is double-clicks it.
+document.addEventListener('dblclick', (e) => {
+  const r = board.getBoundingClientRect();
+  if (e.clientX < r.left || e.clientX > r.right || e.clientY < r.top || e.clientY > r.bottom) return;
+  status.dataset.selected = 'true';
+  status.textContent = 'Selected: press Delete to clear.';
+});
+document.addEventListener('keydown', (e) => {
+  if (e.key !== 'Delete' || status.dataset.selected !== 'true') return;
+  const n = Number(status.dataset.cleared) + 1;
+  status.dataset.selected = 'false';
+  status.dataset.cleared = String(n);
+  status.textContent = 'Cleared ' + n + ' times.';
+  board.getContext('2d').clearRect(0, 0, board.width, board.height);
+  // The bad build pushes a history entry per clearing; the good one keeps its address.
+  if (!GOOD) history.pushState({}, '', '#cleared-' + n);
 });
 </script>"#;

@@ -1,7 +1,8 @@
-//! A tiny generator for the simple regexes of HTML `pattern` attributes: literals, `.`,
-//! `\d \w \s` (and negations), `[...]` classes with ranges, groups with `|`, and the
-//! quantifiers `? * + {n} {n,} {n,m}`. Anything else (backreferences, lookaround, `\b`,
-//! unicode properties) makes `parse` return `None`, and callers fall back to a plain value.
+//! A tiny generator for the simple regexes of HTML `pattern` attributes and of a spec's
+//! `{ Regexp: ... }` strings: literals, `.`, `\d \w \s` (and negations), `[...]` classes
+//! with ranges, groups with `|`, and the quantifiers `? * + {n} {n,} {n,m}`. Anything else
+//! (backreferences, lookaround, `\b`, unicode properties) makes `parse` return `None`, and
+//! callers fall back to a plain value.
 
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
@@ -290,8 +291,12 @@ enum Esc {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testutil::rng;
+    use rand::SeedableRng;
     use regex::Regex;
+
+    fn rng(seed: u64) -> ChaCha8Rng {
+        ChaCha8Rng::seed_from_u64(seed)
+    }
 
     const PATTERNS: &[&str] = &[
         r"\d{10}",

@@ -1,0 +1,1 @@
+export * from "@antithesishq/bombadil/browser/defaults";
