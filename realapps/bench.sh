@@ -5,8 +5,9 @@
 #
 #   bash realapps/bench.sh [APP...]        # default: the ten of apps.toml, in its order
 #
-# Runs random, webexplor and guided with gremlins and Bombadil beside them, 2 minutes, 3
-# seeds (BUDGET, SEEDS, STRATEGIES, PEERS override). The raw runs go to
+# Runs random and guided with gremlins and Bombadil (0.7.0, installed from npm by the
+# bench) beside them, 2 minutes, 3 seeds (BUDGET, SEEDS, STRATEGIES, PEERS override;
+# PEERS=...,bombadil@0.4.5 adds the source build the earlier benches compared with). The raw runs go to
 # bench-state/realapps-REV/APP (REV: the last commit that changed the code; gitignored;
 # `--resume` skips the runs finished there);
 # bench.md, bench.csv, stops.md and findings.md of each finished application go to
@@ -19,7 +20,7 @@ cd "$(dirname "$0")/.."
 export WAYFARER_REALAPPS
 BUDGET=${BUDGET:-2m}
 SEEDS=${SEEDS:-3}
-STRATEGIES=${STRATEGIES:-random,webexplor,guided}
+STRATEGIES=${STRATEGIES:-random,guided}
 PEERS=${PEERS:-gremlins,bombadil}
 # The results belong to the code, not to the commit that adds them: the rev is the last
 # commit that changed what the binary is built from, or the apps' configs.
@@ -38,8 +39,8 @@ bash scripts/ensure-chromium.sh
 for a in "${apps[@]}"; do
   bash "$WAYFARER_REALAPPS/$a/install.sh" >/dev/null || { echo "install of $a failed" >&2; exit 2; }
 done
-if [[ ",$PEERS," == *",bombadil,"* ]] && [ ! -x "${BOMBADIL_BIN:-/opt/peers/bombadil/target/release/bombadil}" ]; then
-  echo "realapps/bench.sh: building Bombadil (~11 min cold on 2 cores)" >&2
+if [[ ",$PEERS," == *",bombadil@0.4.5,"* ]] && [ ! -x "${BOMBADIL_BIN:-/opt/peers/bombadil/target/release/bombadil}" ]; then
+  echo "realapps/bench.sh: building Bombadil 0.4.5 (~11 min cold on 2 cores)" >&2
   bash "$(cd .. && pwd)/shared/peers/bombadil/build.sh"
 fi
 cargo build --release --locked -p wayfarer

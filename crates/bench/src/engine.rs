@@ -326,6 +326,8 @@ fn run_one_peer(
         sample_every: Duration::from_millis(200),
         oracles: config.oracles.clone(),
         log_dir: Some(dir.to_path_buf()),
+        login: config.login.clone(),
+        deny: config.deny.clone(),
     };
     let res = peer::run_peer(p, &opts).map_err(BenchError::Peer)?;
     let out = RunOutcome {
@@ -386,6 +388,8 @@ fn peer_row(plan: &Plan, target: &Target, name: &str, seed: u64, r: &PeerResult)
         },
         duration_s: secs,
         stopped_early: r.ended_early.clone().unwrap_or_default(),
+        logged_out: r.behind_login.map(|_| r.logouts),
+        behind_login: r.behind_login,
         ..RunRow::default()
     }
 }

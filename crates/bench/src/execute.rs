@@ -283,6 +283,8 @@ pub(crate) fn strategy_row(plan: &Plan, target: &Target, s: &RunSummary, c: &Col
         restarts: s.restarts,
         step_errors: s.step_errors,
         stopped_early: s.stopped_early.clone().unwrap_or_default(),
+        logged_out: Some(s.logged_out),
+        behind_login: None,
         form_submissions: Some(s.form_acceptance.submissions),
         form_acceptance: s.form_acceptance.share(),
         form_deliberate: Some(s.form_acceptance.deliberate),

@@ -87,6 +87,11 @@ pub struct RunRow {
     pub restarts: u64,
     pub step_errors: u64,
     pub stopped_early: String,
+    /// Times the run found itself logged out (applications with a login).
+    pub logged_out: Option<u64>,
+    /// Distinct URLs a peer saw other than the login page (applications whose login
+    /// starts at a page of its own).
+    pub behind_login: Option<usize>,
     pub form_submissions: Option<u64>,
     pub form_acceptance: Option<f64>,
     pub form_deliberate: Option<u64>,
@@ -160,6 +165,8 @@ pub const COLUMNS: &[(&str, &str)] = &[
     ("restarts", "browser restarts after a crash or hang"),
     ("step_errors", "steps whose action could not be performed"),
     ("stopped_early", "why the run ended before its budget, if it did"),
+    ("logged_out", "times the run was logged out (applications with a login): a strategy saw the login form again, a peer came back to the login page"),
+    ("behind_login", "distinct URLs a peer saw other than the login page (peers on applications whose login starts at a page of its own): 0 means it never got past the login"),
     ("form_submissions", "clicks that submitted a form with values meant to be valid (strategies only)"),
     ("form_acceptance", "share of those after which the page changed, no field of the form is `:invalid` and no error text appeared, 0 to 1"),
     ("form_deliberate", "submissions with a value made invalid on purpose by `+mutate` (not in the share)"),
@@ -273,6 +280,8 @@ impl RunRow {
             self.restarts.to_string(),
             self.step_errors.to_string(),
             self.stopped_early.clone(),
+            opt(&self.logged_out),
+            opt(&self.behind_login),
             opt(&self.form_submissions),
             ratio(&self.form_acceptance),
             opt(&self.form_deliberate),

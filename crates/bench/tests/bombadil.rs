@@ -1,7 +1,8 @@
 //! Bombadil against the expense test app for ~10 s, watched and measured by the bench.
-//! Bombadil is built from source, never by the tests: where its binary is missing
-//! ($BOMBADIL_BIN, /opt/peers/bombadil/target/release/bombadil), the test says so and
-//! passes.
+//! Today's (0.7.0) is installed from the npm registry into a cache under `target/` on the
+//! first run, as the bench does into `~/.cache`; 0.4.5 is built from source, never by the
+//! tests: where its binary is missing ($BOMBADIL_BIN,
+//! /opt/peers/bombadil/target/release/bombadil), its test says so and passes.
 
 mod common;
 
@@ -9,6 +10,7 @@ use std::time::Duration;
 
 use common::peers::peer_options;
 use wayfarer_bench::peer::{run_peer, Bombadil, Peer, PeerOptions};
+use wayfarer_core::config::LoginStep;
 use wayfarer_testapps::{App, ServeOptions, Server};
 
 /// Live (not zombie) processes whose process group is `pgid`, read from /proc.
@@ -45,8 +47,8 @@ fn profiles_in_tmp() -> Vec<std::path::PathBuf> {
 }
 
 #[test]
-fn bombadil_explores_the_expense_app() {
-    let mut b = Bombadil::new();
+fn bombadil_045_explores_the_expense_app() {
+    let mut b = Bombadil::source();
     let line = match b.ensure_installed() {
         Ok(line) => line,
         Err(e) => {
@@ -112,4 +114,56 @@ fn bombadil_explores_the_expense_app() {
         .filter(|p| !profiles_before.contains(p))
         .collect();
     assert!(left.is_empty(), "profiles left in /tmp: {left:?}");
+}
+
+/// The expense app's login, as its configuration would say it.
+fn expense_login() -> Vec<LoginStep> {
+    let step = |goto: Option<&str>, click: Option<&str>| LoginStep {
+        goto: goto.map(String::from),
+        fill: None,
+        value: None,
+        click: click.map(String::from),
+    };
+    vec![
+        step(Some("/login"), None),
+        step(None, Some("#demo-fill")),
+        step(None, Some("button[type=submit]")),
+    ]
+}
+
+/// Today's Bombadil, from the npm registry, logged in the way its users log in: the
+/// bench's browser runs the login and Bombadil gets the session's cookies, so it explores
+/// the pages behind the login.
+#[test]
+fn bombadil_07_from_npm_explores_behind_the_login() {
+    let cache = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("peers");
+    let mut b = Bombadil::npm(cache);
+    let line = b.ensure_installed().expect("bombadil installs from npm");
+    assert!(line.starts_with("bombadil 0.7.0"), "{line}");
+    let server = Server::start(App::Expense, ServeOptions::default()).unwrap();
+    let logs = tempfile::tempdir().unwrap();
+    let opts = PeerOptions {
+        log_dir: Some(logs.path().to_path_buf()),
+        login: expense_login(),
+        ..peer_options(&server.url(), Duration::from_secs(10))
+    };
+    let r = run_peer(&b, &opts).expect("bombadil runs");
+    eprintln!(
+        "steps {} urls {} states {} behind the login {:?} logouts {} ended early {:?} screens {:?}",
+        r.steps, r.urls, r.states, r.behind_login, r.logouts, r.ended_early, r.screens
+    );
+    assert!(r.steps > 0, "no action in the trace");
+    // Screens only a logged-in user sees (the login and registration pages are not).
+    assert!(
+        r.screens.iter().any(|s| s != "login" && s != "register"),
+        "screens {:?}",
+        r.screens
+    );
+    assert!(
+        r.behind_login.is_some_and(|n| n >= 1),
+        "bombadil never got past the login: {:?}",
+        r.behind_login
+    );
+    let log = std::fs::read_to_string(logs.path().join("bombadil.log")).unwrap_or_default();
+    assert!(!log.contains("error: "), "{log}");
 }

@@ -122,6 +122,49 @@ fn gremlins_explore_the_clinic() {
     assert!(r.elapsed < opts.duration, "{:?}", r.elapsed);
 }
 
+/// gremlins in a logged-in page: the bench's browser runs the expense app's login first,
+/// and the app's deny rule keeps the horde off "Log out", so it works behind the login.
+#[test]
+fn gremlins_work_behind_the_login_and_leave_denied_controls_alone() {
+    let mut g = Gremlins::new(cache());
+    g.ensure_installed().expect("gremlins.js installs from npm");
+    let server = Server::start(App::Expense, ServeOptions::default()).unwrap();
+    let step = |goto: Option<&str>, click: Option<&str>| wayfarer_core::config::LoginStep {
+        goto: goto.map(String::from),
+        fill: None,
+        value: None,
+        click: click.map(String::from),
+    };
+    let opts = PeerOptions {
+        max_steps: Some(300),
+        login: vec![
+            step(Some("/login"), None),
+            step(None, Some("#demo-fill")),
+            step(None, Some("button[type=submit]")),
+        ],
+        deny: vec![wayfarer_core::config::DenyRule {
+            selector: None,
+            text: Some("log out".into()),
+        }],
+        ..peer_options(&server.url(), Duration::from_secs(30))
+    };
+    let r = run_peer(&g, &opts).expect("the peer runs");
+    eprintln!(
+        "steps {} urls {} behind the login {:?} logouts {} log {:?}",
+        r.steps, r.urls, r.behind_login, r.logouts, r.action_log
+    );
+    assert!(
+        r.behind_login.is_some_and(|n| n >= 1),
+        "{:?}",
+        r.behind_login
+    );
+    assert!(
+        !r.action_log.iter().any(|a| a.contains("logout")),
+        "the horde logged out: {:?}",
+        r.action_log
+    );
+}
+
 /// A stand-in for a peer whose every action leaves a mark in the page (gremlins draws a
 /// circle where it clicks), from the moment the page loads: the DOM never stops changing
 /// while it acts. Every 2 ms (4 ms as Chrome clamps it), shorter than the 10 ms of quiet the
@@ -141,7 +184,12 @@ impl Peer for Marker {
 }
 
 impl ScriptPeer for Marker {
-    fn init_script(&self, _seed: u64, _max_steps: Option<u64>) -> Result<String, PeerError> {
+    fn init_script(
+        &self,
+        _seed: u64,
+        _max_steps: Option<u64>,
+        _deny: &[wayfarer_core::config::DenyRule],
+    ) -> Result<String, PeerError> {
         Ok(r#"window.__wfPeerSteps = window.__wfPeerSteps || 0;
 addEventListener("DOMContentLoaded", () => setInterval(() => {
   window.__wfPeerSteps++;

@@ -7,8 +7,12 @@
 //! the gremlins tally counts them. Steps are Bombadil's own actions, read from the
 //! `trace.jsonl` it writes.
 //!
-//! Bombadil is built from source (the bench never builds or downloads it): `$BOMBADIL_BIN`
-//! or `/opt/peers/bombadil/target/release/bombadil`.
+//! Two releases: `bombadil` is today's, 0.7.0 from the npm registry (its package ships a
+//! prebuilt static binary; the bench installs it like gremlins, pinned with its integrity
+//! hash); `bombadil@0.4.5` is the source build the benches before it compared with
+//! (`$BOMBADIL_BIN` or `/opt/peers/bombadil/target/release/bombadil`; the bench never
+//! builds it). Where the application has a login, the bench logs in with its own browser
+//! and hands Bombadil the session's cookies (`--cookie`, 0.7 only; 0.4.5 has no way in).
 
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -21,16 +25,89 @@ use wayfarer_browser::{find_chrome, launch_flags, CoveragePool};
 use wayfarer_core::config::BrowserConfig;
 use wayfarer_core::{Oracles, Outcome};
 
+use super::install::{Installed, NpmPackage};
 use super::monitor::{Monitor, MonitorStats, Read, Socket};
 use super::tally::Tally;
 use super::{Peer, PeerError, PeerOptions, PeerResult};
 
-/// Where `build.sh` (the project's peer instrument) puts the binary.
+/// Where `build.sh` (the project's peer instrument) puts the 0.4.5 binary.
 pub const DEFAULT_BIN: &str = "/opt/peers/bombadil/target/release/bombadil";
 const BUILD_HINT: &str = "build it from source with `bash peers/bombadil/build.sh` of the project workspace's shared/ folder \
      (Bombadil 0.4.5 with crates.io only, ~11 min on 2 cores; or upstream: \
      `cargo build --release -p bombadil-cli` in antithesishq/bombadil), or point \
      $BOMBADIL_BIN at a bombadil binary";
+
+const NPM_NAME: &str = "@antithesishq/bombadil";
+const NPM_VERSION: &str = "0.7.0";
+
+/// The pin; `npm ci` refuses anything that does not match the lock below.
+const PACKAGE_JSON: &str = r#"{
+  "name": "wayfarer-peer-bombadil",
+  "private": true,
+  "description": "Bombadil for wayfarer bench, installed by the bench itself (never vendored).",
+  "license": "MIT OR Apache-2.0",
+  "dependencies": {
+    "@antithesishq/bombadil": "0.7.0"
+  }
+}
+"#;
+
+/// Generated once with `npm install --package-lock-only` (npm 11): it carries the
+/// registry's integrity hash, so every install is byte-identical.
+const PACKAGE_LOCK: &str = r#"{
+  "name": "wayfarer-peer-bombadil",
+  "lockfileVersion": 3,
+  "requires": true,
+  "packages": {
+    "": {
+      "name": "wayfarer-peer-bombadil",
+      "license": "MIT OR Apache-2.0",
+      "dependencies": {
+        "@antithesishq/bombadil": "0.7.0"
+      }
+    },
+    "node_modules/@antithesishq/bombadil": {
+      "version": "0.7.0",
+      "integrity": "sha512-alJmnphJ/iUoL5mCsnV3DwtajGy/sEQ3NJJCiMhgjqXshSq2BUtAs0vqdXEiiSkB8HbsOX5CLrAcaogYdwfAJg==",
+      "license": "MIT",
+      "bin": {
+        "bombadil": "bin/bombadil.js"
+      }
+    }
+  }
+}
+"#;
+
+/// The prebuilt binary the package ships for this machine.
+fn npm_binary() -> Result<&'static str, String> {
+    match (std::env::consts::OS, std::env::consts::ARCH) {
+        ("linux", "x86_64") => Ok("binaries/bombadil-linux-x64"),
+        ("linux", "aarch64") => Ok("binaries/bombadil-linux-arm64"),
+        ("macos", "aarch64") => Ok("binaries/bombadil-darwin-arm64"),
+        (os, arch) => Err(format!(
+            "{NPM_NAME} {NPM_VERSION} ships no binary for {os}/{arch}"
+        )),
+    }
+}
+
+/// Which Bombadil a peer runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Release {
+    /// 0.7.0 from the npm registry: `bombadil browser test`, with `--cookie`.
+    Npm,
+    /// 0.4.5 built from source: `bombadil test`, no login.
+    Source045,
+}
+
+impl Release {
+    /// Its name in tables and on the command line.
+    pub fn peer_name(self) -> &'static str {
+        match self {
+            Release::Npm => "bombadil",
+            Release::Source045 => "bombadil@0.4.5",
+        }
+    }
+}
 
 /// Bombadil's browser is found and attached within this long, or the run fails.
 const START_TIMEOUT: Duration = Duration::from_secs(60);
@@ -48,8 +125,12 @@ const VIOLATIONS_FOUND: i32 = 2;
 const POLL: Duration = Duration::from_millis(20);
 
 /// Bombadil, run as a program.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Bombadil {
+    release: Release,
+    /// `<cache>/bombadil/` holds the npm project (0.7).
+    dir: PathBuf,
+    npm: PathBuf,
     /// A binary given by the caller (tests), before `$BOMBADIL_BIN` and the default.
     explicit: Option<PathBuf>,
     /// The binary `ensure_installed` found.
@@ -57,19 +138,47 @@ pub struct Bombadil {
 }
 
 impl Bombadil {
-    pub fn new() -> Bombadil {
-        Bombadil::default()
-    }
-
-    /// Use this binary instead of `$BOMBADIL_BIN` or the default.
-    pub fn with_bin(path: impl Into<PathBuf>) -> Bombadil {
+    /// Today's Bombadil from the npm registry, installed into `<cache>/bombadil/`.
+    pub fn npm(cache: PathBuf) -> Bombadil {
         Bombadil {
-            explicit: Some(path.into()),
+            release: Release::Npm,
+            dir: cache.join("bombadil"),
+            npm: PathBuf::from("npm"),
+            explicit: None,
             bin: None,
         }
     }
 
-    /// The binary to use: the explicit one, `$BOMBADIL_BIN`, or `DEFAULT_BIN`.
+    /// Bombadil 0.4.5 built from source (`$BOMBADIL_BIN` or [`DEFAULT_BIN`]).
+    pub fn source() -> Bombadil {
+        Bombadil {
+            release: Release::Source045,
+            dir: PathBuf::new(),
+            npm: PathBuf::from("npm"),
+            explicit: None,
+            bin: None,
+        }
+    }
+
+    /// Use this 0.4.5 binary instead of `$BOMBADIL_BIN` or the default.
+    pub fn with_bin(path: impl Into<PathBuf>) -> Bombadil {
+        Bombadil {
+            explicit: Some(path.into()),
+            ..Bombadil::source()
+        }
+    }
+
+    /// Use this npm binary instead of the one on `PATH`.
+    pub fn with_npm(mut self, npm: impl Into<PathBuf>) -> Bombadil {
+        self.npm = npm.into();
+        self
+    }
+
+    pub fn release(&self) -> Release {
+        self.release
+    }
+
+    /// The 0.4.5 binary to use: the explicit one, `$BOMBADIL_BIN`, or `DEFAULT_BIN`.
     pub fn locate(&self) -> PathBuf {
         if let Some(p) = &self.explicit {
             return p.clone();
@@ -80,50 +189,83 @@ impl Bombadil {
         }
     }
 
-    fn install_error(reason: String) -> PeerError {
+    fn install_error(&self, reason: String) -> PeerError {
         PeerError::Install {
-            peer: "bombadil".into(),
+            peer: self.release.peer_name().into(),
             reason,
         }
+    }
+
+    /// The npm package's binary, installed when missing: (its path, what was done).
+    fn install_npm(&self) -> Result<(PathBuf, String), PeerError> {
+        let main = npm_binary().map_err(|e| self.install_error(e))?;
+        let pkg = NpmPackage {
+            name: NPM_NAME,
+            version: NPM_VERSION,
+            package_json: PACKAGE_JSON,
+            package_lock: PACKAGE_LOCK,
+            main,
+        };
+        let done = pkg
+            .ensure(&self.dir, &self.npm)
+            .map_err(|r| self.install_error(r))?;
+        let verb = match done {
+            Installed::Found => "found in",
+            Installed::Installed => "installed into",
+        };
+        Ok((
+            pkg.main_path(&self.dir),
+            format!("{verb} {}", self.dir.display()),
+        ))
     }
 }
 
 impl Peer for Bombadil {
     fn name(&self) -> &'static str {
-        "bombadil"
+        self.release.peer_name()
     }
 
     fn ensure_installed(&mut self) -> Result<String, PeerError> {
-        let bin = self.locate();
+        let (bin, how) = match self.release {
+            Release::Npm => self.install_npm()?,
+            Release::Source045 => {
+                let bin = self.locate();
+                if !is_executable(&bin) {
+                    return Err(self.install_error(format!(
+                        "no bombadil binary at {}: {BUILD_HINT}",
+                        bin.display()
+                    )));
+                }
+                let how = format!("found at {}", bin.display());
+                (bin, how)
+            }
+        };
         if !is_executable(&bin) {
-            return Err(Self::install_error(format!(
-                "no bombadil binary at {}: {BUILD_HINT}",
-                bin.display()
-            )));
+            return Err(self.install_error(format!("{} is not an executable file", bin.display())));
         }
         let out = Command::new(&bin)
             .arg("--version")
             .stdin(Stdio::null())
             .output()
-            .map_err(|e| Self::install_error(format!("cannot run {}: {e}", bin.display())))?;
+            .map_err(|e| self.install_error(format!("cannot run {}: {e}", bin.display())))?;
         if !out.status.success() {
-            return Err(Self::install_error(format!(
-                "{} --version failed ({}): {BUILD_HINT}",
+            return Err(self.install_error(format!(
+                "{} --version failed ({})",
                 bin.display(),
                 out.status
             )));
         }
         let version = String::from_utf8_lossy(&out.stdout).trim().to_string();
-        let line = format!("{version} found at {}", bin.display());
+        let line = format!("{version} {how}");
         self.bin = Some(bin);
         Ok(line)
     }
 
     fn run(&self, opts: &PeerOptions) -> Result<PeerResult, PeerError> {
         let bin = self.bin.clone().ok_or_else(|| {
-            Self::install_error("not located yet (call ensure_installed first)".into())
+            self.install_error("not located yet (call ensure_installed first)".into())
         })?;
-        BombadilRun::start(&bin, opts)?.finish()
+        BombadilRun::start(&bin, self.release, opts)?.finish()
     }
 }
 
@@ -157,13 +299,30 @@ fn is_executable(p: &Path) -> bool {
     std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
-/// `bombadil test`'s arguments. Bombadil's own JS instrumentation is off: it rewrites the
-/// application's scripts (other content, other hashes and lengths: our coverage would
-/// measure its rewrite), and in 0.4.5 it only feeds a log line, not its choice of action.
-pub(crate) fn arguments(url: &str, time_limit: Duration, out: &Path) -> Vec<String> {
+/// `bombadil test`'s arguments (`bombadil browser test` in 0.7, with the session's
+/// cookies). Bombadil's own JS instrumentation is off: it rewrites the application's
+/// scripts (other content, other hashes and lengths: our coverage would measure its
+/// rewrite), and in 0.4.5 it only feeds a log line, not its choice of action.
+pub(crate) fn arguments(
+    release: Release,
+    url: &str,
+    time_limit: Duration,
+    out: &Path,
+    cookies: &[String],
+) -> Vec<String> {
     let secs = time_limit.as_secs() + u64::from(time_limit.subsec_nanos() > 0);
-    vec![
-        "test".into(),
+    let command: &[&str] = match release {
+        Release::Npm => &["browser", "test"],
+        Release::Source045 => &["test"],
+    };
+    let mut args: Vec<String> = command.iter().map(|c| c.to_string()).collect();
+    if release == Release::Npm {
+        for c in cookies {
+            args.push("--cookie".into());
+            args.push(c.clone());
+        }
+    }
+    args.extend([
         url.into(),
         "--headless".into(),
         "--no-sandbox".into(),
@@ -179,7 +338,8 @@ pub(crate) fn arguments(url: &str, time_limit: Duration, out: &Path) -> Vec<Stri
         "--device-scale-factor".into(),
         "1".into(),
         "--instrument-javascript=".into(),
-    ]
+    ]);
+    args
 }
 
 /// `s` as one word for bash.
@@ -405,7 +565,11 @@ impl<'a> BombadilRun<'a> {
     }
 
     /// Start Bombadil with our Chromium wrapper, attach the watcher and let it go.
-    fn start(bin: &Path, opts: &'a PeerOptions) -> Result<BombadilRun<'a>, PeerError> {
+    fn start(
+        bin: &Path,
+        release: Release,
+        opts: &'a PeerOptions,
+    ) -> Result<BombadilRun<'a>, PeerError> {
         let origin = opts.start_url.origin().ascii_serialization();
         let oracles = Oracles::new(opts.oracles.clone(), vec![origin])
             .map_err(|e| Self::fail(format!("invalid oracle configuration: {e}")))?;
@@ -440,7 +604,28 @@ impl<'a> BombadilRun<'a> {
         }
         let log = File::create(logs.join("bombadil.log")).map_err(|e| io("bombadil.log", e))?;
         let log2 = log.try_clone().map_err(|e| io("bombadil.log", e))?;
-        let args = arguments(opts.start_url.as_str(), opts.duration, &out);
+        // Logged in like its users log in: our browser runs the login, Bombadil gets the
+        // cookies (0.4.5 has no way to take them: it sees the login page).
+        let cookies = match release {
+            Release::Npm if !opts.login.is_empty() => {
+                let session = super::login::log_in(opts)
+                    .map_err(|e| Self::fail(format!("logging in for bombadil: {e}")))?;
+                tracing::info!(
+                    cookies = session.cookies.len(),
+                    landed = %session.landed,
+                    "logged in for bombadil"
+                );
+                session.cookies
+            }
+            _ => Vec::new(),
+        };
+        let args = arguments(
+            release,
+            opts.start_url.as_str(),
+            opts.duration,
+            &out,
+            &cookies,
+        );
         let mut cmd = Command::new(bin);
         cmd.args(&args)
             .env("CHROME", &wrapper)
@@ -481,7 +666,7 @@ impl<'a> BombadilRun<'a> {
             monitor: Monitor::new(opts.start_url.clone(), pool.clone()),
             pool,
             socket: None,
-            tally: Tally::new(oracles),
+            tally: Tally::new(oracles).with_login(&opts.login, &opts.start_url),
             trace: TraceReader::default(),
             t0: None,
             exit: None,
@@ -907,14 +1092,38 @@ mod tests {
 
     #[test]
     fn arguments_round_the_budget_up_and_turn_instrumentation_off() {
+        let cookies = ["sid=abc; Path=/; HttpOnly".to_string()];
         let a = arguments(
+            Release::Source045,
             "http://127.0.0.1:1/",
             Duration::from_millis(10_200),
             Path::new("/tmp/o"),
+            &cookies,
         );
         let i = a.iter().position(|x| x == "--time-limit").unwrap();
         assert_eq!(a[i + 1], "11s");
         assert_eq!(&a[..2], ["test", "http://127.0.0.1:1/"]);
+        assert!(
+            !a.contains(&"--cookie".to_string()),
+            "0.4.5 has no --cookie"
+        );
+        let b = arguments(
+            Release::Npm,
+            "http://127.0.0.1:1/",
+            Duration::from_secs(5),
+            Path::new("/tmp/o"),
+            &cookies,
+        );
+        assert_eq!(
+            &b[..5],
+            [
+                "browser",
+                "test",
+                "--cookie",
+                "sid=abc; Path=/; HttpOnly",
+                "http://127.0.0.1:1/"
+            ]
+        );
         assert!(a.contains(&"--instrument-javascript=".to_string()));
         let w = a.iter().position(|x| x == "--width").unwrap();
         assert_eq!((a[w + 1].as_str(), a[w + 3].as_str()), ("1280", "800"));
@@ -1041,6 +1250,16 @@ mod tests {
         );
         assert!(msg.contains("build.sh"), "{msg}");
         assert!(msg.contains("BOMBADIL_BIN"), "{msg}");
+    }
+
+    #[test]
+    fn the_pin_and_the_lock_agree() {
+        let pkg: serde_json::Value = serde_json::from_str(PACKAGE_JSON).unwrap();
+        assert_eq!(pkg["dependencies"][NPM_NAME], NPM_VERSION);
+        let lock: serde_json::Value = serde_json::from_str(PACKAGE_LOCK).unwrap();
+        let entry = &lock["packages"][format!("node_modules/{NPM_NAME}")];
+        assert_eq!(entry["version"], NPM_VERSION);
+        assert!(entry["integrity"].as_str().unwrap().starts_with("sha512-"));
     }
 
     #[test]

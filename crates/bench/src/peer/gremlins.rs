@@ -4,6 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
+use wayfarer_core::config::DenyRule;
+
 use super::install::{Installed, NpmPackage};
 use super::{Peer, PeerError, PeerOptions, PeerResult, ScriptPeer};
 
@@ -160,16 +162,23 @@ impl Peer for Gremlins {
 }
 
 impl ScriptPeer for Gremlins {
-    fn init_script(&self, seed: u64, max_steps: Option<u64>) -> Result<String, PeerError> {
+    fn init_script(
+        &self,
+        seed: u64,
+        max_steps: Option<u64>,
+        deny: &[DenyRule],
+    ) -> Result<String, PeerError> {
         let bundle = self.bundle.as_deref().ok_or_else(|| {
             self.install_error("not installed yet (call ensure_installed first)".into())
         })?;
         // A string seed: Chance hashes it, and u64 seeds above 2^53 stay exact.
         let seed = serde_json::Value::String(seed.to_string()).to_string();
         let max = max_steps.map_or("null".to_string(), |m| m.to_string());
+        let deny = serde_json::to_string(deny).unwrap_or_else(|_| "[]".into());
         let starter = STARTER
             .replace("__WF_SEED__", &seed)
-            .replace("__WF_MAX_STEPS__", &max);
+            .replace("__WF_MAX_STEPS__", &max)
+            .replace("__WF_DENY__", &deny);
         // `;` ends the bundle's last statement whatever it is.
         Ok(format!("{bundle}\n;\n{starter}"))
     }
@@ -192,13 +201,22 @@ mod tests {
     #[test]
     fn the_script_needs_the_bundle_and_carries_the_seed() {
         let mut g = Gremlins::new(PathBuf::from("/nonexistent"));
-        assert!(g.init_script(1, None).is_err());
+        assert!(g.init_script(1, None, &[]).is_err());
         g.bundle = Some("var gremlins = {};".into());
-        let s = g.init_script(u64::MAX, None).unwrap();
+        let s = g.init_script(u64::MAX, None, &[]).unwrap();
         assert!(s.contains("var SEED = \"18446744073709551615\";"));
         assert!(s.contains("var MAX_STEPS = null;"));
+        assert!(s.contains("var DENY = [];"));
         assert!(!s.contains("__WF_"));
-        let s = g.init_script(7, Some(300)).unwrap();
+        let deny = [DenyRule {
+            selector: Some("a.logout".into()),
+            text: None,
+        }];
+        let s = g.init_script(7, Some(300), &deny).unwrap();
         assert!(s.contains("var MAX_STEPS = 300;"));
+        assert!(
+            s.contains(r#"var DENY = [{"selector":"a.logout","text":null}];"#),
+            "{s}"
+        );
     }
 }

@@ -12,6 +12,9 @@
 
   var SEED = __WF_SEED__;
   var MAX_STEPS = __WF_MAX_STEPS__;
+  // The application's [[deny]] rules (a logout link, a reset button): as a strategy
+  // never acts on what they match, the horde's clicks, touches and fills leave it alone.
+  var DENY = __WF_DENY__;
   var store = null;
   try { store = window.sessionStorage; } catch (e) { /* storage disabled */ }
   function load(key) {
@@ -52,12 +55,34 @@
       };
     };
   }
+  // Whether a deny rule matches `el` or the control it is in (by selector, or by a
+  // case-insensitive part of its text or label).
+  function denied(el) {
+    if (!el || !el.closest || DENY.length === 0) { return false; }
+    var control = el.closest('a,button,input,select,textarea,label,[role]') || el;
+    var said = ((control.textContent || '') + ' ' + (control.getAttribute('aria-label') || '') +
+      ' ' + (control.value || '')).toLowerCase();
+    for (var i = 0; i < DENY.length; i++) {
+      var r = DENY[i];
+      try {
+        if (r.selector && el.closest(r.selector)) { return true; }
+      } catch (e) { /* a selector the page cannot parse matches nothing */ }
+      if (r.text && said.indexOf(String(r.text).toLowerCase()) >= 0) { return true; }
+    }
+    return false;
+  }
+  function allowed(el) { return !denied(el); }
   // No visual traces: they are DOM nodes that would count as new states and, at z-index
   // 2000, catch the horde's own later clicks.
-  var quiet = { showAction: function () {} };
+  function quiet(extra) {
+    var o = { showAction: function () {} };
+    for (var k in extra) { o[k] = extra[k]; }
+    return o;
+  }
   var s = g.species;
-  var species = [s.clicker(quiet), s.toucher(quiet), s.formFiller(quiet), s.scroller(quiet),
-    s.typer(quiet)].map(counted);
+  var species = [s.clicker(quiet({ canClick: allowed })), s.toucher(quiet({ canTouch: allowed })),
+    s.formFiller(quiet({ canFillElement: allowed })), s.scroller(quiet({})),
+    s.typer(quiet({}))].map(counted);
   // The alert mogwai only stubs alert/confirm/prompt when there is a logger.
   var logger = {
     log: function () {}, info: function () {}, error: function () {},

@@ -11,6 +11,7 @@
 mod bombadil;
 mod gremlins;
 mod install;
+mod login;
 mod monitor;
 mod session;
 mod tally;
@@ -18,12 +19,12 @@ mod tally;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use wayfarer_core::config::OracleConfig;
+use wayfarer_core::config::{DenyRule, LoginStep, OracleConfig};
 use wayfarer_core::{Coverage, Failure};
 
 use crate::series::SeriesPoint;
 
-pub use bombadil::Bombadil;
+pub use bombadil::{Bombadil, Release};
 pub use gremlins::Gremlins;
 
 /// Why a peer could not be run.
@@ -66,8 +67,13 @@ pub trait ScriptPeer: Peer {
     /// the peer's code plus a starter that unleashes it with `seed` once the page loaded.
     /// It must count the peer's actions in `window.__wfPeerSteps` (kept across page loads
     /// of the tab, e.g. in sessionStorage) and stop acting once that count reaches
-    /// `max_steps`, when set.
-    fn init_script(&self, seed: u64, max_steps: Option<u64>) -> Result<String, PeerError>;
+    /// `max_steps`, when set, and leave alone what `deny` matches where the peer can.
+    fn init_script(
+        &self,
+        seed: u64,
+        max_steps: Option<u64>,
+        deny: &[DenyRule],
+    ) -> Result<String, PeerError>;
 }
 
 /// What a peer run needs.
@@ -88,6 +94,13 @@ pub struct PeerOptions {
     /// Where a peer that runs as a program keeps its log and output for triage (None:
     /// a temporary directory, removed after the run).
     pub log_dir: Option<PathBuf>,
+    /// The application's login steps (its configuration's `[[login]]`, secrets filled
+    /// in): a peer in our browser runs them first, a peer with a browser of its own gets
+    /// the session's cookies (`cookies`).
+    pub login: Vec<LoginStep>,
+    /// The configuration's `[[deny]]` rules, for a peer that can take them (gremlins:
+    /// its clicks and fills skip what they match; Bombadil has no such option).
+    pub deny: Vec<DenyRule>,
 }
 
 /// What a peer run measured, in the same units as a strategy run.
@@ -120,17 +133,22 @@ pub struct PeerResult {
     /// Why the peer ended before its time, when it did on its own (a crash, an error
     /// exit): its numbers then cover only that part.
     pub ended_early: Option<String>,
+    /// Times the peer came back to the login page after being past it.
+    pub logouts: u64,
+    /// Distinct URLs seen other than the login page (`None`: no login page to tell by).
+    pub behind_login: Option<usize>,
 }
 
 /// The peers this build offers.
-pub const NAMES: &[&str] = &["gremlins", "bombadil"];
+pub const NAMES: &[&str] = &["gremlins", "bombadil", "bombadil@0.4.5"];
 
 /// Build the peer called `name`; `cache` is where peers install themselves.
 pub fn by_name(name: &str, cache: PathBuf) -> Option<Box<dyn Peer>> {
     match name {
         "gremlins" => Some(Box::new(Gremlins::new(cache))),
+        "bombadil" => Some(Box::new(Bombadil::npm(cache))),
         // Built from source, not installed by the bench: see `Bombadil::ensure_installed`.
-        "bombadil" => Some(Box::new(Bombadil::new())),
+        "bombadil@0.4.5" => Some(Box::new(Bombadil::source())),
         _ => None,
     }
 }

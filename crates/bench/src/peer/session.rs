@@ -31,13 +31,15 @@ pub(crate) fn run_injected(
     };
     let mut bopts = BrowserOptions::new(opts.start_url.clone());
     bopts.chrome = Some(chrome);
+    // Logged in as a strategy is: the first reset runs the login, before the peer is in.
+    bopts.login = opts.login.clone();
     let cdp_ms = bopts.config.cdp_timeout_ms;
     let mut env = BrowserEnv::launch(bopts).map_err(|e| fail(e.to_string()))?;
     let mut run = Run {
         env: &mut env,
         peer,
         opts,
-        tally: Tally::new(oracles),
+        tally: Tally::new(oracles).with_login(&opts.login, &opts.start_url),
         cdp_ms,
     };
     let result = run.drive().map_err(|e| fail(e.to_string()));
@@ -112,7 +114,7 @@ impl Run<'_> {
             .map(|m| m.saturating_sub(self.tally.steps()));
         let script = self
             .peer
-            .init_script(seed, max_steps)
+            .init_script(seed, max_steps, &self.opts.deny)
             .map_err(|e| EnvError::Browser(e.to_string()))?;
         self.env.add_init_script(&script)?;
         let go = Action {

@@ -5,6 +5,7 @@
 use std::collections::HashSet;
 use std::time::Duration;
 
+use wayfarer_core::config::LoginStep;
 use wayfarer_core::oracle::FailureBook;
 use wayfarer_core::state::{page_url, StructureAbstraction};
 use wayfarer_core::{
@@ -31,6 +32,14 @@ pub(crate) struct Tally {
     pub restarts: u32,
     /// Samples (or parts of one) lost to a page in flux: navigating, hung, crashed.
     pub skipped: u64,
+    /// The page the login starts at (its first `goto`), as the URLs are counted.
+    login_page: Option<String>,
+    /// The peer is on the login page now.
+    at_login: bool,
+    /// Pages seen other than the login page.
+    behind: HashSet<String>,
+    /// Times the peer came back to the login page after being past it.
+    pub logouts: u64,
 }
 
 /// What the probe expression reads from the page: the peer's own step counter. (The
@@ -56,6 +65,40 @@ impl Tally {
             series: Vec::new(),
             restarts: 0,
             skipped: 0,
+            login_page: None,
+            at_login: false,
+            behind: HashSet::new(),
+            logouts: 0,
+        }
+    }
+
+    /// Tell the login page by the first `goto` of the application's login steps
+    /// (relative to `start`): a peer back there was logged out. Without one (a login on
+    /// the start page itself) the URL cannot tell, and nothing is counted.
+    pub fn with_login(mut self, login: &[LoginStep], start: &url::Url) -> Tally {
+        self.login_page = login
+            .iter()
+            .find_map(|s| s.goto.as_deref())
+            .and_then(|g| start.join(g).ok())
+            .map(|u| without_query(u.as_str()));
+        self
+    }
+
+    /// A page the peer is on: behind the login, or back at it (whatever its query: a
+    /// login page often carries where to go next).
+    fn on_page(&mut self, url: &str) {
+        let Some(login) = &self.login_page else {
+            return;
+        };
+        let page = without_query(url);
+        if page == *login {
+            if !self.at_login && !self.behind.is_empty() {
+                self.logouts += 1;
+            }
+            self.at_login = true;
+        } else {
+            self.at_login = false;
+            self.behind.insert(page);
         }
     }
 
@@ -117,6 +160,7 @@ impl Tally {
         }
         if !obs.url.is_empty() && obs.url != "about:blank" {
             let analysis = self.abstraction.analyse(obs);
+            self.on_page(&obs.url);
             self.urls.insert(analysis.url);
             self.last_url = obs.url.clone();
         }
@@ -147,6 +191,7 @@ impl Tally {
     /// observations' URLs do.
     pub fn visit(&mut self, url: &str) {
         if !url.is_empty() && url != "about:blank" {
+            self.on_page(url);
             self.urls.insert(page_url(url, self.abstraction.mask_ids));
             self.last_url = url.to_string();
         }
@@ -209,6 +254,8 @@ impl Tally {
             restarts: self.restarts,
             skipped_samples: self.skipped,
             ended_early: None,
+            logouts: self.logouts,
+            behind_login: self.login_page.as_ref().map(|_| self.behind.len()),
         }
     }
 
@@ -220,6 +267,18 @@ impl Tally {
         let mut log = self.log_base.clone();
         log.extend(self.log_now.iter().cloned());
         log
+    }
+}
+
+/// `url` without its query: the same page whatever it was asked (the fragment stays: a
+/// route of a single-page application).
+fn without_query(url: &str) -> String {
+    match url::Url::parse(url) {
+        Ok(mut u) => {
+            u.set_query(None);
+            u.to_string()
+        }
+        Err(_) => url.split('?').next().unwrap_or(url).to_string(),
     }
 }
 
@@ -264,6 +323,32 @@ mod tests {
         t.read_probe(serde_json::json!({ "steps": 40 }));
         t.read_probe(serde_json::json!({ "steps": 5 }));
         assert_eq!(t.steps(), 45, "a cleared counter keeps what was counted");
+    }
+
+    #[test]
+    fn a_peer_back_at_the_login_page_was_logged_out() {
+        let oracles = Oracles::new(OracleConfig::default(), vec!["http://h".into()]).unwrap();
+        let login = [LoginStep {
+            goto: Some("/login?next=/".into()),
+            fill: None,
+            value: None,
+            click: None,
+        }];
+        let start = url::Url::parse("http://h/app/").unwrap();
+        let mut t = Tally::new(oracles).with_login(&login, &start);
+        t.visit("http://h/login");
+        assert_eq!(t.result(None, Duration::ZERO).behind_login, Some(0));
+        t.visit("http://h/app/");
+        t.visit("http://h/app/issues");
+        t.visit("http://h/login?next=/app/issues");
+        t.visit("http://h/login");
+        t.visit("http://h/app/");
+        t.visit("http://h/login");
+        let r = t.result(None, Duration::ZERO);
+        assert_eq!((r.logouts, r.behind_login), (2, Some(2)));
+        let oracles = Oracles::new(OracleConfig::default(), vec!["http://h".into()]).unwrap();
+        let none = Tally::new(oracles).with_login(&[], &start);
+        assert_eq!(none.result(None, Duration::ZERO).behind_login, None);
     }
 
     #[test]

@@ -17,5 +17,7 @@ pub fn peer_options(url: &str, duration: Duration) -> PeerOptions {
         sample_every: Duration::from_millis(250),
         oracles: OracleConfig::default(),
         log_dir: None,
+        login: Vec::new(),
+        deny: Vec::new(),
     }
 }
