@@ -265,6 +265,7 @@ fn section(s: &mut String, plan: &Plan, target: &Target, result: &BenchResult) {
             );
         }
     }
+    login_lines(s, &name, result);
     if plan.inferences.iter().any(Option::is_some) {
         inference_table(s, plan, &name, result);
     }
@@ -318,6 +319,36 @@ fn section(s: &mut String, plan: &Plan, target: &Target, result: &BenchResult) {
 /// seeded bug against the fewest actions it needs (the longest of any failure on an
 /// application without seeded bugs), the worst excess, and the shares of its unique
 /// failures shrunk and confirmed; then a line per strategy over its runs.
+/// Whether each peer run got past the application's login: the URLs it saw behind it and
+/// how often the login form came back.
+fn login_lines(s: &mut String, name: &str, result: &BenchResult) {
+    let peers: Vec<&RunRow> = result
+        .runs
+        .iter()
+        .filter(|(t, o)| t.name() == name && o.row.behind_login.is_some())
+        .map(|(_, o)| &o.row)
+        .collect();
+    if peers.is_empty() {
+        return;
+    }
+    s.push_str("\nPeers and the login (URLs seen without the login form; times it came back):\n\n");
+    for r in peers {
+        let behind = r.behind_login.unwrap_or(0);
+        let past = if behind == 0 {
+            "never got past the login".to_string()
+        } else {
+            format!("{behind} URLs behind the login")
+        };
+        let _ = writeln!(
+            s,
+            "- {} seed {}: {past}, logged out {} times",
+            md_escape(&r.strategy),
+            r.seed,
+            r.logged_out.unwrap_or(0)
+        );
+    }
+}
+
 fn traces_table(s: &mut String, plan: &Plan, name: &str, seeded: bool, result: &BenchResult) {
     let rows = strategy_rows(plan, name, result, |r| r.failures_shrunk.is_some());
     if rows.is_empty() {
@@ -645,6 +676,51 @@ mod tests {
             [
                 "| random | 1 | 60.0 | 5.0 | 2.0 | 25.0% | 1.00 | 1.00 | 1.00 | 1.00 |",
                 "| random | 3 | 150.0 | 12.5 | 2.0 | 25.0% | 2.50 | 2.50 | 1.00 | 1.00 |",
+            ]
+        );
+    }
+
+    #[test]
+    fn each_peer_run_says_whether_it_got_past_the_login() {
+        let row = |strategy: &str, seed, behind, logged_out| RunRow {
+            app: "roundup".into(),
+            strategy: strategy.into(),
+            kind: "peer".into(),
+            seed,
+            behind_login: behind,
+            logged_out,
+            ..RunRow::default()
+        };
+        let outcome = |r| {
+            (
+                crate::plan::Target::Url("http://roundup/".parse().unwrap()),
+                crate::execute::RunOutcome {
+                    row: r,
+                    series: vec![],
+                    actions: vec![],
+                    failures: vec![],
+                    dir: None,
+                    scripts: vec![],
+                },
+            )
+        };
+        let result = BenchResult {
+            runs: vec![
+                outcome(row("bombadil", 1, Some(12), Some(3))),
+                outcome(row("bombadil@0.4.5", 1, Some(0), Some(0))),
+                outcome(row("random", 1, None, Some(0))),
+            ],
+            ..Default::default()
+        };
+        let mut s = String::new();
+        let name = result.runs[0].0.name();
+        login_lines(&mut s, &name, &result);
+        let lines: Vec<&str> = s.lines().filter(|l| l.starts_with("- ")).collect();
+        assert_eq!(
+            lines,
+            [
+                "- bombadil seed 1: 12 URLs behind the login, logged out 3 times",
+                "- bombadil@0.4.5 seed 1: never got past the login, logged out 0 times",
             ]
         );
     }

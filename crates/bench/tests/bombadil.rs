@@ -116,18 +116,20 @@ fn bombadil_045_explores_the_expense_app() {
     assert!(left.is_empty(), "profiles left in /tmp: {left:?}");
 }
 
-/// The expense app's login, as its configuration would say it.
+/// The expense app's login, as its configuration would say it (its fields are what tells
+/// a logged-out page).
 fn expense_login() -> Vec<LoginStep> {
-    let step = |goto: Option<&str>, click: Option<&str>| LoginStep {
+    let step = |goto: Option<&str>, fill: Option<(&str, &str)>, click: Option<&str>| LoginStep {
         goto: goto.map(String::from),
-        fill: None,
-        value: None,
+        fill: fill.map(|f| f.0.to_string()),
+        value: fill.map(|f| f.1.to_string()),
         click: click.map(String::from),
     };
     vec![
-        step(Some("/login"), None),
-        step(None, Some("#demo-fill")),
-        step(None, Some("button[type=submit]")),
+        step(Some("/login"), None, None),
+        step(None, Some(("#email", "demo@example.com")), None),
+        step(None, Some(("#password", "demo1234")), None),
+        step(None, None, Some("button[type=submit]")),
     ]
 }
 

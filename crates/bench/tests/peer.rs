@@ -129,18 +129,21 @@ fn gremlins_work_behind_the_login_and_leave_denied_controls_alone() {
     let mut g = Gremlins::new(cache());
     g.ensure_installed().expect("gremlins.js installs from npm");
     let server = Server::start(App::Expense, ServeOptions::default()).unwrap();
-    let step = |goto: Option<&str>, click: Option<&str>| wayfarer_core::config::LoginStep {
-        goto: goto.map(String::from),
-        fill: None,
-        value: None,
-        click: click.map(String::from),
+    let step = |goto: Option<&str>, fill: Option<(&str, &str)>, click: Option<&str>| {
+        wayfarer_core::config::LoginStep {
+            goto: goto.map(String::from),
+            fill: fill.map(|f| f.0.to_string()),
+            value: fill.map(|f| f.1.to_string()),
+            click: click.map(String::from),
+        }
     };
     let opts = PeerOptions {
         max_steps: Some(300),
         login: vec![
-            step(Some("/login"), None),
-            step(None, Some("#demo-fill")),
-            step(None, Some("button[type=submit]")),
+            step(Some("/login"), None, None),
+            step(None, Some(("#email", "demo@example.com")), None),
+            step(None, Some(("#password", "demo1234")), None),
+            step(None, None, Some("button[type=submit]")),
         ],
         deny: vec![wayfarer_core::config::DenyRule {
             selector: None,

@@ -31,6 +31,7 @@ mod watch;
 pub use coverage::CoveragePool;
 pub use env::BrowserEnv;
 pub use launch::{launch_flags, Flag};
+pub use login::form_expression as login_form_expression;
 pub use options::{find_chrome, BrowserOptions};
 pub use stability::DOM_STILL_CHANGING;
 pub use watch::{PageNews, PageWatch};

@@ -53,6 +53,14 @@ fn form_check(fields: &[String]) -> String {
     )
 }
 
+/// An expression that says whether the page shows the login form of `steps` (every field
+/// its `fill` steps type into is there); `None` when the login fills no field. For a
+/// watcher of a browser that is not ours (the bench's peers).
+pub fn form_expression(steps: &[LoginStep]) -> Option<String> {
+    let fields = form_fields(steps);
+    (!fields.is_empty()).then(|| form_check(&fields))
+}
+
 /// Whether the page shows the login form; false when it cannot be asked.
 pub(crate) async fn shows_form(page: &Page, fields: &[String], cdp: Duration) -> bool {
     if fields.is_empty() {

@@ -119,8 +119,9 @@ fn a_killed_bench_leaves_no_peer_behind() {
             "2",
             "--seeds",
             "1",
+            // The source build's peer: it takes its binary from $BOMBADIL_BIN.
             "--peer",
-            "bombadil",
+            "bombadil@0.4.5",
             "-q",
             "--out",
         ])

@@ -663,10 +663,12 @@ impl<'a> BombadilRun<'a> {
             out,
             args,
             started: Instant::now(),
-            monitor: Monitor::new(opts.start_url.clone(), pool.clone()),
+            monitor: Monitor::new(opts.start_url.clone(), pool.clone())
+                .watching_login(wayfarer_browser::login_form_expression(&opts.login)),
             pool,
             socket: None,
-            tally: Tally::new(oracles).with_login(&opts.login, &opts.start_url),
+            tally: Tally::new(oracles)
+                .with_login(wayfarer_browser::login_form_expression(&opts.login).is_some()),
             trace: TraceReader::default(),
             t0: None,
             exit: None,
@@ -881,6 +883,9 @@ impl<'a> BombadilRun<'a> {
                 self.tally.point(Duration::ZERO, Some(self.pool.snapshot()));
             }
             self.tally.visit(&url);
+        }
+        for shown in self.monitor.login_seen() {
+            self.tally.login_form(shown);
         }
         let samples = self.monitor.samples();
         self.absorb(samples);

@@ -72,6 +72,7 @@ enum Pending {
     AppLog {
         session: String,
     },
+    LoginForm,
     /// Answers nobody waits for (release, detach).
     Ignored,
 }
@@ -147,6 +148,10 @@ pub(crate) struct Monitor {
     navigations: Vec<(String, bool, Instant)>,
     samples: Vec<Sample>,
     pub stats: MonitorStats,
+    /// The expression that says whether a page shows the login form, when there is one.
+    login_form: Option<String>,
+    /// Its answers not yet taken.
+    login_seen: Vec<bool>,
 }
 
 impl Monitor {
@@ -166,7 +171,21 @@ impl Monitor {
             navigations: Vec::new(),
             samples: Vec::new(),
             stats: MonitorStats::default(),
+            login_form: None,
+            login_seen: Vec::new(),
         }
+    }
+
+    /// Also ask at every sample whether the page shows the login form (`expression`,
+    /// from the application's login steps).
+    pub fn watching_login(mut self, expression: Option<String>) -> Monitor {
+        self.login_form = expression;
+        self
+    }
+
+    /// What the login-form checks answered since the last call, in order.
+    pub fn login_seen(&mut self) -> Vec<bool> {
+        std::mem::take(&mut self.login_seen)
     }
 
     fn send(&mut self, session: Option<&str>, method: &str, params: Value, what: Pending) {
@@ -461,6 +480,12 @@ impl Monitor {
                     }
                 }
             }
+            Pending::LoginForm => {
+                if let Ok(r) = answer {
+                    self.login_seen
+                        .push(r["result"]["value"].as_bool().unwrap_or(false));
+                }
+            }
             Pending::Ignored => {}
         }
     }
@@ -580,6 +605,16 @@ impl Monitor {
                 json!({ "expression": APP_LOG, "returnByValue": true, "silent": true }),
                 Pending::AppLog { session: s.clone() },
             );
+            // Before the scan: its answer comes first, so the scan's page is counted as
+            // behind the login or not by what this page shows.
+            if let Some(check) = self.login_form.clone() {
+                self.send(
+                    Some(&s),
+                    "Runtime.evaluate",
+                    json!({ "expression": check, "returnByValue": true, "silent": true }),
+                    Pending::LoginForm,
+                );
+            }
             if has_world {
                 self.scan(&s);
             } else {

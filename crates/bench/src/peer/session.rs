@@ -34,12 +34,14 @@ pub(crate) fn run_injected(
     // Logged in as a strategy is: the first reset runs the login, before the peer is in.
     bopts.login = opts.login.clone();
     let cdp_ms = bopts.config.cdp_timeout_ms;
+    let login_form = wayfarer_browser::login_form_expression(&opts.login);
     let mut env = BrowserEnv::launch(bopts).map_err(|e| fail(e.to_string()))?;
     let mut run = Run {
         env: &mut env,
         peer,
         opts,
-        tally: Tally::new(oracles).with_login(&opts.login, &opts.start_url),
+        tally: Tally::new(oracles).with_login(login_form.is_some()),
+        login_form,
         cdp_ms,
     };
     let result = run.drive().map_err(|e| fail(e.to_string()));
@@ -53,6 +55,8 @@ struct Run<'a> {
     opts: &'a PeerOptions,
     tally: Tally,
     cdp_ms: u64,
+    /// Says whether the page shows the login form (an application with a login).
+    login_form: Option<String>,
 }
 
 impl Run<'_> {
@@ -143,6 +147,11 @@ impl Run<'_> {
     }
 
     fn sample(&mut self, elapsed: Duration) -> Result<(), EnvError> {
+        if let Some(check) = &self.login_form {
+            if let Ok(v) = self.env.evaluate(check) {
+                self.tally.login_form(v.as_bool().unwrap_or(false));
+            }
+        }
         match self.env.observe() {
             Ok(out) => {
                 // A restarted tab runs no peer yet: nothing to read there.

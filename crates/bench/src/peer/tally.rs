@@ -5,7 +5,6 @@
 use std::collections::HashSet;
 use std::time::Duration;
 
-use wayfarer_core::config::LoginStep;
 use wayfarer_core::oracle::FailureBook;
 use wayfarer_core::state::{page_url, StructureAbstraction};
 use wayfarer_core::{
@@ -32,13 +31,13 @@ pub(crate) struct Tally {
     pub restarts: u32,
     /// Samples (or parts of one) lost to a page in flux: navigating, hung, crashed.
     pub skipped: u64,
-    /// The page the login starts at (its first `goto`), as the URLs are counted.
-    login_page: Option<String>,
-    /// The peer is on the login page now.
-    at_login: bool,
-    /// Pages seen other than the login page.
+    /// The application has a login form to watch for.
+    login: bool,
+    /// Whether the last page looked at showed the login form (`None`: not known yet).
+    login_shown: Option<bool>,
+    /// Pages seen without the login form.
     behind: HashSet<String>,
-    /// Times the peer came back to the login page after being past it.
+    /// Times the login form came back after the peer was past it.
     pub logouts: u64,
 }
 
@@ -65,40 +64,35 @@ impl Tally {
             series: Vec::new(),
             restarts: 0,
             skipped: 0,
-            login_page: None,
-            at_login: false,
+            login: false,
+            login_shown: None,
             behind: HashSet::new(),
             logouts: 0,
         }
     }
 
-    /// Tell the login page by the first `goto` of the application's login steps
-    /// (relative to `start`): a peer back there was logged out. Without one (a login on
-    /// the start page itself) the URL cannot tell, and nothing is counted.
-    pub fn with_login(mut self, login: &[LoginStep], start: &url::Url) -> Tally {
-        self.login_page = login
-            .iter()
-            .find_map(|s| s.goto.as_deref())
-            .and_then(|g| start.join(g).ok())
-            .map(|u| without_query(u.as_str()));
+    /// Watch for the application's login form (the caller reports it with
+    /// [`Tally::login_form`]): a peer that sees it again after being past it was logged out.
+    pub fn with_login(mut self, has_form: bool) -> Tally {
+        self.login = has_form;
         self
     }
 
-    /// A page the peer is on: behind the login, or back at it (whatever its query: a
-    /// login page often carries where to go next).
-    fn on_page(&mut self, url: &str) {
-        let Some(login) = &self.login_page else {
+    /// Whether the page just looked at shows the login form.
+    pub fn login_form(&mut self, shown: bool) {
+        if !self.login {
             return;
-        };
-        let page = without_query(url);
-        if page == *login {
-            if !self.at_login && !self.behind.is_empty() {
-                self.logouts += 1;
-            }
-            self.at_login = true;
-        } else {
-            self.at_login = false;
-            self.behind.insert(page);
+        }
+        if shown && self.login_shown == Some(false) {
+            self.logouts += 1;
+        }
+        self.login_shown = Some(shown);
+    }
+
+    /// A page seen while the login form is known to be gone: behind the login.
+    fn on_page(&mut self, page: &str) {
+        if self.login_shown == Some(false) {
+            self.behind.insert(page.to_string());
         }
     }
 
@@ -160,7 +154,7 @@ impl Tally {
         }
         if !obs.url.is_empty() && obs.url != "about:blank" {
             let analysis = self.abstraction.analyse(obs);
-            self.on_page(&obs.url);
+            self.on_page(&analysis.url);
             self.urls.insert(analysis.url);
             self.last_url = obs.url.clone();
         }
@@ -191,8 +185,9 @@ impl Tally {
     /// observations' URLs do.
     pub fn visit(&mut self, url: &str) {
         if !url.is_empty() && url != "about:blank" {
-            self.on_page(url);
-            self.urls.insert(page_url(url, self.abstraction.mask_ids));
+            let page = page_url(url, self.abstraction.mask_ids);
+            self.on_page(&page);
+            self.urls.insert(page);
             self.last_url = url.to_string();
         }
     }
@@ -255,7 +250,7 @@ impl Tally {
             skipped_samples: self.skipped,
             ended_early: None,
             logouts: self.logouts,
-            behind_login: self.login_page.as_ref().map(|_| self.behind.len()),
+            behind_login: self.login.then_some(self.behind.len()),
         }
     }
 
@@ -267,18 +262,6 @@ impl Tally {
         let mut log = self.log_base.clone();
         log.extend(self.log_now.iter().cloned());
         log
-    }
-}
-
-/// `url` without its query: the same page whatever it was asked (the fragment stays: a
-/// route of a single-page application).
-fn without_query(url: &str) -> String {
-    match url::Url::parse(url) {
-        Ok(mut u) => {
-            u.set_query(None);
-            u.to_string()
-        }
-        Err(_) => url.split('?').next().unwrap_or(url).to_string(),
     }
 }
 
@@ -326,28 +309,24 @@ mod tests {
     }
 
     #[test]
-    fn a_peer_back_at_the_login_page_was_logged_out() {
-        let oracles = Oracles::new(OracleConfig::default(), vec!["http://h".into()]).unwrap();
-        let login = [LoginStep {
-            goto: Some("/login?next=/".into()),
-            fill: None,
-            value: None,
-            click: None,
-        }];
-        let start = url::Url::parse("http://h/app/").unwrap();
-        let mut t = Tally::new(oracles).with_login(&login, &start);
+    fn a_peer_that_sees_the_login_form_again_was_logged_out() {
+        let oracles = || Oracles::new(OracleConfig::default(), vec!["http://h".into()]).unwrap();
+        let mut t = Tally::new(oracles()).with_login(true);
+        t.login_form(true);
         t.visit("http://h/login");
         assert_eq!(t.result(None, Duration::ZERO).behind_login, Some(0));
+        t.login_form(false);
         t.visit("http://h/app/");
         t.visit("http://h/app/issues");
+        t.login_form(true);
         t.visit("http://h/login?next=/app/issues");
-        t.visit("http://h/login");
+        t.login_form(true);
+        t.login_form(false);
         t.visit("http://h/app/");
-        t.visit("http://h/login");
+        t.login_form(true);
         let r = t.result(None, Duration::ZERO);
         assert_eq!((r.logouts, r.behind_login), (2, Some(2)));
-        let oracles = Oracles::new(OracleConfig::default(), vec!["http://h".into()]).unwrap();
-        let none = Tally::new(oracles).with_login(&[], &start);
+        let none = Tally::new(oracles()).with_login(false);
         assert_eq!(none.result(None, Duration::ZERO).behind_login, None);
     }
 
