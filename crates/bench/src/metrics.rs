@@ -89,7 +89,7 @@ pub struct RunRow {
     pub stopped_early: String,
     /// Times the run found itself logged out (applications with a login).
     pub logged_out: Option<u64>,
-    /// Distinct URLs a peer saw without the login form (applications with a login).
+    /// Distinct URLs a peer saw while logged in (applications with a login).
     pub behind_login: Option<usize>,
     pub form_submissions: Option<u64>,
     pub form_acceptance: Option<f64>,
@@ -164,8 +164,8 @@ pub const COLUMNS: &[(&str, &str)] = &[
     ("restarts", "browser restarts after a crash or hang"),
     ("step_errors", "steps whose action could not be performed"),
     ("stopped_early", "why the run ended before its budget, if it did"),
-    ("logged_out", "times the run was logged out (applications with a login): it saw the login form again (the fields the login steps fill) after being past it"),
-    ("behind_login", "distinct URLs a peer saw without the login form (peers on applications with a login): 0 means it never got past the login"),
+    ("logged_out", "times the run lost its login (applications with a login): it saw the login form again (the fields the login steps fill) after being past it; a peer, which cannot log in again itself, stays out until the bench logs it in (gremlins after a browser restart)"),
+    ("behind_login", "distinct URLs a peer saw while logged in (peers on applications with a login): 0 means it never got past the login"),
     ("form_submissions", "clicks that submitted a form with values meant to be valid (strategies only)"),
     ("form_acceptance", "share of those after which the page changed, no field of the form is `:invalid` and no error text appeared, 0 to 1"),
     ("form_deliberate", "submissions with a value made invalid on purpose by `+mutate` (not in the share)"),

@@ -320,7 +320,7 @@ fn section(s: &mut String, plan: &Plan, target: &Target, result: &BenchResult) {
 /// application without seeded bugs), the worst excess, and the shares of its unique
 /// failures shrunk and confirmed; then a line per strategy over its runs.
 /// Whether each peer run got past the application's login: the URLs it saw behind it and
-/// how often the login form came back.
+/// how often it lost its login.
 fn login_lines(s: &mut String, name: &str, result: &BenchResult) {
     let peers: Vec<&RunRow> = result
         .runs
@@ -331,7 +331,7 @@ fn login_lines(s: &mut String, name: &str, result: &BenchResult) {
     if peers.is_empty() {
         return;
     }
-    s.push_str("\nPeers and the login (URLs seen without the login form; times it came back):\n\n");
+    s.push_str("\nPeers and the login (URLs seen while logged in; times the login was lost):\n\n");
     for r in peers {
         let behind = r.behind_login.unwrap_or(0);
         let past = if behind == 0 {

@@ -358,9 +358,11 @@ pub struct BenchArgs {
     /// wall-minute); `auto` lets each run choose (see explore's --workers).
     #[arg(long, default_value = "1")]
     pub workers: String,
-    /// External peers measured in the same run, comma-separated (gremlins, bombadil), or
-    /// none. gremlins is installed from npm into --peer-cache when missing; bombadil is
-    /// built from source ($BOMBADIL_BIN, /opt/peers/bombadil/target/release/bombadil).
+    /// External peers measured in the same run, comma-separated (gremlins, bombadil,
+    /// bombadil@0.4.5), or none. gremlins and bombadil (0.7.0) are installed from npm into
+    /// --peer-cache when missing; bombadil@0.4.5 is built from source ($BOMBADIL_BIN,
+    /// /opt/peers/bombadil/target/release/bombadil). Where the application has a login,
+    /// peers start logged in.
     #[arg(long, default_value = "none")]
     pub peer: String,
     /// Budget of every run: actions (300), wall time (90s, 2m) or both (300,2m).

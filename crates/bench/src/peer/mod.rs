@@ -133,9 +133,9 @@ pub struct PeerResult {
     /// Why the peer ended before its time, when it did on its own (a crash, an error
     /// exit): its numbers then cover only that part.
     pub ended_early: Option<String>,
-    /// Times the login form came back after the peer was past it.
+    /// Times the peer lost its login (the form came back after it was past it).
     pub logouts: u64,
-    /// Distinct URLs seen without the login form (`None`: no login form to tell by).
+    /// Distinct URLs seen while logged in (`None`: no login form to tell by).
     pub behind_login: Option<usize>,
 }
 

@@ -200,6 +200,8 @@ impl Run<'_> {
         self.tally.absorb(&out);
         if out.restarted {
             self.tally.new_tab();
+            // The relaunched browser's reset ran the login again.
+            self.tally.logged_in_again();
             if self.tally.restarts > MAX_RESTARTS {
                 return Err(EnvError::Browser(format!(
                     "the browser was restarted {MAX_RESTARTS} times during the peer's run"

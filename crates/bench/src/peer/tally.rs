@@ -33,12 +33,25 @@ pub(crate) struct Tally {
     pub skipped: u64,
     /// The application has a login form to watch for.
     login: bool,
-    /// Whether the last page looked at showed the login form (`None`: not known yet).
-    login_shown: Option<bool>,
-    /// Pages seen without the login form.
+    /// Where the peer's login stands.
+    session: Session,
+    /// Pages seen while logged in.
     behind: HashSet<String>,
-    /// Times the login form came back after the peer was past it.
+    /// Times the peer lost its session.
     pub logouts: u64,
+}
+
+/// A peer's login, as the login form tells it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Session {
+    /// No page looked at since the bench logged the peer in.
+    Unknown,
+    /// Past the login form.
+    In,
+    /// The form came back: the peer cannot log in again itself, so it stays out (a page
+    /// without the form then, such as one Back restores from the cache, is not a login)
+    /// until the bench logs it in again.
+    Out,
 }
 
 /// What the probe expression reads from the page: the peer's own step counter. (The
@@ -65,7 +78,7 @@ impl Tally {
             restarts: 0,
             skipped: 0,
             login: false,
-            login_shown: None,
+            session: Session::Unknown,
             behind: HashSet::new(),
             logouts: 0,
         }
@@ -83,15 +96,25 @@ impl Tally {
         if !self.login {
             return;
         }
-        if shown && self.login_shown == Some(false) {
-            self.logouts += 1;
-        }
-        self.login_shown = Some(shown);
+        self.session = match (self.session, shown) {
+            (Session::In, true) => {
+                self.logouts += 1;
+                Session::Out
+            }
+            (Session::Unknown, false) => Session::In,
+            (Session::Unknown, true) => Session::Out,
+            (kept, _) => kept,
+        };
     }
 
-    /// A page seen while the login form is known to be gone: behind the login.
+    /// The bench logged the peer in again (a restarted browser's reset runs the login).
+    pub fn logged_in_again(&mut self) {
+        self.session = Session::Unknown;
+    }
+
+    /// A page seen while logged in: behind the login.
     fn on_page(&mut self, page: &str) {
-        if self.login_shown == Some(false) {
+        if self.session == Session::In {
             self.behind.insert(page.to_string());
         }
     }
@@ -309,23 +332,35 @@ mod tests {
     }
 
     #[test]
-    fn a_peer_that_sees_the_login_form_again_was_logged_out() {
+    fn a_peer_that_sees_the_login_form_again_lost_its_session() {
         let oracles = || Oracles::new(OracleConfig::default(), vec!["http://h".into()]).unwrap();
         let mut t = Tally::new(oracles()).with_login(true);
-        t.login_form(true);
-        t.visit("http://h/login");
-        assert_eq!(t.result(None, Duration::ZERO).behind_login, Some(0));
         t.login_form(false);
         t.visit("http://h/app/");
         t.visit("http://h/app/issues");
         t.login_form(true);
         t.visit("http://h/login?next=/app/issues");
-        t.login_form(true);
+        // Back to a cached page of the session: no form, but no login either.
         t.login_form(false);
-        t.visit("http://h/app/");
+        t.visit("http://h/app/cached");
         t.login_form(true);
         let r = t.result(None, Duration::ZERO);
-        assert_eq!((r.logouts, r.behind_login), (2, Some(2)));
+        assert_eq!((r.logouts, r.behind_login), (1, Some(2)));
+        // The bench logs it in again (a restarted browser): a second session.
+        t.logged_in_again();
+        t.login_form(false);
+        t.visit("http://h/app/more");
+        t.login_form(true);
+        let r = t.result(None, Duration::ZERO);
+        assert_eq!((r.logouts, r.behind_login), (2, Some(3)));
+        // A peer that starts on the form never got in.
+        let mut never = Tally::new(oracles()).with_login(true);
+        never.login_form(true);
+        never.visit("http://h/login");
+        never.login_form(false);
+        never.visit("http://h/public");
+        let r = never.result(None, Duration::ZERO);
+        assert_eq!((r.logouts, r.behind_login), (0, Some(0)));
         let none = Tally::new(oracles()).with_login(false);
         assert_eq!(none.result(None, Duration::ZERO).behind_login, None);
     }
