@@ -10,7 +10,8 @@ table and of its stops.md: the two tables of docs/src/real-apps.md, ready to pas
 Per application (the newest REV_DIR that has it wins, in the order given): the median over
 seeds of each tool's JavaScript gain (js_covered_bytes - js_first_load_bytes), distinct URLs
 and states, and the two ratios the goal asks for, guided / random and guided / Bombadil
-(goal: >= 1.3 and >= 1.5), and whether guided saw at least as many URLs as Bombadil.
+(goal: >= 1.3 and >= 1.5), whether guided saw at least as many URLs as Bombadil, and the
+peers' URLs behind the login (Bombadil/gremlins; benches from 1881f5c on log the peers in).
 
 --long DIR reads the bench.csv of longer runs (realapps/results/studies/long-10m-*/) and
 prints, per application, what 1.3x random's median asks against the best two-minute run of
@@ -95,6 +96,16 @@ def judge(mine, bench, held):
     held["bombadil"] += r_bomb is not None and r_bomb >= 1.5
     held["urls"] += urls[0] >= urls[1]
     return [fmt(r_rand), fmt(r_bomb), "%.0f/%.0f" % urls, "%.0f/%.0f" % states]
+
+
+def behind(rows):
+    """The peers' median URLs seen behind the login, as "bombadil/gremlins"; "-" where the
+    bench has no such column (before the peers logged in) or the application no login."""
+    def one(tool):
+        vals = [float(r["behind_login"]) for r in rows
+                if r["strategy"] == tool and r.get("behind_login", "") != ""]
+        return "-" if not vals else "%.0f" % statistics.median(vals)
+    return f"{one('bombadil')}/{one('gremlins')}"
 
 
 def goal_line(who, held, n):
@@ -191,14 +202,14 @@ def main():
         )
     apps = load(args)
     head = ["app", "rev"] + [f"{t} kB" for t in TOOLS]
-    head += ["g/random", "g/bombadil", "URLs g/b", "states g/b"]
+    head += ["g/random", "g/bombadil", "URLs g/b", "states g/b", "behind login b/g"]
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
     held = {"random": 0, "bombadil": 0, "urls": 0}
     for app, (rev_dir, rows) in sorted(apps.items()):
         g = {t: med(rows, t, gain_kb) for t in TOOLS}
         cells = [app, rev_dir.name] + ["-" if g[t] is None else f"{g[t]:.1f}" for t in TOOLS]
-        print("| " + " | ".join(cells + judge(rows, rows, held)) + " |")
+        print("| " + " | ".join(cells + judge(rows, rows, held) + [behind(rows)]) + " |")
     print(goal_line("guided", held, len(apps)))
     if default_csv:
         default(apps, default_csv)
