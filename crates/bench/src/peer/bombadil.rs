@@ -278,6 +278,7 @@ fn ended_early(
     elapsed: Duration,
     limit: Duration,
     log: Option<&Path>,
+    error: Option<&str>,
 ) -> Option<String> {
     let status = exit?;
     // Bombadil ends a test that found violations with status 2 (`main.rs`: "Test finished
@@ -286,12 +287,30 @@ fn ended_early(
     if ours || (finished && elapsed + EARLY_SLACK >= limit) {
         return None;
     }
+    let error = error.map_or(String::new(), |e| format!(": {e}"));
     let log = log.map_or(String::new(), |l| format!("; its log: {}", l.display()));
     Some(format!(
-        "bombadil exited ({status}) after {:.1} s of {} s{log}",
+        "bombadil exited ({status}) after {:.1} s of {} s{error}{log}",
         elapsed.as_secs_f64(),
         limit.as_secs()
     ))
+}
+
+/// The last error Bombadil printed (`Error: ...`, before its backtrace), cut to a line a
+/// table can hold: why it ended (0.7.0 on wagtail: "failed to convert generated action
+/// from `defaultActions`: structural_path must not be included ...").
+fn last_error(log: &str) -> Option<String> {
+    const MAX: usize = 300;
+    let line = log
+        .lines()
+        .rev()
+        .find_map(|l| l.trim().strip_prefix("Error: "))?
+        .trim();
+    Some(if line.chars().count() > MAX {
+        format!("{}...", line.chars().take(MAX - 3).collect::<String>())
+    } else {
+        line.to_string()
+    })
 }
 
 fn is_executable(p: &Path) -> bool {
@@ -837,6 +856,9 @@ impl<'a> BombadilRun<'a> {
                 self.group.0
             )));
         }
+        let error = std::fs::read_to_string(self.logs.join("bombadil.log"))
+            .ok()
+            .and_then(|l| last_error(&l));
         let ended_early = ended_early(
             self.exit.map(|(s, _)| s),
             self.interrupted.is_some() || self.killed,
@@ -847,6 +869,7 @@ impl<'a> BombadilRun<'a> {
                 .as_ref()
                 .map(|_| self.logs.join("bombadil.log"))
                 .as_deref(),
+            error.as_deref(),
         );
         if let Some(why) = &ended_early {
             tracing::warn!("{why}");
@@ -1073,26 +1096,50 @@ mod tests {
         let ok = ExitStatus::from_raw(0);
         let s = |secs| Duration::from_secs_f64(secs);
         assert_eq!(
-            ended_early(Some(failed), false, s(4.2), limit, Some(log)).as_deref(),
+            ended_early(Some(failed), false, s(4.2), limit, Some(log), None).as_deref(),
             Some("bombadil exited (exit status: 1) after 4.2 s of 120 s; its log: /r/bombadil.log")
         );
-        // An error exit at the end is still one; a clean one at its time is not.
-        assert!(ended_early(Some(failed), false, s(119.0), limit, None).is_some());
+        // Its own error line says why (wagtail, 0.7.0).
+        let printed = "INFO ok\nError: failed to convert generated action from `defaultActions`: \
+                       structural_path must not be included\n\nStack backtrace:\n   0: <unknown>\n";
+        let why = last_error(printed);
         assert_eq!(
-            ended_early(Some(ok), false, s(119.0), limit, Some(log)),
+            ended_early(
+                Some(failed),
+                false,
+                s(111.3),
+                limit,
+                Some(log),
+                why.as_deref()
+            )
+            .as_deref(),
+            Some(
+                "bombadil exited (exit status: 1) after 111.3 s of 120 s: failed to convert \
+                 generated action from `defaultActions`: structural_path must not be included; \
+                 its log: /r/bombadil.log"
+            )
+        );
+        assert_eq!(last_error("all fine\n"), None);
+        // An error exit at the end is still one; a clean one at its time is not.
+        assert!(ended_early(Some(failed), false, s(119.0), limit, None, None).is_some());
+        assert_eq!(
+            ended_early(Some(ok), false, s(119.0), limit, Some(log), None),
             None
         );
-        assert!(ended_early(Some(ok), false, s(60.0), limit, None).is_some());
+        assert!(ended_early(Some(ok), false, s(60.0), limit, None, None).is_some());
         // Violations found, at its time (mlflow, 2026-12-02): a normal end; before it, not.
         let violations = ExitStatus::from_raw(2 << 8);
         assert_eq!(
-            ended_early(Some(violations), false, s(119.9), limit, None),
+            ended_early(Some(violations), false, s(119.9), limit, None, None),
             None
         );
-        assert!(ended_early(Some(violations), false, s(60.0), limit, None).is_some());
+        assert!(ended_early(Some(violations), false, s(60.0), limit, None, None).is_some());
         // Stopped by us (budget spent, overrun): not early.
-        assert_eq!(ended_early(Some(failed), true, s(4.2), limit, None), None);
-        assert_eq!(ended_early(None, false, s(4.2), limit, None), None);
+        assert_eq!(
+            ended_early(Some(failed), true, s(4.2), limit, None, None),
+            None
+        );
+        assert_eq!(ended_early(None, false, s(4.2), limit, None, None), None);
     }
 
     #[test]
