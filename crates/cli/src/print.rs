@@ -3,7 +3,7 @@
 use std::fmt::Write;
 
 use wayfarer_core::findings::NewOrKnown;
-use wayfarer_core::{RunSummary, TraceStep};
+use wayfarer_core::{Failure, RunSummary, TraceStep};
 use wayfarer_report::one_line;
 
 pub fn summary_text(s: &RunSummary) -> String {
@@ -188,9 +188,10 @@ pub fn summary_text(s: &RunSummary) -> String {
     o
 }
 
-/// The failures of a run, each with the steps that reproduce it: the minimal ones when
-/// shrinking found them (`traces` gives each failure's recorded steps by signature).
-pub fn failures_text(s: &RunSummary, traces: &dyn Fn(&str) -> Option<Vec<TraceStep>>) -> String {
+/// The failures of a run, each with the steps that reproduce it (the minimal ones when
+/// shrinking found them) and what the server wrote at its step; `recorded` gives each
+/// failure as the run recorded it, by signature.
+pub fn failures_text(s: &RunSummary, recorded: &dyn Fn(&str) -> Option<Failure>) -> String {
     let mut o = String::new();
     if let Some(b) = &s.baseline {
         let _ = writeln!(
@@ -252,7 +253,8 @@ pub fn failures_text(s: &RunSummary, traces: &dyn Fn(&str) -> Option<Vec<TraceSt
             f.page_url,
             f.count,
         );
-        let steps = traces(&f.signature).unwrap_or_default();
+        let rec = recorded(&f.signature);
+        let steps = rec.as_ref().map(|r| r.trace.clone()).unwrap_or_default();
         let minimal = f
             .shrunk
             .as_ref()
@@ -282,18 +284,35 @@ pub fn failures_text(s: &RunSummary, traces: &dyn Fn(&str) -> Option<Vec<TraceSt
         }
         if shown.is_empty() {
             let _ = writeln!(o, "     {head}");
-            continue;
+        } else {
+            let _ = writeln!(o, "     steps to reproduce ({head}):");
+            for (k, st) in shown.iter().enumerate().take(MAX_STEPS) {
+                let _ = writeln!(o, "       {}. {}", k + 1, one_line(&st.describe(), 160));
+            }
+            if shown.len() > MAX_STEPS {
+                let _ = writeln!(
+                    o,
+                    "       … {} more (the trace file has them all)",
+                    shown.len() - MAX_STEPS
+                );
+            }
         }
-        let _ = writeln!(o, "     steps to reproduce ({head}):");
-        for (k, st) in shown.iter().enumerate().take(MAX_STEPS) {
-            let _ = writeln!(o, "       {}. {}", k + 1, one_line(&st.describe(), 160));
-        }
-        if shown.len() > MAX_STEPS {
-            let _ = writeln!(
-                o,
-                "       … {} more (the trace file has them all)",
-                shown.len() - MAX_STEPS
-            );
+        if let Some(out) = rec.map(|r| r.server_output).filter(|o| !o.is_empty()) {
+            let _ = writeln!(o, "     the server's output at step {}:", f.step);
+            // Python's `^^^~~` markers under a frame's line say little in a terminal.
+            let said = wayfarer_core::server::ServerOutput {
+                lines: out
+                    .lines
+                    .into_iter()
+                    .filter(|l| !l.trim().chars().all(|c| matches!(c, '^' | '~' | ' ')))
+                    .collect(),
+                omitted: out.omitted,
+            };
+            for line in said.tail(MAX_SERVER_LINES) {
+                // Indented as written: a traceback's frames and their code lines differ so.
+                let line: String = line.chars().take(200).collect();
+                let _ = writeln!(o, "       | {line}");
+            }
         }
     }
     o
@@ -301,6 +320,10 @@ pub fn failures_text(s: &RunSummary, traces: &dyn Fn(&str) -> Option<Vec<TraceSt
 
 /// Steps printed per failure at most; a longer trace is in its file.
 const MAX_STEPS: usize = 12;
+
+/// Lines of the server's output printed per failure at most: a traceback's end, where
+/// its exception is; the report has them all.
+const MAX_SERVER_LINES: usize = 12;
 
 /// What the language model did: who answered, at what cost, and what went wrong.
 pub fn llm_line(u: &wayfarer_core::llm::LlmUsage) -> String {
@@ -427,5 +450,50 @@ mod tests {
         ] {
             assert!(text.contains(want), "{want:?} in\n{text}");
         }
+    }
+
+    #[test]
+    fn a_failure_prints_the_end_of_what_the_server_wrote_at_its_step() {
+        let line = wayfarer_core::summary::FailureLine {
+            kind: "http_error".into(),
+            signature: "http 500 /search".into(),
+            message: "HTTP 500 on GET /search".into(),
+            step: 7,
+            ..Default::default()
+        };
+        let mut lines: Vec<String> = (1..=30).map(|i| format!("  frame {i}")).collect();
+        lines.insert(0, "Traceback (most recent call last):".into());
+        lines.push("ValueError: a bad page number".into());
+        let failure = Failure {
+            kind: wayfarer_core::FailureKind::Http5xx,
+            message: line.message.clone(),
+            signature: line.signature.clone(),
+            source: None,
+            line: None,
+            column: None,
+            step: 7,
+            episode: 1,
+            count: 1,
+            page_url: "http://127.0.0.1/search".into(),
+            trace: Vec::new(),
+            server_output: wayfarer_core::server::ServerOutput::of(lines),
+        };
+        let s = RunSummary {
+            failures: vec![line],
+            ..Default::default()
+        };
+        let text = failures_text(&s, &|_| Some(failure.clone()));
+        assert!(
+            text.contains("the server's output at step 7:\n       | … 20 earlier line(s)\n"),
+            "{text}"
+        );
+        assert!(
+            text.ends_with("       | ValueError: a bad page number\n"),
+            "{text}"
+        );
+        assert!(!text.contains("frame 19\n"), "{text}");
+        // Without output (no server started), nothing is said of it.
+        let text = failures_text(&s, &|_| None);
+        assert!(!text.contains("server"), "{text}");
     }
 }

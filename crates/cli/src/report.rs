@@ -46,7 +46,7 @@ pub fn emit(dir: &Path, args: &RunArgs) -> Result<i32> {
         mprint!("{}", print::summary_text(summary));
         mprint!(
             "{}",
-            print::failures_text(summary, &|sig| trace_of(&data, sig))
+            print::failures_text(summary, &|sig| recorded(&data, sig))
         );
         if let Some(seeded) = &seeded {
             mprint!("{}", seeded::text(seeded));
@@ -82,11 +82,11 @@ pub fn emit(dir: &Path, args: &RunArgs) -> Result<i32> {
 }
 
 /// A failure's recorded steps (secrets as references), by signature.
-fn trace_of(data: &RunData, signature: &str) -> Option<Vec<wayfarer_core::TraceStep>> {
+fn recorded(data: &RunData, signature: &str) -> Option<wayfarer_core::Failure> {
     data.failures
         .iter()
         .find(|f| f.failure.signature == signature)
-        .map(|f| f.failure.trace.clone())
+        .map(|f| f.failure.clone())
 }
 
 /// 2 when the environment ended the run early (the report says why), else 1 when the run

@@ -121,6 +121,84 @@ fn serve_flag_with_a_path_explores_that_page_of_the_started_server() {
     assert_eq!(out.status.code(), Some(1), "reproduced: {}", text(&out));
 }
 
+/// A bundled server of `testapps/servers/`.
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../testapps/servers")
+        .join(name)
+}
+
+#[test]
+fn a_500_arrives_with_the_traceback_the_server_wrote_at_its_step() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = config(
+        dir.path(),
+        &format!(
+            "[server]\ncommand = \"exec python3 {} {{port}}\"\nready = \"^notes: http\"\n",
+            fixture("notes.py").display()
+        ),
+    );
+    let out_dir = dir.path().join("out");
+    let out = wayfarer()
+        .args(["explore", "--budget", "40", "--seed", "3", "--config"])
+        .arg(&cfg)
+        .arg("--out")
+        .arg(&out_dir)
+        .output()
+        .unwrap();
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{all}");
+    // In the terminal: the end of the traceback, under the failure it explains.
+    let at = all
+        .find("HTTP 500")
+        .unwrap_or_else(|| panic!("no 500 found: {all}"));
+    let evidence = &all[at..];
+    assert!(
+        evidence.contains("the server's output at step")
+            && evidence.contains("| ZeroDivisionError: division by zero"),
+        "{all}"
+    );
+    // In report.json, whole: the traceback from its first line, the access log line of
+    // the request after it, and nothing of the server's start-up.
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("report.json")).unwrap())
+            .unwrap();
+    let details = report["failure_details"].as_array().unwrap();
+    let failure = details
+        .iter()
+        .find(|f| f["kind"] == "http5xx")
+        .unwrap_or_else(|| panic!("{report:#}"));
+    let lines: Vec<&str> = failure["server_output"]["lines"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{failure:#}"))
+        .iter()
+        .map(|l| l.as_str().unwrap())
+        .collect();
+    let first = lines
+        .iter()
+        .position(|l| *l == "Traceback (most recent call last):")
+        .unwrap_or_else(|| panic!("{lines:#?}"));
+    assert_eq!(
+        lines[first - 1],
+        "Internal Server Error: /report",
+        "{lines:#?}"
+    );
+    assert!(lines[first..].contains(&"ZeroDivisionError: division by zero"));
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("\"GET /report HTTP/1.1\" 500")),
+        "{lines:#?}"
+    );
+    assert!(
+        !lines.iter().any(|l| l.starts_with("notes: http")),
+        "{lines:#?}"
+    );
+    // In report.html, under the failure's card.
+    let html = std::fs::read_to_string(out_dir.join("report.html")).unwrap();
+    assert!(html.contains("ZeroDivisionError: division by zero"));
+}
+
 #[test]
 fn a_server_that_never_gets_ready_is_exit_2_with_its_last_output() {
     let dir = tempfile::tempdir().unwrap();

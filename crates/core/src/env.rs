@@ -368,6 +368,12 @@ pub trait Environment {
         None
     }
 
+    /// What the application's server wrote since the last call (the loop asks after each
+    /// step and reset); empty where wayfarer did not start the server.
+    fn server_output(&mut self) -> crate::server::ServerOutput {
+        crate::server::ServerOutput::default()
+    }
+
     /// A PNG of `region` of the page (CSS pixels from the page's top-left corner, beyond
     /// the viewport if need be), for an agent's vision prompt; `None` when the environment
     /// cannot take one.
@@ -404,6 +410,10 @@ pub trait AppUnderTest: Send {
     /// `Err` ([`EnvError::Server`]) once the application is gone: its server exited.
     fn check(&mut self) -> Result<(), EnvError> {
         Ok(())
+    }
+    /// What the server wrote since the last call (none without a server).
+    fn output(&mut self) -> crate::server::ServerOutput {
+        crate::server::ServerOutput::default()
     }
 }
 
@@ -543,6 +553,12 @@ impl<E: Environment> Environment for WithApp<E> {
     }
     fn screenshot(&mut self) -> Option<Vec<u8>> {
         self.inner.screenshot()
+    }
+    fn server_output(&mut self) -> crate::server::ServerOutput {
+        match self.app.as_mut() {
+            Some(a) => a.output(),
+            None => self.inner.server_output(),
+        }
     }
     fn picture(&mut self, region: crate::model::Rect) -> Option<Vec<u8>> {
         self.inner.picture(region)

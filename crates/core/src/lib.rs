@@ -35,6 +35,7 @@ pub mod record;
 pub mod replay;
 pub mod runner;
 pub mod secrets;
+pub mod server;
 pub mod shortcut;
 pub mod signature;
 pub mod similarity;

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::{OracleConfig, Severity};
 use crate::model::{Event, EventKind, Observation};
+use crate::server::ServerOutput;
 use crate::signature::{normalize_message, signature};
 use crate::trace::TraceStep;
 
@@ -465,6 +466,10 @@ pub struct Failure {
     pub page_url: String,
     /// The actions from the last reset up to and including the one that raised it.
     pub trace: Vec<TraceStep>,
+    /// What the application's server wrote during the step that raised it (a traceback),
+    /// when wayfarer started the server.
+    #[serde(default, skip_serializing_if = "ServerOutput::is_empty")]
+    pub server_output: ServerOutput,
 }
 
 /// Advice a page check found (a check set to `warn`): listed with the run, not a
@@ -491,7 +496,8 @@ pub struct FailureBook {
 
 impl FailureBook {
     /// Record a finding; returns the new failure when its signature is new. A warning
-    /// goes to the warnings and returns `None`.
+    /// goes to the warnings and returns `None`. `server`: what the server wrote during
+    /// the step, kept with a new failure as its evidence.
     pub fn record(
         &mut self,
         finding: Finding,
@@ -499,6 +505,7 @@ impl FailureBook {
         episode: u64,
         page_url: &str,
         trace: &[TraceStep],
+        server: &ServerOutput,
     ) -> Option<&Failure> {
         if finding.warning {
             match self.warned.get(&finding.signature) {
@@ -536,6 +543,7 @@ impl FailureBook {
             count: 1,
             page_url: page_url.to_string(),
             trace: trace.to_vec(),
+            server_output: server.clone(),
         });
         self.failures.last()
     }
@@ -739,8 +747,19 @@ mod tests {
         let mut book = FailureBook::default();
         let mut w = Finding::new(FailureKind::DuplicateId, "id \"a\"".into(), None);
         w.warning = true;
-        assert!(book.record(w.clone(), 1, 1, "http://app/", &[]).is_none());
-        assert!(book.record(w, 2, 1, "http://app/", &[]).is_none());
+        assert!(book
+            .record(
+                w.clone(),
+                1,
+                1,
+                "http://app/",
+                &[],
+                &ServerOutput::default()
+            )
+            .is_none());
+        assert!(book
+            .record(w, 2, 1, "http://app/", &[], &ServerOutput::default())
+            .is_none());
         assert!(book.is_empty());
         assert_eq!(book.warnings().len(), 1);
         assert_eq!((book.warnings()[0].step, book.warnings()[0].count), (1, 2));
@@ -900,7 +919,7 @@ mod tests {
         }];
         for (step, n) in [(3, 1), (9, 2), (12, 3)] {
             for f in o.judge(&ev(n), None) {
-                book.record(f, step, 1, "http://app/", &trace);
+                book.record(f, step, 1, "http://app/", &trace, &ServerOutput::default());
             }
         }
         assert_eq!(book.len(), 1);

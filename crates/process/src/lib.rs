@@ -10,5 +10,5 @@
 mod server;
 mod watchdog;
 
-pub use server::{answers, free_port, Ready, Server, ServerError, ServerSpec};
+pub use server::{answers, free_port, OutputCursor, Ready, Server, ServerError, ServerSpec};
 pub use watchdog::{alive, Watchdog};

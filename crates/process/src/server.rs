@@ -158,6 +158,18 @@ impl Server {
         &self.spec
     }
 
+    /// A reader of what the server writes from now on (its log as filtered).
+    pub fn output(&self) -> OutputCursor {
+        let pos = std::fs::metadata(&self.spec.log)
+            .map(|m| m.len())
+            .unwrap_or(0);
+        OutputCursor {
+            log: self.spec.log.clone(),
+            pos,
+            partial: String::new(),
+        }
+    }
+
     /// `Err` once the server is gone: its leader exited and nothing of its group runs.
     pub fn check(&mut self) -> Result<(), ServerError> {
         if self.leader.is_none() {
@@ -367,6 +379,53 @@ impl Server {
 impl Drop for Server {
     fn drop(&mut self) {
         self.stop();
+    }
+}
+
+/// Reads a server's log from where it last stopped: the lines each step of a run made
+/// the server write (a traceback), without wayfarer's own notes.
+#[derive(Debug)]
+pub struct OutputCursor {
+    log: PathBuf,
+    pos: u64,
+    /// The last line, while it has no end yet.
+    partial: String,
+}
+
+/// Bytes of output one read looks at at most: a step that made the server write more
+/// keeps its last lines.
+const READ_LIMIT: u64 = 1 << 20;
+
+impl OutputCursor {
+    /// The complete lines written since the last read (an unfinished last line waits for
+    /// the next one).
+    pub fn read(&mut self) -> Vec<String> {
+        let len = std::fs::metadata(&self.log).map(|m| m.len()).unwrap_or(0);
+        if len < self.pos {
+            // The log was replaced: start over at its beginning.
+            self.pos = 0;
+            self.partial.clear();
+        }
+        let mut cut = false;
+        if len - self.pos > READ_LIMIT {
+            self.pos = len - READ_LIMIT;
+            self.partial.clear();
+            cut = true;
+        }
+        let (mut lines, pos) = new_lines(&self.log, self.pos, &mut self.partial);
+        self.pos = pos;
+        if cut && !lines.is_empty() {
+            // Began mid-line.
+            lines.remove(0);
+        }
+        lines.retain(|l| !l.starts_with("== wayfarer:"));
+        lines
+    }
+
+    /// Forget what was written so far (a restart's own start-up output).
+    pub fn skip(&mut self) {
+        self.pos = std::fs::metadata(&self.log).map(|m| m.len()).unwrap_or(0);
+        self.partial.clear();
     }
 }
 
@@ -640,6 +699,49 @@ mod tests {
         // Gone is gone: the next check has nothing to say, stopping does nothing.
         server.check().unwrap();
         server.stop();
+    }
+
+    #[test]
+    fn the_output_is_read_line_by_line_from_where_the_last_read_stopped() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = spec(
+            dir.path(),
+            "echo ready; read x < fifo; echo 'Traceback (most recent call last):'; \
+             printf 'ValueError: bad'; read y < fifo; echo ' page'; sleep 300",
+            output("^ready"),
+        );
+        let fifo = dir.path().join("fifo");
+        assert!(std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success());
+        let mut server = Server::start(s).unwrap();
+        let mut out = server.output();
+        assert!(out.read().is_empty(), "the start-up output is not a step's");
+        let poke = || std::fs::write(&fifo, "\n").unwrap();
+        let read_until = |out: &mut OutputCursor, n: usize| {
+            let mut got = Vec::new();
+            let t = Instant::now();
+            while got.len() < n && t.elapsed() < Duration::from_secs(5) {
+                got.extend(out.read());
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            got
+        };
+        poke();
+        assert_eq!(
+            read_until(&mut out, 1),
+            vec!["Traceback (most recent call last):"]
+        );
+        assert!(out.read().is_empty(), "an unfinished line waits");
+        poke();
+        assert_eq!(read_until(&mut out, 1), vec!["ValueError: bad page"]);
+        server.stop();
+        assert!(
+            out.read().is_empty(),
+            "wayfarer's own notes are not the server's"
+        );
     }
 
     #[test]

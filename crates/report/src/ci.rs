@@ -576,6 +576,7 @@ pub(crate) mod tests {
             count: 2,
             page_url: format!("{ORIGIN}/expenses/new?draft=1"),
             trace,
+            server_output: Default::default(),
         }
     }
 

@@ -133,6 +133,13 @@ pub fn render(data: &RunData) -> String {
             }
         }
         let _ = writeln!(body, "replay: wayfarer replay traces/{file}");
+        if !f.server_output.is_empty() {
+            // A CI log shows this body: the server's own account of the failure goes with it.
+            let _ = writeln!(body, "the server's output at step {}:", f.step);
+            for line in f.server_output.tail(40) {
+                let _ = writeln!(body, "  | {line}");
+            }
+        }
         let _ = writeln!(
             x,
             "    <testcase classname=\"wayfarer.{kind}\" name=\"{}\" time=\"0\">\n      <failure message=\"{}\" type=\"{kind}\">{}</failure>\n    </testcase>",

@@ -145,6 +145,7 @@ mod tests {
             count: 1,
             page_url: String::new(),
             trace: vec![],
+            server_output: Default::default(),
         }
     }
 

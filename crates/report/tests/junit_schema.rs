@@ -28,6 +28,7 @@ fn data(complete: bool) -> RunData {
             element: None,
             url: "http://127.0.0.1/".into(),
         }],
+        server_output: wayfarer_core::server::ServerOutput::of([format!("ValueError: {HOSTILE}")]),
     };
     RunData {
         dir: PathBuf::from("."),
@@ -98,6 +99,11 @@ fn junit_validates_with_one_case_per_failure_plus_the_run() {
     assert_eq!(xml.matches("<failure ").count(), 2);
     assert!(!xml.contains("<script>"));
     assert!(!xml.contains("<img"));
+    // The server's account of the failure goes with it, escaped.
+    assert!(
+        xml.contains("the server&apos;s output at step 12:\n  | ValueError: &lt;script&gt;"),
+        "{xml}"
+    );
 }
 
 #[test]

@@ -13,8 +13,9 @@ use std::time::Duration;
 use regex::Regex;
 use url::Url;
 use wayfarer_core::config::{Restart, ServerConfig};
+use wayfarer_core::server::ServerOutput;
 use wayfarer_core::{AppUnderTest, Config, EnvError};
-use wayfarer_process::{free_port, Ready, Server, ServerSpec};
+use wayfarer_process::{free_port, OutputCursor, Ready, Server, ServerSpec};
 
 use crate::hook::ResetHook;
 use crate::{usage, Notice, Notices, RunError};
@@ -30,6 +31,9 @@ struct Slot {
     used: bool,
     /// Why it is gone, once it is: every later check says so again.
     dead: Option<String>,
+    /// Where the next step's output begins. One for all browsers of the run: with
+    /// several, a line goes to the step of whichever asks first.
+    output: OutputCursor,
 }
 
 /// The application a command runs against.
@@ -85,6 +89,7 @@ impl Application {
                     server.ready_after().as_secs_f64()
                 )));
                 let slot = Slot {
+                    output: server.output(),
                     server,
                     used: false,
                     dead: None,
@@ -207,6 +212,8 @@ impl AppUnderTest for Handle {
                 slot.server.restart().map_err(|e| {
                     EnvError::Server(wayfarer_core::secrets::mask_known(&e.to_string()))
                 })?;
+                // Its start-up output is nobody's step.
+                slot.output.skip();
             }
             slot.used = true;
         }
@@ -233,6 +240,13 @@ impl AppUnderTest for Handle {
         match &slot.dead {
             Some(why) => Err(EnvError::Server(why.clone())),
             None => Ok(()),
+        }
+    }
+
+    fn output(&mut self) -> ServerOutput {
+        match &self.server {
+            Some(s) => ServerOutput::of(lock(s).output.read()),
+            None => ServerOutput::default(),
         }
     }
 }

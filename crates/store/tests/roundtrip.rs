@@ -251,6 +251,7 @@ fn the_summary_after_shrinking_keeps_its_order_and_the_failures_it_made_warnings
         count: 1,
         page_url: "http://sim.test/p0".into(),
         trace: vec![],
+        server_output: Default::default(),
     };
     let first = wayfarer_core::Failure {
         kind: wayfarer_core::FailureKind::Exception,

@@ -198,7 +198,10 @@ impl Tally {
         let step = self.steps();
         let episode = 1 + self.restarts as u64;
         for finding in self.oracles.judge(events, obs) {
-            if let Some(f) = self.book.record(finding, step, episode, url, &[]) {
+            if let Some(f) = self
+                .book
+                .record(finding, step, episode, url, &[], &Default::default())
+            {
                 tracing::info!(step, kind = f.kind.as_str(), message = %f.message, "peer found a failure");
             }
         }
@@ -226,8 +229,14 @@ impl Tally {
         let step = self.steps();
         let episode = 1 + self.restarts as u64;
         for finding in self.oracles.judge(std::slice::from_ref(&ev), None) {
-            self.book
-                .record(finding, step, episode, &self.last_url, &[]);
+            self.book.record(
+                finding,
+                step,
+                episode,
+                &self.last_url,
+                &[],
+                &Default::default(),
+            );
         }
     }
 

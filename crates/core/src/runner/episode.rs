@@ -11,6 +11,7 @@ use crate::model::{Event, Observation};
 use crate::observer::{Observer, Progress};
 use crate::oracle::{FailureBook, Oracles};
 use crate::record::ResetRecord;
+use crate::server::ServerOutput;
 
 /// Begin an episode of `worker` from the outcome of its reset: the next episode number of
 /// the run, the start page analysed, judged and recorded.
@@ -42,10 +43,11 @@ pub(super) fn begin_episode(
         episode_step: 0,
         planned: None,
     };
+    let server = env.server_output();
     let findings = judge(
         &opts.oracles,
         &cur,
-        &out.events,
+        (&out.events, &server),
         s.steps,
         &mut s.book,
         s.observers,
@@ -94,12 +96,13 @@ pub(super) fn progress(
 }
 
 /// Judge the events of a step (or a reset) on the page they left; returns the
-/// signatures found, and tells observers about new ones with a screenshot.
+/// signatures found, and tells observers about new ones with a screenshot. A new failure
+/// keeps what the server wrote meanwhile as its evidence.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn judge(
     oracles: &Oracles,
     cur: &Cursor,
-    events: &[Event],
+    (events, server): (&[Event], &ServerOutput),
     step: u64,
     book: &mut FailureBook,
     observers: &mut [&mut (dyn Observer + Send)],
@@ -110,7 +113,7 @@ pub(super) fn judge(
     let mut found = Vec::new();
     for finding in oracles.judge_typed(events, Some(obs), typed) {
         found.push(finding.signature.clone());
-        if let Some(f) = book.record(finding, step, cur.episode, &obs.url, &cur.trace) {
+        if let Some(f) = book.record(finding, step, cur.episode, &obs.url, &cur.trace, server) {
             let shot = env.screenshot();
             for o in observers.iter_mut() {
                 o.on_failure(f, shot.as_deref());

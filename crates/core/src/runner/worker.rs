@@ -526,6 +526,8 @@ fn steps(w: &mut Worker, hub: &Hub) {
             None
         };
 
+        // Last before judging: the server's lines of the step may come after the page settled.
+        let server = w.env.server_output();
         // Judge and record under the lock: the step takes its number here, so the store
         // sees the steps of all workers in order, each once.
         {
@@ -549,7 +551,7 @@ fn steps(w: &mut Worker, hub: &Hub) {
             let findings = judge(
                 &opts.oracles,
                 &cur,
-                &outcome.events,
+                (&outcome.events, &server),
                 step,
                 &mut s.book,
                 s.observers,
@@ -750,6 +752,7 @@ fn await_start(w: &mut Worker, hub: &Hub, cur: &mut Cursor) -> Result<bool, EnvE
 /// The start page as it is after waiting replaces the one the reset saw: analysed, and
 /// what it raised meanwhile judged, within the same episode.
 fn absorb_start(w: &mut Worker, hub: &Hub, cur: &mut Cursor, out: crate::env::Outcome) {
+    let server = w.env.server_output();
     let functions = w.env.coverage().map(|c| c.functions_covered);
     let mut guard = hub.lock();
     let s = &mut *guard;
@@ -771,7 +774,7 @@ fn absorb_start(w: &mut Worker, hub: &Hub, cur: &mut Cursor, out: crate::env::Ou
     judge(
         &hub.opts.oracles,
         cur,
-        &out.events,
+        (&out.events, &server),
         s.steps,
         &mut s.book,
         s.observers,

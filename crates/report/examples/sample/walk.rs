@@ -56,6 +56,7 @@ impl Walk {
             count: 1 + step % 5,
             page_url: format!("{BASE}{page}"),
             trace: self.trace.clone(),
+            server_output: Default::default(),
         });
         signature
     }

@@ -56,6 +56,11 @@ pub struct Card {
     pub events_routine: usize,
     /// Events left out past `MAX_EVENTS`.
     pub events_more: usize,
+    /// What the application's server wrote during that step (its last lines), when
+    /// wayfarer started the server.
+    pub server_output: Vec<String>,
+    /// Earlier lines of it left out.
+    pub server_omitted: usize,
 }
 
 /// A minimised trace found next to the failure's trace (`traces/NAME.min.json`).
@@ -158,6 +163,8 @@ fn card(data: &RunData, n: usize, sf: &StoredFailure) -> Card {
         events_routine: events.len() - shown.len(),
         events_more: shown.len().saturating_sub(MAX_EVENTS),
         events: shown.into_iter().take(MAX_EVENTS).map(row).collect(),
+        server_output: f.server_output.lines.clone(),
+        server_omitted: f.server_output.omitted,
     }
 }
 

@@ -98,6 +98,11 @@ fn failure(step: u64, trace: Vec<TraceStep>) -> Failure {
         count: 3,
         page_url: hostile_url(1),
         trace,
+        // A server can echo what the page sent it.
+        server_output: wayfarer_core::server::ServerOutput::of([
+            "Traceback (most recent call last):".to_string(),
+            format!("ValueError: {H}"),
+        ]),
     }
 }
 
@@ -267,6 +272,12 @@ fn hostile_page_data_is_only_ever_text() {
         html.contains("could not be read"),
         "the missing screenshot is explained"
     );
+    assert!(
+        html.contains("The server&#x27;s output at that step: 2 lines")
+            || html.contains("The server's output at that step: 2 lines"),
+        "the server's traceback is evidence"
+    );
+    assert!(html.contains("Traceback (most recent call last):\nValueError: &lt;script&gt;"));
 }
 
 #[test]

@@ -359,6 +359,7 @@ mod tests {
             count: 1,
             page_url: String::new(),
             trace,
+            server_output: Default::default(),
         };
         let c = g.shortcuts(&f, 5);
         let first: Vec<String> = c[0]
@@ -453,6 +454,7 @@ mod tests {
             count: 1,
             page_url: String::new(),
             trace,
+            server_output: Default::default(),
         };
         let sh = Shrunk {
             kept: vec![1, 2, 3, 6],

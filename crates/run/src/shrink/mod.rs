@@ -1236,6 +1236,7 @@ mod tests {
             count: 1,
             page_url,
             trace,
+            server_output: Default::default(),
         }
     }
 
