@@ -154,6 +154,14 @@ fn progress(s: &Sample, steps: u64) -> Progress {
         elapsed: Duration::from_millis(s.elapsed_ms),
         budget_used: 0.0,
         coverage: s.coverage,
+        // Only the lines are kept per step; a resumed bench reads the totals from the
+        // run's summary.
+        server: s
+            .server_lines
+            .map(|lines_covered| wayfarer_core::server::ServerCoverage {
+                lines_covered,
+                ..Default::default()
+            }),
         workers: 1,
     }
 }

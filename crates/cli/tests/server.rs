@@ -134,8 +134,9 @@ fn a_500_arrives_with_the_traceback_the_server_wrote_at_its_step() {
     let cfg = config(
         dir.path(),
         &format!(
-            "[server]\ncommand = \"exec python3 {} {{port}}\"\nready = \"^notes: http\"\n",
-            fixture("notes.py").display()
+            "[server]\ncommand = \"exec python3 notes.py {{port}}\"\nready = \"^notes: http\"\n\
+             cwd = \"{}\"\n",
+            fixture("").display()
         ),
     );
     let out_dir = dir.path().join("out");
@@ -197,6 +198,148 @@ fn a_500_arrives_with_the_traceback_the_server_wrote_at_its_step() {
     // In report.html, under the failure's card.
     let html = std::fs::read_to_string(out_dir.join("report.html")).unwrap();
     assert!(html.contains("ZeroDivisionError: division by zero"));
+    // `coverage = "auto"` read a python3 server with coverage.py (scripts/test.sh
+    // installs it) in its working directory, and the page that failed ran server lines
+    // of its own.
+    let c = &report["server_coverage"];
+    assert_eq!(c["stack"], "python", "{c:#}");
+    assert!(c["lines_covered"].as_u64().unwrap() > 30, "{c:#}");
+    let data = wayfarer_store::load(&out_dir).unwrap();
+    let step = data.steps.iter().find(|s| s.record.step == 2).unwrap();
+    assert!(
+        step.record.novelty.server_lines >= 4,
+        "{:?}",
+        step.record.novelty
+    );
+}
+
+#[test]
+fn a_named_stack_whose_tool_is_missing_is_exit_2_saying_how_to_install_it() {
+    let dir = tempfile::tempdir().unwrap();
+    // The server's Python finds a `coverage` it cannot import, as one without coverage.py.
+    let stub = dir.path().join("stub");
+    std::fs::create_dir_all(&stub).unwrap();
+    std::fs::write(
+        stub.join("coverage.py"),
+        "raise ImportError('no coverage here')\n",
+    )
+    .unwrap();
+    let cfg = config(
+        dir.path(),
+        &format!(
+            "[server]\ncommand = \"exec python3 {} {{port}}\"\nready = \"^notes: http\"\n\
+             coverage = \"python\"\nenv = {{ PYTHONPATH = \"{}\" }}\n",
+            fixture("notes.py").display(),
+            stub.display()
+        ),
+    );
+    let out = wayfarer()
+        .args(["explore", "--budget", "5", "--config"])
+        .arg(&cfg)
+        .arg("--out")
+        .arg(dir.path().join("out"))
+        .output()
+        .unwrap();
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{all}");
+    assert!(
+        all.contains("coverage.py is not installed in the server's Python")
+            && all.contains("-m pip install coverage")
+            && all.contains("coverage = \"off\""),
+        "{all}"
+    );
+    // With "auto", the same server is explored, and the run says why it is not read.
+    let cfg = config(
+        dir.path(),
+        &format!(
+            "[server]\ncommand = \"exec python3 {} {{port}}\"\nready = \"^notes: http\"\n\
+             env = {{ PYTHONPATH = \"{}\" }}\n",
+            fixture("notes.py").display(),
+            stub.display()
+        ),
+    );
+    let out = wayfarer()
+        .args(["explore", "--budget", "5", "--config"])
+        .arg(&cfg)
+        .arg("--out")
+        .arg(dir.path().join("out2"))
+        .output()
+        .unwrap();
+    let all = text(&out);
+    assert!(matches!(out.status.code(), Some(0 | 1)), "{all}");
+    assert!(
+        all.contains(
+            "not reading the server's coverage (server coverage: coverage.py is not installed"
+        ),
+        "{all}"
+    );
+}
+
+#[test]
+fn a_node_servers_lines_are_read_step_by_step_and_the_report_lists_what_never_ran() {
+    let dir = tempfile::tempdir().unwrap();
+    let servers = fixture("");
+    let cfg = config(
+        dir.path(),
+        &format!(
+            "[server]\ncommand = \"exec node notes.mjs {{port}}\"\nready = \"^notes: http\"\n\
+             cwd = \"{}\"\ncoverage = \"node\"\n",
+            servers.display()
+        ),
+    );
+    let out_dir = dir.path().join("out");
+    let out = wayfarer()
+        .args([
+            "explore", "--budget", "30", "--seed", "3", "--json", "--config",
+        ])
+        .arg(&cfg)
+        .arg("--out")
+        .arg(&out_dir)
+        .output()
+        .unwrap();
+    assert!(matches!(out.status.code(), Some(0 | 1)), "{}", text(&out));
+    let summary = json(&out);
+    let c = &summary["server_coverage"];
+    assert_eq!(c["stack"], "node", "{summary:#}");
+    let covered = c["lines_covered"].as_u64().unwrap();
+    let gain = covered - c["first_lines_covered"].as_u64().unwrap();
+    assert!(
+        covered > 20 && covered < c["lines_total"].as_u64().unwrap(),
+        "{c:#}"
+    );
+    let files = c["by_file"].as_array().unwrap();
+    assert_eq!(files.len(), 1, "only the app's own file: {c:#}");
+    assert!(files[0]["path"]
+        .as_str()
+        .unwrap()
+        .ends_with("servers/notes.mjs"));
+    // Each step is credited with the lines it ran first: the first visit of the report
+    // ran its code, a later one nothing new.
+    let data = wayfarer_store::load(&out_dir).unwrap();
+    let to_report: Vec<u64> = data
+        .steps
+        .iter()
+        .filter(|s| s.record.url_after.ends_with("/report"))
+        .map(|s| s.record.novelty.server_lines)
+        .collect();
+    assert!(to_report.len() >= 2, "{to_report:?}");
+    assert!(to_report[0] >= 3, "{to_report:?}");
+    let credited: u64 = data
+        .steps
+        .iter()
+        .map(|s| s.record.novelty.server_lines)
+        .sum();
+    assert!(credited > 0 && credited <= gain, "{credited} of {gain}");
+    assert!(data.steps.last().unwrap().sample.server_lines.is_some());
+    // The inspector's own lines are not the application's output.
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("report.json")).unwrap())
+            .unwrap();
+    let evidence = report["failure_details"][0]["server_output"].to_string();
+    assert!(evidence.contains("RangeError: no average"), "{report:#}");
+    assert!(!evidence.contains("Debugger"), "{evidence}");
+    let html = std::fs::read_to_string(out_dir.join("report.html")).unwrap();
+    assert!(html.contains("Server code never run"));
 }
 
 #[test]

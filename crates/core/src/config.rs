@@ -74,6 +74,40 @@ pub struct ServerConfig {
     pub restart: Restart,
     /// Seconds between SIGTERM and SIGKILL when the server is stopped.
     pub stop_timeout_s: u64,
+    /// Coverage of the server's own code, read while it runs (see [`ServerStack`]).
+    pub coverage: ServerStack,
+    /// The server's own files, as globs over absolute paths (`**/node_modules/verdaccio/**`,
+    /// `**/site-packages/wagtail/**`); none: the files under the server's working
+    /// directory, its dependencies (`node_modules`, `site-packages`) left out.
+    pub include: Vec<String>,
+    /// Files left out of the server's coverage, as globs (`**/migrations/**`).
+    pub exclude: Vec<String>,
+}
+
+/// How the server's coverage is measured (`[server] coverage`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ServerStack {
+    /// Guessed from the server's command (node, npm, npx, python, gunicorn, ...); off when
+    /// it names no stack, or when the stack's tool is missing (said, not an error).
+    #[default]
+    Auto,
+    /// V8's precise coverage over the inspector of every Node process of the server.
+    Node,
+    /// coverage.py in every Python process of the server (installed in its environment).
+    Python,
+    Off,
+}
+
+impl ServerStack {
+    pub fn name(&self) -> &'static str {
+        match self {
+            ServerStack::Auto => "auto",
+            ServerStack::Node => "node",
+            ServerStack::Python => "python",
+            ServerStack::Off => "off",
+        }
+    }
 }
 
 impl Default for ServerConfig {
@@ -88,6 +122,9 @@ impl Default for ServerConfig {
             port: None,
             restart: Restart::Run,
             stop_timeout_s: 10,
+            coverage: ServerStack::Auto,
+            include: Vec::new(),
+            exclude: Vec::new(),
         }
     }
 }

@@ -374,6 +374,22 @@ pub trait Environment {
         crate::server::ServerOutput::default()
     }
 
+    /// Read the server's coverage now: its lines first run since the last reading, or
+    /// `None` where it is not measured (see `[server] coverage`).
+    fn server_take(&mut self) -> Option<u64> {
+        None
+    }
+
+    /// The server's coverage so far, when it is measured.
+    fn server_coverage(&mut self) -> Option<crate::server::ServerCoverage> {
+        None
+    }
+
+    /// The server's coverage so far file by file; empty when it is not measured.
+    fn server_coverage_by_file(&mut self) -> Vec<crate::server::ServerFileReach> {
+        Vec::new()
+    }
+
     /// A PNG of `region` of the page (CSS pixels from the page's top-left corner, beyond
     /// the viewport if need be), for an agent's vision prompt; `None` when the environment
     /// cannot take one.
@@ -414,6 +430,17 @@ pub trait AppUnderTest: Send {
     /// What the server wrote since the last call (none without a server).
     fn output(&mut self) -> crate::server::ServerOutput {
         crate::server::ServerOutput::default()
+    }
+    /// Read the server's coverage: lines first run since the last reading; `None` when it
+    /// is not measured.
+    fn coverage_take(&mut self) -> Option<u64> {
+        None
+    }
+    fn coverage(&mut self) -> Option<crate::server::ServerCoverage> {
+        None
+    }
+    fn coverage_by_file(&mut self) -> Vec<crate::server::ServerFileReach> {
+        Vec::new()
     }
 }
 
@@ -559,6 +586,18 @@ impl<E: Environment> Environment for WithApp<E> {
             Some(a) => a.output(),
             None => self.inner.server_output(),
         }
+    }
+    fn server_take(&mut self) -> Option<u64> {
+        self.app.as_mut().and_then(|a| a.coverage_take())
+    }
+    fn server_coverage(&mut self) -> Option<crate::server::ServerCoverage> {
+        self.app.as_mut().and_then(|a| a.coverage())
+    }
+    fn server_coverage_by_file(&mut self) -> Vec<crate::server::ServerFileReach> {
+        self.app
+            .as_mut()
+            .map(|a| a.coverage_by_file())
+            .unwrap_or_default()
     }
     fn picture(&mut self, region: crate::model::Rect) -> Option<Vec<u8>> {
         self.inner.picture(region)

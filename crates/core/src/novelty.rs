@@ -28,6 +28,15 @@ pub struct Novelty {
     /// `Observation::regions`) shown open for the first time on their kind of page. Not in
     /// `score` yet (issue 40 measures it first).
     pub regions: u32,
+    /// Lines of the server's own code run for the first time, when its coverage is read
+    /// (`[server] coverage`). Not in `score` yet: what it is worth against the client's
+    /// signals is measured first.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub server_lines: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl Novelty {
@@ -59,6 +68,7 @@ impl Novelty {
         part(self.urls.into(), "page", "pages");
         part(self.functions, "function", "functions");
         part(self.regions.into(), "region", "regions");
+        part(self.server_lines, "server line", "server lines");
         parts.join(", ")
     }
 }
@@ -322,6 +332,7 @@ mod tests {
             urls: 2,
             functions: 300,
             regions: 0,
+            server_lines: 0,
         };
         assert_eq!(none.score(), 0.0);
         assert!(some.score() > 0.0 && some.score() < script.score());
@@ -369,6 +380,7 @@ mod tests {
                 urls: 1,
                 functions: 10,
                 regions: 0,
+                server_lines: 0,
             }
         );
         let again = t.absorb(
@@ -420,9 +432,10 @@ mod tests {
                 urls: 0,
                 functions: 0,
                 regions: 0,
+                server_lines: 40,
             }
             .describe(),
-            "2 scripts, 1 endpoint"
+            "2 scripts, 1 endpoint, 40 server lines"
         );
     }
 }

@@ -7,7 +7,7 @@ use crate::record::{ResetRecord, StepRecord};
 use crate::summary::RunSummary;
 
 /// Live counters handed to observers with every step.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Progress {
     pub steps: u64,
     pub episodes: u64,
@@ -20,6 +20,8 @@ pub struct Progress {
     /// Share of the budget used, 0 to 1.
     pub budget_used: f64,
     pub coverage: Option<crate::env::Coverage>,
+    /// The server's coverage, when it is read (`[server] coverage`).
+    pub server: Option<crate::server::ServerCoverage>,
     /// Workers still exploring (1 in a run with one).
     pub workers: usize,
 }

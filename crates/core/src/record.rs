@@ -43,13 +43,16 @@ pub struct StepTimings {
     /// Asking the language model (and taking the screenshot for it) while deciding.
     #[serde(default)]
     pub llm: Duration,
+    /// Reading the server's coverage after the step (`[server] coverage`).
+    #[serde(default)]
+    pub server: Duration,
     /// The whole step, wall clock; what the parts above do not account for is `other()`.
     pub total: Duration,
 }
 
 impl StepTimings {
     /// The named parts, in display order (the time split of reports and the bench).
-    pub fn parts(&self) -> [(&'static str, Duration); 13] {
+    pub fn parts(&self) -> [(&'static str, Duration); 14] {
         [
             ("scan", self.scan),
             ("analysis", self.analysis),
@@ -64,6 +67,7 @@ impl StepTimings {
             ("spec", self.spec),
             ("train", self.train),
             ("llm", self.llm),
+            ("server", self.server),
         ]
     }
 

@@ -266,6 +266,13 @@ pub fn run_workers(
         let c = w.env.coverage()?;
         Some(CoverageSummary::from(c).with_scripts(w.env.coverage_by_script()))
     });
+    let server_coverage = workers.iter_mut().find_map(|w| {
+        let c = w.env.server_coverage()?;
+        Some(crate::summary::ServerCoverageSummary::new(
+            c,
+            w.env.server_coverage_by_file(),
+        ))
+    });
     let properties = merge_properties(workers.iter_mut().map(|w| w.env.properties()));
     let worker_lines = if asked > 1 {
         workers
@@ -297,6 +304,7 @@ pub fn run_workers(
         actions_discovered: s.tally.actions.len(),
         failures: s.book.failures().iter().map(Into::into).collect(),
         js_coverage,
+        server_coverage,
         properties,
         warnings: s.book.warnings().to_vec(),
         timings_ms: s.tally.medians(),

@@ -1,6 +1,7 @@
 //! The application's server as a step sees it, when wayfarer started the server
 //! (`[server]`): what it wrote to its output while the step ran (a traceback, a log line),
-//! kept as a failure's evidence so that a 500 arrives with its cause.
+//! kept as a failure's evidence so that a 500 arrives with its cause, and the server code
+//! it ran (`[server] coverage`), counted in lines of the server's own files.
 
 use serde::{Deserialize, Serialize};
 
@@ -73,6 +74,55 @@ fn cut(line: &str) -> String {
         Some((at, _)) => format!("{}…", &line[..at]),
         None => line.to_string(),
     }
+}
+
+/// The server's own code run so far, by line: the same yardstick whichever tool drives
+/// the browser, since it is measured at the server.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ServerCoverage {
+    /// How it was measured: "node" (V8's precise coverage over the inspector), "python"
+    /// (coverage.py), ...
+    pub stack: String,
+    /// Lines run at least once since the server started (its own files only).
+    pub lines_covered: u64,
+    /// Lines of code of the files known (loaded by the server, or named by `include`).
+    pub lines_total: u64,
+    /// Covered after the first page load (the server's start-up and the start page):
+    /// what exploration added is `lines_covered - first_lines_covered`.
+    pub first_lines_covered: u64,
+    /// Files known, and files with a line run.
+    pub files: u64,
+    pub files_run: u64,
+    /// Readings taken, and their total and slowest time (what measuring costs).
+    pub reads: u64,
+    pub read_ms_total: f64,
+    pub read_ms_max: f64,
+}
+
+impl ServerCoverage {
+    pub fn ratio(&self) -> f64 {
+        if self.lines_total == 0 {
+            0.0
+        } else {
+            self.lines_covered as f64 / self.lines_total as f64
+        }
+    }
+
+    /// Lines exploration added to what the start ran.
+    pub fn gain(&self) -> u64 {
+        self.lines_covered.saturating_sub(self.first_lines_covered)
+    }
+}
+
+/// One server file's share of the coverage: where the server code a run never reached
+/// lives.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ServerFileReach {
+    pub path: String,
+    pub lines: u64,
+    pub covered: u64,
+    /// Covered after the first page load.
+    pub first_covered: u64,
 }
 
 #[cfg(test)]

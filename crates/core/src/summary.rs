@@ -49,6 +49,30 @@ impl From<Coverage> for CoverageSummary {
     }
 }
 
+/// The server's coverage at the end of a run, with where its code never run lives.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ServerCoverageSummary {
+    #[serde(flatten)]
+    pub totals: crate::server::ServerCoverage,
+    /// File by file, most lines never run first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub by_file: Vec<crate::server::ServerFileReach>,
+}
+
+impl ServerCoverageSummary {
+    pub fn new(
+        totals: crate::server::ServerCoverage,
+        mut files: Vec<crate::server::ServerFileReach>,
+    ) -> ServerCoverageSummary {
+        let left = |f: &crate::server::ServerFileReach| f.lines.saturating_sub(f.covered);
+        files.sort_by(|a, b| left(b).cmp(&left(a)).then_with(|| a.path.cmp(&b.path)));
+        ServerCoverageSummary {
+            totals,
+            by_file: files,
+        }
+    }
+}
+
 /// Median milliseconds of each part of a step.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct TimingMedians {
@@ -248,6 +272,9 @@ pub struct RunSummary {
     pub actions_discovered: usize,
     pub failures: Vec<FailureLine>,
     pub js_coverage: Option<CoverageSummary>,
+    /// The server's own code run, when its coverage was read (`[server] coverage`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_coverage: Option<ServerCoverageSummary>,
     /// The specification's properties (`--spec`), in the order it exports them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub properties: Vec<PropertyVerdict>,

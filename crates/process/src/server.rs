@@ -158,6 +158,15 @@ impl Server {
         &self.spec
     }
 
+    /// A reader of what this start of the server wrote and writes (its log as filtered).
+    pub fn output_since_start(&self) -> OutputCursor {
+        OutputCursor {
+            log: self.spec.log.clone(),
+            pos: self.offset,
+            partial: String::new(),
+        }
+    }
+
     /// A reader of what the server writes from now on (its log as filtered).
     pub fn output(&self) -> OutputCursor {
         let pos = std::fs::metadata(&self.spec.log)

@@ -89,6 +89,12 @@ fn view(data: &RunData, seeded: Option<&[SeededLine]>) -> Value {
             Unit::Percent,
         ),
         chart(
+            "Server lines run",
+            series(|s| s.server_lines.map(|n| n as f64)),
+            "#0d9488",
+            Unit::Count,
+        ),
+        chart(
             "Unique failures",
             series(|s| Some(s.failures as f64)),
             "#dc2626",
@@ -154,5 +160,8 @@ fn view(data: &RunData, seeded: Option<&[SeededLine]>) -> Value {
         features => data.features.as_ref().map(features::section),
         scripts => summary::scripts(data),
         scripts_total => data.summary.js_coverage.as_ref().map_or(0, |c| c.scripts.len()),
+        server_files => summary::server_files(data),
+        server_files_total => data.summary.server_coverage.as_ref().map_or(0, |c| c.by_file.len()),
+        server_stack => data.summary.server_coverage.as_ref().map(|c| c.totals.stack.clone()),
     }
 }

@@ -12,19 +12,22 @@ use std::time::Duration;
 
 use regex::Regex;
 use url::Url;
-use wayfarer_core::config::{Restart, ServerConfig};
-use wayfarer_core::server::ServerOutput;
+use wayfarer_core::config::{Restart, ServerConfig, ServerStack};
+use wayfarer_core::server::{ServerCoverage, ServerFileReach, ServerOutput};
 use wayfarer_core::{AppUnderTest, Config, EnvError};
 use wayfarer_process::{free_port, OutputCursor, Ready, Server, ServerSpec};
 
 use crate::hook::ResetHook;
-use crate::{usage, Notice, Notices, RunError};
+use crate::{environment, usage, Notice, Notices, RunError};
 
 /// The `{port}` placeholder of `[server]`.
 const PORT: &str = "{port}";
 
 /// The server and what the run learnt of it.
 struct Slot {
+    /// Its coverage reader, when `[server] coverage` reads it (first: it lets go of the
+    /// server's processes before they are stopped).
+    coverage: Option<Coverage>,
     server: Server,
     /// A reset has used the server since it was (re)started: the next fresh application
     /// needs a restart.
@@ -34,6 +37,14 @@ struct Slot {
     /// Where the next step's output begins. One for all browsers of the run: with
     /// several, a line goes to the step of whichever asks first.
     output: OutputCursor,
+}
+
+/// The server's coverage as read for the run.
+struct Coverage {
+    reader: Box<dyn wayfarer_servercov::Reader>,
+    stack: ServerStack,
+    /// The reader's files (Python's data files), removed with the run.
+    _work: tempfile::TempDir,
 }
 
 /// The application a command runs against.
@@ -78,18 +89,24 @@ impl Application {
                     plan.port,
                     log.display()
                 )));
-                let spec = ServerSpec {
+                let mut spec = ServerSpec {
                     log: log.to_path_buf(),
                     ..plan.spec
                 };
+                let measured = coverage_setup(sv, &mut spec, say)?;
                 let server = Server::start(spec).map_err(|e| masked(e.into()))?;
                 say(Notice::Info(format!(
                     "wayfarer: the application is ready at {} after {:.1} s",
                     plan.start,
                     server.ready_after().as_secs_f64()
                 )));
+                let coverage = match measured {
+                    Some(m) => coverage_attach(m, &server, say)?,
+                    None => None,
+                };
                 let slot = Slot {
                     output: server.output(),
+                    coverage,
                     server,
                     used: false,
                     dead: None,
@@ -170,7 +187,11 @@ impl Application {
     /// Stop the server now (it stops when the application is dropped anyway).
     pub fn stop(&self) {
         if let Some(s) = &self.server {
-            lock(s).server.stop();
+            let mut slot = lock(s);
+            if let Some(c) = slot.coverage.as_mut() {
+                c.reader.close();
+            }
+            slot.server.stop();
         }
     }
 
@@ -209,11 +230,18 @@ impl AppUnderTest for Handle {
         if let (Some(s), true) = (&self.server, self.restart_each) {
             let mut slot = lock(s);
             if slot.used {
+                if let Some(c) = slot.coverage.as_mut() {
+                    c.reader.close();
+                }
                 slot.server.restart().map_err(|e| {
                     EnvError::Server(wayfarer_core::secrets::mask_known(&e.to_string()))
                 })?;
                 // Its start-up output is nobody's step.
                 slot.output.skip();
+                let since = slot.server.output_since_start();
+                if let Some(c) = slot.coverage.as_mut() {
+                    c.reader.restarted(since);
+                }
             }
             slot.used = true;
         }
@@ -244,9 +272,148 @@ impl AppUnderTest for Handle {
     }
 
     fn output(&mut self) -> ServerOutput {
-        match &self.server {
-            Some(s) => ServerOutput::of(lock(s).output.read()),
-            None => ServerOutput::default(),
+        let Some(s) = &self.server else {
+            return ServerOutput::default();
+        };
+        let mut slot = lock(s);
+        let mut lines = slot.output.read();
+        if slot.coverage.as_ref().map(|c| c.stack) == Some(ServerStack::Node) {
+            // The inspector's own lines are wayfarer's doing, not the application's.
+            lines.retain(|l| !wayfarer_servercov::node::chatter(l));
+        }
+        ServerOutput::of(lines)
+    }
+
+    fn coverage_take(&mut self) -> Option<u64> {
+        let s = self.server.as_ref()?;
+        let mut slot = lock(s);
+        let c = slot.coverage.as_mut()?;
+        let n = match c.reader.take() {
+            Ok(n) => n,
+            Err(e) => {
+                // One reading lost (a process between two lives); the next may work.
+                tracing::warn!("{e}");
+                0
+            }
+        };
+        // The loop's first reading follows the first page load.
+        c.reader.mark_first_load();
+        Some(n)
+    }
+
+    fn coverage(&mut self) -> Option<ServerCoverage> {
+        let s = self.server.as_ref()?;
+        let slot = lock(s);
+        slot.coverage.as_ref().map(|c| c.reader.coverage())
+    }
+
+    fn coverage_by_file(&mut self) -> Vec<ServerFileReach> {
+        let Some(s) = self.server.as_ref() else {
+            return Vec::new();
+        };
+        let slot = lock(s);
+        slot.coverage
+            .as_ref()
+            .map(|c| c.reader.by_file())
+            .unwrap_or_default()
+    }
+}
+
+/// A server to be read under coverage: its stack, and whether the configuration asked
+/// for it by name (then a failure to read it is an error, not a notice).
+struct Measured {
+    stack: ServerStack,
+    named: bool,
+    work: tempfile::TempDir,
+    filter: wayfarer_servercov::Filter,
+}
+
+/// The stack to measure (`[server] coverage`, or guessed from the command when "auto"),
+/// its tool's environment added to `spec`; `None` when nothing is measured.
+fn coverage_setup(
+    sv: &ServerConfig,
+    spec: &mut ServerSpec,
+    say: Notices,
+) -> Result<Option<Measured>, RunError> {
+    let (stack, named) = match sv.coverage {
+        ServerStack::Off => return Ok(None),
+        ServerStack::Auto => match wayfarer_servercov::guess(&sv.command) {
+            Some(s) => (s, false),
+            None => return Ok(None),
+        },
+        s => (s, true),
+    };
+    let work = tempfile::Builder::new()
+        .prefix("wayfarer-servercov-")
+        .tempdir()
+        .map_err(|e| environment!("cannot make a folder for the server's coverage: {e}"))?;
+    let root = match &sv.cwd {
+        Some(d) => std::path::PathBuf::from(d),
+        None => std::env::current_dir().unwrap_or_default(),
+    };
+    // Scripts come with their real paths.
+    let root = root.canonicalize().unwrap_or(root);
+    let filter = wayfarer_servercov::Filter::new(&sv.include, &sv.exclude, &root)
+        .map_err(|e| usage!("{e}"))?;
+    match wayfarer_servercov::prepare(stack, &spec.env, work.path(), &filter) {
+        Ok(p) => {
+            spec.env
+                .retain(|(k, _)| !p.env.iter().any(|(pk, _)| pk == k));
+            spec.env.extend(p.env);
+            Ok(Some(Measured {
+                stack,
+                named,
+                work,
+                filter,
+            }))
+        }
+        Err(e) if named => Err(usage!("{e}")),
+        Err(e) => {
+            say(Notice::Info(format!(
+                "wayfarer: not reading the server's coverage ({e}); coverage = \"off\" in \
+                 [server] says so for good"
+            )));
+            Ok(None)
+        }
+    }
+}
+
+/// Attach the reader to the started server and take its first reading (what the start
+/// ran); a failure is an error when the stack was named, else a notice.
+fn coverage_attach(
+    m: Measured,
+    server: &Server,
+    say: Notices,
+) -> Result<Option<Coverage>, RunError> {
+    let attached = wayfarer_servercov::attach(
+        m.stack,
+        server.output_since_start(),
+        m.work.path(),
+        m.filter,
+    )
+    .and_then(|mut reader| reader.take().map(|_| reader));
+    match attached {
+        Ok(reader) => {
+            let c = reader.coverage();
+            say(Notice::Info(format!(
+                "wayfarer: reading the server's coverage ({}): {} lines of {} files of its own \
+                 run by its start-up",
+                m.stack.name(),
+                c.lines_covered,
+                c.files
+            )));
+            Ok(Some(Coverage {
+                reader,
+                stack: m.stack,
+                _work: m.work,
+            }))
+        }
+        Err(e) if m.named => Err(environment!("{e}")),
+        Err(e) => {
+            say(Notice::Info(format!(
+                "wayfarer: not reading the server's coverage ({e})"
+            )));
+            Ok(None)
         }
     }
 }

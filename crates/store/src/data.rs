@@ -87,6 +87,9 @@ pub struct Sample {
     pub episodes: u64,
     pub elapsed_ms: u64,
     pub coverage: Option<Coverage>,
+    /// Lines of the server's own code run so far, when its coverage is read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_lines: Option<u64>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

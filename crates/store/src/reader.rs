@@ -258,6 +258,16 @@ pub(crate) fn rebuild_summary(d: &RunData) -> RunSummary {
             .map(|f| FailureLine::from(&f.failure))
             .collect(),
         js_coverage: sample.coverage.map(CoverageSummary::from),
+        // A killed run's steps keep the lines covered, not the totals.
+        server_coverage: sample.server_lines.map(|lines_covered| {
+            wayfarer_core::summary::ServerCoverageSummary {
+                totals: wayfarer_core::server::ServerCoverage {
+                    lines_covered,
+                    ..Default::default()
+                },
+                by_file: Vec::new(),
+            }
+        }),
         // Verdicts are counted when the run ends; a run rebuilt from its steps has none.
         properties: Vec::new(),
         // Warnings are listed when the run ends, as the verdicts are.

@@ -38,6 +38,7 @@ fn sample(p: &Progress) -> Sample {
         episodes: p.episodes,
         elapsed_ms: p.elapsed.as_millis() as u64,
         coverage: p.coverage,
+        server_lines: p.server.as_ref().map(|c| c.lines_covered),
     }
 }
 

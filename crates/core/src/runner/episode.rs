@@ -26,7 +26,8 @@ pub(super) fn begin_episode(
     let (opts, started, workers) = hub;
     s.episodes += 1;
     let episode = s.episodes;
-    // What the start page loads is where exploration begins, not what it found.
+    // What the start page loads (and makes the server run, read below) is where
+    // exploration begins, not what it found.
     let functions = env.coverage().map(|c| c.functions_covered);
     s.novelty
         .absorb(&out.events, &out.observation.url, functions);
@@ -44,6 +45,7 @@ pub(super) fn begin_episode(
         planned: None,
     };
     let server = env.server_output();
+    env.server_take();
     let findings = judge(
         &opts.oracles,
         &cur,
@@ -91,6 +93,7 @@ pub(super) fn progress(
         elapsed: started.elapsed(),
         budget_used: opts.budget.used(s.steps, started.elapsed()),
         coverage: env.coverage(),
+        server: env.server_coverage(),
         workers,
     }
 }

@@ -381,6 +381,10 @@ fn steps(w: &mut Worker, hub: &Hub) {
                 break;
             }
         };
+        // What the step made the server run, while nothing else asks it for more.
+        let t_server = Instant::now();
+        let server_lines = w.env.server_take();
+        let server_time = t_server.elapsed();
         if let Some(p) = w.predictor.as_mut() {
             p.stats.steps += 1;
             if accepted.is_some() {
@@ -442,6 +446,7 @@ fn steps(w: &mut Worker, hub: &Hub) {
             n.regions = s
                 .novelty
                 .regions(&outcome.observation.url, &outcome.observation.regions);
+            n.server_lines = server_lines.unwrap_or(0);
             n
         };
         let analysis_time = t_analysis.elapsed();
@@ -573,6 +578,7 @@ fn steps(w: &mut Worker, hub: &Hub) {
                 spec: outcome.timings.spec,
                 train,
                 llm: asked,
+                server: server_time,
                 total: step_start.elapsed(),
             };
             s.tally.timings.push(timings);
@@ -753,6 +759,8 @@ fn await_start(w: &mut Worker, hub: &Hub, cur: &mut Cursor) -> Result<bool, EnvE
 /// what it raised meanwhile judged, within the same episode.
 fn absorb_start(w: &mut Worker, hub: &Hub, cur: &mut Cursor, out: crate::env::Outcome) {
     let server = w.env.server_output();
+    // What the start page made the server run is where exploration begins.
+    w.env.server_take();
     let functions = w.env.coverage().map(|c| c.functions_covered);
     let mut guard = hub.lock();
     let s = &mut *guard;

@@ -172,6 +172,7 @@ pub fn walk(pages: &[Page], steps: u64) -> Walk {
             spec: Duration::ZERO,
             train: Duration::ZERO,
             llm: Duration::ZERO,
+            server: Duration::ZERO,
             total: ms(300, 120),
         };
         let covered = 21_000 + w.first_step.len() as u64 * 2_900 + n * 11;
@@ -189,6 +190,7 @@ pub fn walk(pages: &[Page], steps: u64) -> Walk {
                 functions_total: 1_150,
                 first_load_covered_bytes: 21_000,
             }),
+            server_lines: None,
         };
         let record = StepRecord {
             step: n,

@@ -88,6 +88,20 @@ pub fn tiles(data: &RunData) -> Vec<Tile> {
             ),
         ));
     }
+    if let Some(c) = &s.server_coverage {
+        let c = &c.totals;
+        out.push(tile(
+            "Server coverage",
+            format!("{:.1}%", c.ratio() * 100.0),
+            format!(
+                "{} of {} lines ({}), +{} over first load",
+                thousands(c.lines_covered),
+                thousands(c.lines_total),
+                c.stack,
+                thousands(c.gain())
+            ),
+        ));
+    }
     let f = &s.form_acceptance;
     if let Some(share) = f.share() {
         out.push(tile(
@@ -330,6 +344,44 @@ pub fn scripts(data: &RunData) -> Vec<ScriptRow> {
             ran: share(r.covered_bytes, r.bytes),
             first_load: share(r.first_load_covered_bytes, r.bytes),
             never: thousands(r.bytes.saturating_sub(r.covered_bytes)),
+        })
+        .collect()
+}
+
+/// Server files listed in the report's "Server code never run" table.
+pub const SERVER_FILE_ROWS: usize = 20;
+
+/// One server file's row of the "Server code never run" table, formatted.
+#[derive(Debug, Serialize)]
+pub struct ServerFileRow {
+    pub path: String,
+    pub lines: String,
+    pub ran: String,
+    pub first_load: String,
+    pub never: String,
+}
+
+/// The server files with the most lines never run, as `report.json` orders them.
+pub fn server_files(data: &RunData) -> Vec<ServerFileRow> {
+    let Some(c) = &data.summary.server_coverage else {
+        return Vec::new();
+    };
+    let share = |part: u64, whole: u64| {
+        if whole == 0 {
+            "–".to_string()
+        } else {
+            format!("{:.0}%", part as f64 * 100.0 / whole as f64)
+        }
+    };
+    c.by_file
+        .iter()
+        .take(SERVER_FILE_ROWS)
+        .map(|f| ServerFileRow {
+            path: f.path.clone(),
+            lines: thousands(f.lines),
+            ran: share(f.covered, f.lines),
+            first_load: share(f.first_covered, f.lines),
+            never: thousands(f.lines.saturating_sub(f.covered)),
         })
         .collect()
 }
