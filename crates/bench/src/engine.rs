@@ -328,6 +328,11 @@ fn run_one_peer(
         log_dir: Some(dir.to_path_buf()),
         login: config.login.clone(),
         deny: config.deny.clone(),
+        server: served
+            .app()
+            .or(shared)
+            .and_then(|a| a.handle())
+            .and_then(peer::ServerReader::new),
     };
     let res = peer::run_peer(p, &opts).map_err(BenchError::Peer)?;
     let out = RunOutcome {
@@ -356,6 +361,8 @@ fn peer_row(plan: &Plan, target: &Target, name: &str, seed: u64, r: &PeerResult)
     let instrumented = !r.screens.is_empty() || !r.action_log.is_empty();
     let secs = r.elapsed.as_secs_f64();
     let ids: std::collections::BTreeSet<&String> = r.action_log.iter().collect();
+    let (server_stack, server_lines, server_lines_total, server_first_lines, server_read_ms) =
+        crate::metrics::server_columns(r.server.as_ref());
     RunRow {
         app: target.name(),
         strategy: name.to_string(),
@@ -375,6 +382,11 @@ fn peer_row(plan: &Plan, target: &Target, name: &str, seed: u64, r: &PeerResult)
         js_covered_bytes: r.coverage.map(|c| c.covered_bytes),
         js_total_bytes: r.coverage.map(|c| c.total_bytes),
         js_first_load_bytes: r.coverage.map(|c| c.first_load_covered_bytes),
+        server_stack,
+        server_lines,
+        server_lines_total,
+        server_first_lines,
+        server_read_ms,
         failures: r.failures.len(),
         seeded_bugs: target.app().map(|_| found.len()),
         seeded_found: found_text(&found),

@@ -40,7 +40,14 @@ pub struct RunOutcome {
 pub(crate) struct Served {
     pub url: url::Url,
     _server: Option<Server>,
-    _app: Option<Application>,
+    app: Option<Application>,
+}
+
+impl Served {
+    /// The application started for this run, when one was.
+    pub fn app(&self) -> Option<&Application> {
+        self.app.as_ref()
+    }
 }
 
 /// Where the bench's runs say what they do: progress in the log, warnings too.
@@ -63,7 +70,7 @@ pub(crate) fn serve(
         Target::Url(u) => Ok(Served {
             url: u.clone(),
             _server: None,
-            _app: None,
+            app: None,
         }),
         Target::Bundled(app) => {
             let server = serve_bundled(plan, *app)?;
@@ -71,7 +78,7 @@ pub(crate) fn serve(
             Ok(Served {
                 url,
                 _server: Some(server),
-                _app: None,
+                app: None,
             })
         }
         Target::Served(spec) => {
@@ -79,14 +86,14 @@ pub(crate) fn serve(
                 return Ok(Served {
                     url: app.start_url().clone(),
                     _server: None,
-                    _app: None,
+                    app: None,
                 });
             }
             let app = start_app(spec, dir)?;
             Ok(Served {
                 url: app.start_url().clone(),
                 _server: None,
-                _app: Some(app),
+                app: Some(app),
             })
         }
     }
@@ -209,6 +216,8 @@ pub(crate) fn strategy_row(plan: &Plan, target: &Target, s: &RunSummary, c: &Col
     let trace_precision = precision(&known, &c.episode_logs);
     let t = &s.timings_ms;
     let found: Vec<(String, u64)> = seeded(&known, s);
+    let (server_stack, server_lines, server_lines_total, server_first_lines, server_read_ms) =
+        crate::metrics::server_columns(s.server_coverage.as_ref().map(|c| &c.totals));
     RunRow {
         app: target.name(),
         strategy: s.strategy.clone(),
@@ -243,6 +252,11 @@ pub(crate) fn strategy_row(plan: &Plan, target: &Target, s: &RunSummary, c: &Col
             .js_coverage
             .as_ref()
             .map(|c| (c.first_load_ratio * c.total_bytes as f64).round() as u64),
+        server_stack,
+        server_lines,
+        server_lines_total,
+        server_first_lines,
+        server_read_ms,
         failures: s.failures.len(),
         seeded_bugs: target.app().map(|_| found.len()),
         seeded_found: found_text(&found),

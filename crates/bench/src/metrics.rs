@@ -36,6 +36,19 @@ pub struct RunRow {
     pub js_covered_bytes: Option<u64>,
     pub js_total_bytes: Option<u64>,
     pub js_first_load_bytes: Option<u64>,
+    /// The server's own code (`[server] coverage`): how it was read ("node", "python"),
+    /// lines run at the end, lines of its loaded files, run after the first page load,
+    /// and the mean time of a reading. Empty where it was not read.
+    #[serde(default)]
+    pub server_stack: String,
+    #[serde(default)]
+    pub server_lines: Option<u64>,
+    #[serde(default)]
+    pub server_lines_total: Option<u64>,
+    #[serde(default)]
+    pub server_first_lines: Option<u64>,
+    #[serde(default)]
+    pub server_read_ms: Option<f64>,
     pub failures: usize,
     pub seeded_bugs: Option<usize>,
     pub seeded_found: String,
@@ -128,6 +141,11 @@ pub const COLUMNS: &[(&str, &str)] = &[
     ("js_covered_bytes", "bytes of the application's JavaScript covered at the end (comparable across tools, whose runs may load different scripts)"),
     ("js_total_bytes", "bytes of the application's JavaScript the run loaded (the denominator of js_coverage)"),
     ("js_first_load_bytes", "bytes covered right after the first page load: the gain of exploration is js_covered_bytes minus this"),
+    ("server_stack", "how the server's own code coverage was read (`[server] coverage`: `node`, `python`); empty where it was not"),
+    ("server_lines", "lines of the server's own code run at the end of the run (measured at the server, the same way whichever tool drives the browser)"),
+    ("server_lines_total", "lines of code of the server files it loaded (the denominator)"),
+    ("server_first_lines", "server lines run after the first page load (the server's start-up and the start page): the gain of exploration is server_lines minus this"),
+    ("server_read_ms", "mean time of one reading of the server's coverage (strategies read after every step, peers at every sample)"),
     ("failures", "unique failures (by signature)"),
     ("seeded_bugs", "seeded bugs found (bundled apps only)"),
     ("seeded_found", "`id@step` for each seeded bug found, `;`-separated"),
@@ -243,6 +261,11 @@ impl RunRow {
             opt(&self.js_covered_bytes),
             opt(&self.js_total_bytes),
             opt(&self.js_first_load_bytes),
+            self.server_stack.clone(),
+            opt(&self.server_lines),
+            opt(&self.server_lines_total),
+            opt(&self.server_first_lines),
+            ms(&self.server_read_ms),
             self.failures.to_string(),
             opt(&self.seeded_bugs),
             self.seeded_found.clone(),
@@ -334,5 +357,21 @@ mod tests {
                 "docs/src/bench.md does not document the bench.csv column {name}"
             );
         }
+    }
+}
+
+/// The server columns of a run from its server coverage.
+pub(crate) fn server_columns(
+    c: Option<&wayfarer_core::server::ServerCoverage>,
+) -> (String, Option<u64>, Option<u64>, Option<u64>, Option<f64>) {
+    match c {
+        None => (String::new(), None, None, None, None),
+        Some(c) => (
+            c.stack.clone(),
+            Some(c.lines_covered),
+            Some(c.lines_total),
+            Some(c.first_lines_covered),
+            (c.reads > 0).then(|| c.read_ms_total / c.reads as f64),
+        ),
     }
 }

@@ -105,6 +105,7 @@ pub fn markdown(plan: &Plan, result: &BenchResult) -> String {
          budget). Columns: see `bench.csv` and the book (docs/src/bench.md).\n",
     );
     reach(&mut s, plan, result);
+    server_reach(&mut s, plan, result);
     for target in &plan.targets {
         section(&mut s, plan, target, result);
     }
@@ -174,6 +175,72 @@ fn reach(s: &mut String, plan: &Plan, result: &BenchResult) {
                 col(&rows, |r| Some(r.states as f64), int),
                 col(&rows, |r| Some(r.failures as f64), int),
                 col(&rows, |r| Some(r.steps_per_second), one),
+            );
+        }
+    }
+}
+
+/// The server's own code each tool made it run, where the bench read it: the same
+/// yardstick for every tool, measured at the server.
+fn server_reach(s: &mut String, plan: &Plan, result: &BenchResult) {
+    if !result
+        .runs
+        .iter()
+        .any(|(_, o)| o.row.server_lines.is_some())
+    {
+        return;
+    }
+    s.push_str(
+        "\n## Server reach\n\nPer application and tool: lines of the server's own code run \
+         at the end, what exploration added over the first page load, the share of the lines \
+         of the files it loaded, and the mean time of one reading. Medians over the runs, \
+         ranges in brackets.\n\n",
+    );
+    s.push_str("| application | tool | server lines | gain over first load | of loaded lines | reading ms |\n");
+    s.push_str("|---|---|---|---|---|---|\n");
+    let labels = plan.strategy_labels();
+    let names: Vec<&String> = labels.iter().chain(&plan.peers).collect();
+    for target in &plan.targets {
+        let app = target.name();
+        for who in &names {
+            let rows: Vec<&RunRow> = result
+                .runs_of(&app, who)
+                .map(|o| &o.row)
+                .filter(|r| r.server_lines.is_some())
+                .collect();
+            if rows.is_empty() {
+                continue;
+            }
+            let _ = writeln!(
+                s,
+                "| {} ({}) | {}{} | {} | {} | {} | {} |",
+                md_escape(&app),
+                md_escape(&rows[0].server_stack),
+                md_escape(who),
+                if rows[0].kind == "peer" {
+                    " (peer)"
+                } else {
+                    ""
+                },
+                col(&rows, |r| r.server_lines.map(|v| v as f64), int),
+                col(
+                    &rows,
+                    |r| r
+                        .server_lines
+                        .zip(r.server_first_lines)
+                        .map(|(c, f)| c as f64 - f as f64),
+                    int
+                ),
+                col(
+                    &rows,
+                    |r| r
+                        .server_lines
+                        .zip(r.server_lines_total)
+                        .filter(|(_, t)| *t > 0)
+                        .map(|(c, t)| c as f64 / t as f64),
+                    pct
+                ),
+                col(&rows, |r| r.server_read_ms, one),
             );
         }
     }

@@ -203,3 +203,69 @@ fn runs_with_several_workers_get_their_column_and_their_table() {
     assert!(md.contains("Workers: steps, states"), "{md}");
     assert!(md.contains("| random | 2 |"), "{md}");
 }
+
+/// The bundled Python server as an apps file's application, its coverage read.
+fn notes_app(dir: &Path) -> wayfarer_bench::apps::AppSpec {
+    let servers = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../testapps/servers")
+        .canonicalize()
+        .unwrap();
+    let file = dir.join("notes.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "[server]\ncommand = \"exec python3 notes.py {{port}}\"\nready = \"^notes: http\"\n\
+             cwd = \"{}\"\ncoverage = \"python\"\n",
+            servers.display()
+        ),
+    )
+    .unwrap();
+    let apps = dir.join("apps.toml");
+    std::fs::write(
+        &apps,
+        "[[app]]\nname = \"notes\"\nconfig = \"notes.toml\"\n",
+    )
+    .unwrap();
+    wayfarer_bench::apps::load(&apps)
+        .unwrap()
+        .into_iter()
+        .next()
+        .unwrap()
+}
+
+#[test]
+fn every_run_peers_included_gets_the_servers_lines() {
+    let tmp = tempfile::tempdir().unwrap();
+    let p = Plan {
+        targets: vec![Target::Served(std::sync::Arc::new(notes_app(tmp.path())))],
+        seeds: vec![1],
+        budget: Budget::actions(20),
+        peers: vec!["gremlins".into()],
+        // Where the peer tests install gremlins.js: once for all of them.
+        peer_cache: std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("peers"),
+        ..plan(&tmp.path().join("out"))
+    };
+    let result = run_bench(&p, &mut |_| {}).unwrap();
+    assert!(result.skipped.is_empty(), "{:?}", result.skipped);
+    assert_eq!(result.runs.len(), 2);
+    for (_, o) in &result.runs {
+        let r = &o.row;
+        assert_eq!(r.server_stack, "python", "{r:?}");
+        let (lines, total, first) = (
+            r.server_lines.unwrap(),
+            r.server_lines_total.unwrap(),
+            r.server_first_lines.unwrap(),
+        );
+        assert!(first > 20 && lines >= first && lines < total, "{r:?}");
+        assert!(r.server_read_ms.unwrap() > 0.0);
+    }
+    let md = std::fs::read_to_string(tmp.path().join("out/bench.md")).unwrap();
+    let at = md.find("## Server reach").expect("a server reach table");
+    assert!(md[at..].contains("| notes (python) | random |"), "{md}");
+    assert!(
+        md[at..].contains("| notes (python) | gremlins (peer) |"),
+        "{md}"
+    );
+    let csv = std::fs::read_to_string(tmp.path().join("out/bench.csv")).unwrap();
+    assert!(csv.lines().next().unwrap().contains(",server_lines,"));
+}

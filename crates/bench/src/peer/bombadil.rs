@@ -687,7 +687,8 @@ impl<'a> BombadilRun<'a> {
             pool,
             socket: None,
             tally: Tally::new(oracles)
-                .with_login(wayfarer_browser::login_form_expression(&opts.login).is_some()),
+                .with_login(wayfarer_browser::login_form_expression(&opts.login).is_some())
+                .with_server(opts.server.clone()),
             trace: TraceReader::default(),
             t0: None,
             exit: None,

@@ -17,6 +17,7 @@ mod session;
 mod tally;
 
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use wayfarer_core::config::{DenyRule, LoginStep, OracleConfig};
@@ -101,6 +102,46 @@ pub struct PeerOptions {
     /// The configuration's `[[deny]]` rules, for a peer that can take them (gremlins:
     /// its clicks and fills skip what they match; Bombadil has no such option).
     pub deny: Vec<DenyRule>,
+    /// The application's server, when the bench started it with its coverage read: taken
+    /// at every sample, the first after the first page load.
+    pub server: Option<ServerReader>,
+}
+
+/// The application's server as a peer run reads it: the measure is the same whoever
+/// drives the browser, since it is taken at the server.
+#[derive(Clone)]
+pub struct ServerReader(Arc<Mutex<Box<dyn wayfarer_core::AppUnderTest>>>);
+
+impl std::fmt::Debug for ServerReader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ServerReader")
+    }
+}
+
+impl ServerReader {
+    /// The server behind `app` (what a browser of the run would call), when its coverage
+    /// is read.
+    pub fn new(mut app: Box<dyn wayfarer_core::AppUnderTest>) -> Option<ServerReader> {
+        app.coverage()?;
+        Some(ServerReader(Arc::new(Mutex::new(app))))
+    }
+
+    fn app(&self) -> std::sync::MutexGuard<'_, Box<dyn wayfarer_core::AppUnderTest>> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Read what the server ran since the last take.
+    pub fn take(&self) {
+        self.app().coverage_take();
+    }
+
+    pub fn coverage(&self) -> Option<wayfarer_core::server::ServerCoverage> {
+        self.app().coverage()
+    }
+
+    pub fn by_file(&self) -> Vec<wayfarer_core::server::ServerFileReach> {
+        self.app().coverage_by_file()
+    }
 }
 
 /// What a peer run measured, in the same units as a strategy run.
@@ -137,6 +178,8 @@ pub struct PeerResult {
     pub logouts: u64,
     /// Distinct URLs seen while logged in (`None`: no login form to tell by).
     pub behind_login: Option<usize>,
+    /// The server's coverage at the end, when it was read.
+    pub server: Option<wayfarer_core::server::ServerCoverage>,
 }
 
 /// The peers this build offers.

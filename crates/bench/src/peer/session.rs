@@ -40,7 +40,9 @@ pub(crate) fn run_injected(
         env: &mut env,
         peer,
         opts,
-        tally: Tally::new(oracles).with_login(login_form.is_some()),
+        tally: Tally::new(oracles)
+            .with_login(login_form.is_some())
+            .with_server(opts.server.clone()),
         login_form,
         cdp_ms,
     };

@@ -39,6 +39,8 @@ pub(crate) struct Tally {
     behind: HashSet<String>,
     /// Times the peer lost its session.
     pub logouts: u64,
+    /// The server, read at every sample.
+    server: Option<super::ServerReader>,
 }
 
 /// A peer's login, as the login form tells it.
@@ -81,7 +83,14 @@ impl Tally {
             session: Session::Unknown,
             behind: HashSet::new(),
             logouts: 0,
+            server: None,
         }
+    }
+
+    /// Read the server's coverage at every sample (the first is the first load's).
+    pub fn with_server(mut self, server: Option<super::ServerReader>) -> Tally {
+        self.server = server;
+        self
     }
 
     /// Watch for the application's login form (the caller reports it with
@@ -241,6 +250,9 @@ impl Tally {
     }
 
     pub fn point(&mut self, elapsed: Duration, coverage: Option<Coverage>) {
+        if let Some(s) = &self.server {
+            s.take();
+        }
         let p = SeriesPoint {
             step: self.steps(),
             elapsed_ms: elapsed.as_millis() as u64,
@@ -283,6 +295,7 @@ impl Tally {
             ended_early: None,
             logouts: self.logouts,
             behind_login: self.login.then_some(self.behind.len()),
+            server: self.server.as_ref().and_then(|s| s.coverage()),
         }
     }
 

@@ -19,5 +19,6 @@ pub fn peer_options(url: &str, duration: Duration) -> PeerOptions {
         log_dir: None,
         login: Vec::new(),
         deny: Vec::new(),
+        server: None,
     }
 }
