@@ -321,6 +321,22 @@ impl RunRow {
     }
 }
 
+/// The server columns of a run from its server coverage.
+pub(crate) fn server_columns(
+    c: Option<&wayfarer_core::server::ServerCoverage>,
+) -> (String, Option<u64>, Option<u64>, Option<u64>, Option<f64>) {
+    match c {
+        None => (String::new(), None, None, None, None),
+        Some(c) => (
+            c.stack.clone(),
+            Some(c.lines_covered),
+            Some(c.lines_total),
+            Some(c.first_lines_covered),
+            (c.reads > 0).then(|| c.read_ms_total / c.reads as f64),
+        ),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -357,21 +373,5 @@ mod tests {
                 "docs/src/bench.md does not document the bench.csv column {name}"
             );
         }
-    }
-}
-
-/// The server columns of a run from its server coverage.
-pub(crate) fn server_columns(
-    c: Option<&wayfarer_core::server::ServerCoverage>,
-) -> (String, Option<u64>, Option<u64>, Option<u64>, Option<f64>) {
-    match c {
-        None => (String::new(), None, None, None, None),
-        Some(c) => (
-            c.stack.clone(),
-            Some(c.lines_covered),
-            Some(c.lines_total),
-            Some(c.first_lines_covered),
-            (c.reads > 0).then(|| c.read_ms_total / c.reads as f64),
-        ),
     }
 }
