@@ -54,6 +54,9 @@ struct Session {
     url: String,
     ws: WebSocket<TcpStream>,
     next: u64,
+    /// The process finished and waits for its debuggers to leave (it would wait forever):
+    /// read its last coverage and let it go.
+    waiting: bool,
 }
 
 impl Session {
@@ -80,7 +83,13 @@ impl Session {
             url: url.to_string(),
             ws,
             next: 0,
+            waiting: false,
         };
+        // A process that ends waits for its debuggers to disconnect: this says when.
+        let _ = s.call(
+            "NodeRuntime.notifyWhenWaitingForDisconnect",
+            json!({ "enabled": true }),
+        );
         s.call("Profiler.enable", json!({}))?;
         s.call(
             "Profiler.startPreciseCoverage",
@@ -105,6 +114,9 @@ impl Session {
             };
             let mut v: Value = serde_json::from_str(text.as_str())
                 .map_err(|e| format!("{method}: not JSON: {e}"))?;
+            if v["method"] == "NodeRuntime.waitingForDisconnect" {
+                self.waiting = true;
+            }
             if v["id"].as_u64() != Some(id) {
                 continue;
             }
@@ -213,7 +225,8 @@ impl Reader for NodeReader {
                 |s| match s.call("Profiler.takePreciseCoverage", json!({})) {
                     Ok(v) => {
                         new += absorb(book, &v["result"]);
-                        true
+                        // Its last lines are in: let it end.
+                        !s.waiting
                     }
                     Err(e) => {
                         errors.push(format!("{}: {e}", s.url));

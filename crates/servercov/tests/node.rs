@@ -75,3 +75,35 @@ fn each_request_runs_its_new_lines_once_in_the_take_after_it() {
     reader.close();
     drop(server);
 }
+
+#[test]
+fn a_node_process_that_ends_is_let_go_at_the_next_reading() {
+    // A process with a debugger attached waits at exit until it leaves: a server's
+    // one-off helpers (a token fetch, a build step) must not hang there.
+    let dir = tempfile::tempdir().unwrap();
+    let filter = Filter::new(&[], &[], dir.path()).unwrap();
+    let prepared = prepare(Stack::Node, &[], dir.path(), &filter).unwrap();
+    let mut server = Server::start(ServerSpec {
+        command: "exec node -e \"console.log('up'); setTimeout(() => {}, 1000)\"".into(),
+        ready: Ready::Output(Regex::new("^up").unwrap()),
+        timeout: Duration::from_secs(20),
+        env: prepared.env,
+        cwd: None,
+        log: dir.path().join("server.log"),
+        stop_timeout: Duration::from_secs(3),
+        filter: None,
+    })
+    .unwrap();
+    let mut reader = attach(Stack::Node, server.output_since_start(), dir.path(), filter).unwrap();
+    reader.take().unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    reader.take().unwrap();
+    let t = Instant::now();
+    while server.check().is_ok() {
+        assert!(
+            t.elapsed() < Duration::from_secs(5),
+            "still waiting for its debugger"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
