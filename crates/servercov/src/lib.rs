@@ -307,7 +307,7 @@ pub fn prepare(
     filter: &Filter,
 ) -> Result<Prepared, CovError> {
     match stack {
-        Stack::Node => Ok(node::prepare(env)),
+        Stack::Node => node::prepare(env, work),
         Stack::Python => python::prepare(env, work, filter),
         Stack::Auto | Stack::Off => Ok(Prepared::default()),
     }

@@ -1,12 +1,15 @@
-//! Node: every Node process of the server opens its inspector on a loopback port of its
-//! own (`NODE_OPTIONS=--inspect=127.0.0.1:0`, children included) and says where on its
-//! stderr; the reader connects to each as it appears, starts V8's precise block coverage
-//! (binary: a function once reported run is not reported again, so a take is small) and
-//! takes it over the DevTools protocol. Offsets become lines of the script's file.
+//! Node: every Node process of the server (children included: `NODE_OPTIONS`) loads a
+//! preload that starts V8's precise block coverage in the process before the
+//! application's code (binary: a function once reported run is not reported again, so a
+//! take is small), and opens its inspector on a loopback port of its own
+//! (`--inspect=127.0.0.1:0`), saying where on its stderr. The reader connects to each as
+//! it appears and takes its coverage through the preload over the DevTools protocol
+//! (without the preload, it starts coverage from outside: what ran before is then lost).
+//! Offsets become lines of the script's file.
 
 use std::collections::HashSet;
 use std::net::TcpStream;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde_json::{json, Value};
@@ -33,9 +36,20 @@ pub fn chatter(line: &str) -> bool {
         || line.starts_with("Waiting for the debugger to disconnect")
 }
 
-/// `NODE_OPTIONS` with the inspector on a free loopback port, after what the server's
-/// configuration or wayfarer's environment already put there.
-pub fn prepare(env: &[(String, String)]) -> Prepared {
+/// What every Node process of the server loads first: coverage started in the process.
+const PRELOAD: &str = include_str!("preload.cjs");
+
+/// What the preload defines: the process's coverage since the last take, as JSON.
+const TAKE: &str = "typeof globalThis.__wayfarerTakeCoverage === 'function' \
+                    ? globalThis.__wayfarerTakeCoverage() : undefined";
+
+/// `NODE_OPTIONS` with the preload and the inspector on a free loopback port, after what
+/// the server's configuration or wayfarer's environment already put there.
+pub fn prepare(env: &[(String, String)], work: &Path) -> Result<Prepared, CovError> {
+    let preload = work.join("wayfarer-coverage.cjs");
+    std::fs::create_dir_all(work)
+        .and_then(|_| std::fs::write(&preload, PRELOAD))
+        .map_err(|e| CovError::Setup(format!("cannot write {}: {e}", preload.display())))?;
     let before = env
         .iter()
         .rev()
@@ -43,10 +57,16 @@ pub fn prepare(env: &[(String, String)]) -> Prepared {
         .map(|(_, v)| v.clone())
         .or_else(|| std::env::var("NODE_OPTIONS").ok())
         .unwrap_or_default();
-    let options = format!("{before} --inspect=127.0.0.1:0").trim().to_string();
-    Prepared {
+    // NODE_OPTIONS splits on spaces; a path with one would need quotes, which it takes.
+    let options = format!(
+        "{before} --require \"{}\" --inspect=127.0.0.1:0",
+        preload.display()
+    )
+    .trim()
+    .to_string();
+    Ok(Prepared {
         env: vec![("NODE_OPTIONS".into(), options)],
-    }
+    })
 }
 
 /// One Node process's inspector.
@@ -57,6 +77,9 @@ struct Session {
     /// The process finished and waits for its debuggers to leave (it would wait forever):
     /// read its last coverage and let it go.
     waiting: bool,
+    /// Coverage was started from outside (the process has no preload): it misses what ran
+    /// before.
+    outside: bool,
 }
 
 impl Session {
@@ -84,18 +107,52 @@ impl Session {
             ws,
             next: 0,
             waiting: false,
+            outside: false,
         };
         // A process that ends waits for its debuggers to disconnect: this says when.
         let _ = s.call(
             "NodeRuntime.notifyWhenWaitingForDisconnect",
             json!({ "enabled": true }),
         );
-        s.call("Profiler.enable", json!({}))?;
-        s.call(
-            "Profiler.startPreciseCoverage",
-            json!({ "callCount": false, "detailed": true }),
-        )?;
+        let has_preload = s
+            .call(
+                "Runtime.evaluate",
+                json!({ "expression": "typeof globalThis.__wayfarerTakeCoverage", "returnByValue": true }),
+            )?["result"]["value"]
+            == "function";
+        if !has_preload {
+            s.outside = true;
+            s.call("Profiler.enable", json!({}))?;
+            s.call(
+                "Profiler.startPreciseCoverage",
+                json!({ "callCount": false, "detailed": true }),
+            )?;
+        }
         Ok(s)
+    }
+
+    /// The scripts' coverage since the last take (`ScriptCoverage` objects).
+    fn take(&mut self) -> Result<Value, String> {
+        if self.outside {
+            return Ok(self
+                .call("Profiler.takePreciseCoverage", json!({}))?
+                .get_mut("result")
+                .map(Value::take)
+                .unwrap_or_default());
+        }
+        let answer = self.call(
+            "Runtime.evaluate",
+            json!({ "expression": TAKE, "returnByValue": true }),
+        )?;
+        let text = answer["result"]["value"]
+            .as_str()
+            .ok_or_else(|| format!("no coverage from the process: {answer}"))?;
+        let mut v: Value =
+            serde_json::from_str(text).map_err(|e| format!("coverage is not JSON: {e}"))?;
+        if let Some(e) = v.get("error") {
+            return Err(format!("taking coverage: {e}"));
+        }
+        Ok(v.get_mut("result").map(Value::take).unwrap_or_default())
     }
 
     /// Send one command and wait for its answer (events in between are dropped).
@@ -221,19 +278,17 @@ impl Reader for NodeReader {
         let mut errors = Vec::new();
         let new = timed(&mut self.book, |book| {
             let mut new = 0;
-            sessions.retain_mut(
-                |s| match s.call("Profiler.takePreciseCoverage", json!({})) {
-                    Ok(v) => {
-                        new += absorb(book, &v["result"]);
-                        // Its last lines are in: let it end.
-                        !s.waiting
-                    }
-                    Err(e) => {
-                        errors.push(format!("{}: {e}", s.url));
-                        false
-                    }
-                },
-            );
+            sessions.retain_mut(|s| match s.take() {
+                Ok(v) => {
+                    new += absorb(book, &v);
+                    // Its last lines are in: let it end.
+                    !s.waiting
+                }
+                Err(e) => {
+                    errors.push(format!("{}: {e}", s.url));
+                    false
+                }
+            });
             new
         });
         self.sessions = sessions;
@@ -288,15 +343,25 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_inspector_is_added_to_what_node_options_held() {
-        let p = prepare(&[("NODE_OPTIONS".into(), "--max-old-space-size=512".into())]);
+    fn the_preload_and_the_inspector_are_added_to_what_node_options_held() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = prepare(
+            &[("NODE_OPTIONS".into(), "--max-old-space-size=512".into())],
+            dir.path(),
+        )
+        .unwrap();
+        let preload = dir.path().join("wayfarer-coverage.cjs");
         assert_eq!(
             p.env,
             vec![(
                 "NODE_OPTIONS".to_string(),
-                "--max-old-space-size=512 --inspect=127.0.0.1:0".to_string()
+                format!(
+                    "--max-old-space-size=512 --require \"{}\" --inspect=127.0.0.1:0",
+                    preload.display()
+                )
             )]
         );
+        assert!(preload.is_file());
     }
 
     #[test]
