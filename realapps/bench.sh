@@ -6,7 +6,8 @@
 #   bash realapps/bench.sh [APP...]        # default: the ten of apps.toml, in its order
 #
 # Runs random and guided with gremlins and Bombadil (0.7.0, installed from npm by the
-# bench) beside them, 2 minutes, 3 seeds (BUDGET, SEEDS, STRATEGIES, PEERS override;
+# bench) beside them, the server's own coverage read for every run (`coverage` in each
+# app's config; coverage.py is installed into a Python app's venv), 2 minutes, 3 seeds (BUDGET, SEEDS, STRATEGIES, PEERS override;
 # PEERS=...,bombadil@0.4.5 adds the source build the earlier benches compared with). The raw runs go to
 # bench-state/realapps-REV/APP (REV: the last commit that changed the code; gitignored;
 # `--resume` skips the runs finished there);
@@ -38,6 +39,13 @@ fi
 bash scripts/ensure-chromium.sh
 for a in "${apps[@]}"; do
   bash "$WAYFARER_REALAPPS/$a/install.sh" >/dev/null || { echo "install of $a failed" >&2; exit 2; }
+  # A Python application's coverage is read by coverage.py in its own environment.
+  venv_py="${REALAPPS_PREFIX:-/opt/realapps}/$a/venv/bin/python"
+  if grep -q '^coverage = "python"' "realapps/$a.toml" && [ -x "$venv_py" ] \
+    && ! "$venv_py" -c 'import coverage' 2>/dev/null; then
+    echo "realapps/bench.sh: installing coverage.py into $a's environment" >&2
+    "$venv_py" -m pip install --quiet "coverage==7.6.1" || { echo "coverage.py for $a failed" >&2; exit 2; }
+  fi
 done
 if [[ ",$PEERS," == *",bombadil@0.4.5,"* ]] && [ ! -x "${BOMBADIL_BIN:-/opt/peers/bombadil/target/release/bombadil}" ]; then
   echo "realapps/bench.sh: building Bombadil 0.4.5 (~11 min cold on 2 cores)" >&2
