@@ -18,6 +18,11 @@ prints, per application, what 1.3x random's median asks against the best two-min
 any tool and against those longer runs: whether the goal is within what the application
 gives any explorer. Studies (realapps/results/studies/) are never read as the bench.
 
+When the bench read the servers' own coverage (bench.csv's server_lines, from 72d265b on),
+a second table gives each tool's server lines (median over seeds: lines run at the end, and
+the gain over the first page load) with the goal lines of the next issue: the default's
+server-line gain >= 1.3x random's and >= 1.5x Bombadil's.
+
 --default DIR reads the bench.csv of the default as a user gets it (`guided` with
 `--workers auto`, realapps/results/studies/default-*/) and sets its medians against the same
 random and Bombadil runs, with the goal lines for it.
@@ -106,6 +111,43 @@ def behind(rows):
                 if r["strategy"] == tool and r.get("behind_login", "") != ""]
         return "-" if not vals else "%.0f" % statistics.median(vals)
     return f"{one('bombadil')}/{one('gremlins')}"
+
+
+def server_gain(r):
+    return float(r["server_lines"]) - float(r["server_first_lines"])
+
+
+def server_med(rows, tool, value):
+    vals = [value(r) for r in rows if r["strategy"] == tool and r.get("server_lines", "") != ""]
+    return statistics.median(vals) if vals else None
+
+
+def server_table(apps):
+    """Each tool's server lines and gain per application, with the server goal lines."""
+    measured = {a: v for a, v in apps.items() if any(r.get("server_lines", "") for r in v[1])}
+    if not measured:
+        return
+    print("\nserver lines at the end (gain over the first load), median over seeds:\n")
+    head = ["app", "stack"] + TOOLS + ["g/random", "g/bombadil"]
+    print("| " + " | ".join(head) + " |")
+    print("|" + "---|" * len(head))
+    held = {"random": 0, "bombadil": 0}
+    for app, (_, rows) in sorted(measured.items()):
+        stack = next(r["server_stack"] for r in rows if r.get("server_stack"))
+        cells = [app, stack]
+        for t in TOOLS:
+            lines = server_med(rows, t, lambda r: float(r["server_lines"]))
+            gain = server_med(rows, t, server_gain)
+            cells.append("-" if lines is None else f"{lines:.0f} (+{gain:.0f})")
+        g = server_med(rows, "guided", server_gain)
+        r_rand = ratio(g, server_med(rows, "random", server_gain))
+        r_bomb = ratio(g, server_med(rows, "bombadil", server_gain))
+        held["random"] += r_rand is not None and r_rand >= 1.3
+        held["bombadil"] += r_bomb is not None and r_bomb >= 1.5
+        print("| " + " | ".join(cells + [fmt(r_rand), fmt(r_bomb)]) + " |")
+    n = len(measured)
+    print(f"\nguided's server-line gain >= 1.3x random on {held['random']}/{n}; "
+          f">= 1.5x Bombadil on {held['bombadil']}/{n}")
 
 
 def goal_line(who, held, n):
@@ -211,6 +253,7 @@ def main():
         cells = [app, rev_dir.name] + ["-" if g[t] is None else f"{g[t]:.1f}" for t in TOOLS]
         print("| " + " | ".join(cells + judge(rows, rows, held) + [behind(rows)]) + " |")
     print(goal_line("guided", held, len(apps)))
+    server_table(apps)
     if default_csv:
         default(apps, default_csv)
     if long_csv:
