@@ -96,6 +96,8 @@ pub enum ServerStack {
     Node,
     /// coverage.py in every Python process of the server (installed in its environment).
     Python,
+    /// The standard library's `Coverage` in every Ruby process of the server.
+    Ruby,
     Off,
 }
 
@@ -105,6 +107,7 @@ impl ServerStack {
             ServerStack::Auto => "auto",
             ServerStack::Node => "node",
             ServerStack::Python => "python",
+            ServerStack::Ruby => "ruby",
             ServerStack::Off => "off",
         }
     }

@@ -99,6 +99,9 @@ pub struct TimingMedians {
     /// Checking the specification's properties (`--spec`).
     #[serde(default)]
     pub spec: f64,
+    /// Reading the server's coverage (`[server] coverage`).
+    #[serde(default)]
+    pub server: f64,
     pub step: f64,
     /// Spent after the step in the observers (run store, progress line): the cost of
     /// recording, outside `step`.
@@ -417,6 +420,7 @@ impl TimingMedians {
             learn: col(|t| t.learn),
             name: col(|t| t.name),
             spec: col(|t| t.spec),
+            server: col(|t| t.server),
             step: col(|t| t.total),
             observers: 0.0,
         }

@@ -82,6 +82,7 @@ fn main() {
             learn: 0.1,
             name: 0.0,
             spec: 0.0,
+            server: 0.0,
             step: 358.3,
             observers: 2.7,
         },

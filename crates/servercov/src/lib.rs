@@ -9,12 +9,16 @@
 //! - Node ([`node`]): the inspector of every Node process of the server
 //!   (`NODE_OPTIONS=--inspect=127.0.0.1:0`, found by the line each prints), V8's precise
 //!   block coverage started on it and taken over the DevTools protocol;
-//! - Python ([`python`]): coverage.py started in every Python process of the server
-//!   (its `.pth` start-up hook), each saving its data when signalled.
+//! - Python ([`python`]): coverage.py started in every Python process of the server (a
+//!   `sitecustomize` on `PYTHONPATH`), each saving its data when asked;
+//! - Ruby ([`ruby`]): the standard library's `Coverage`, started in every Ruby process of
+//!   the server (`RUBYOPT=-r...`), each writing the lines it ran when asked.
 
 pub mod lines;
 pub mod node;
+mod procs;
 pub mod python;
+pub mod ruby;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -52,6 +56,16 @@ pub fn guess(command: &str) -> Option<Stack> {
             )
     }) {
         return Some(Stack::Python);
+    }
+    if any(&|w| {
+        w.starts_with("ruby")
+            || w.ends_with(".rb")
+            || matches!(
+                w,
+                "rails" | "bundle" | "puma" | "thin" | "unicorn" | "rackup" | "passenger"
+            )
+    }) {
+        return Some(Stack::Ruby);
     }
     None
 }
@@ -96,7 +110,13 @@ fn globs(patterns: &[String]) -> Result<GlobSet, CovError> {
 }
 
 /// Folders that hold a stack's dependencies, not the application's own code.
-const DEPENDENCIES: &[&str] = &["/node_modules/", "/site-packages/", "/dist-packages/"];
+const DEPENDENCIES: &[&str] = &[
+    "/node_modules/",
+    "/site-packages/",
+    "/dist-packages/",
+    "/gems/",
+    "/vendor/bundle/",
+];
 
 impl Filter {
     pub fn new(include: &[String], exclude: &[String], root: &Path) -> Result<Filter, CovError> {
@@ -309,6 +329,7 @@ pub fn prepare(
     match stack {
         Stack::Node => node::prepare(env, work),
         Stack::Python => python::prepare(env, work, filter),
+        Stack::Ruby => ruby::prepare(env, work, filter),
         Stack::Auto | Stack::Off => Ok(Prepared::default()),
     }
 }
@@ -324,6 +345,7 @@ pub fn attach(
     match stack {
         Stack::Node => Ok(Box::new(node::NodeReader::new(output, filter))),
         Stack::Python => Ok(Box::new(python::PythonReader::new(work, filter))),
+        Stack::Ruby => Ok(Box::new(ruby::RubyReader::new(work, filter))),
         Stack::Auto | Stack::Off => Err(CovError::Setup(format!(
             "no reader for coverage = \"{}\"",
             stack.name()
@@ -355,6 +377,8 @@ mod tests {
             ("exec python3 app.py {port}", Some(Stack::Python)),
             ("venv/bin/gunicorn app:app", Some(Stack::Python)),
             ("python manage.py runserver {port}", Some(Stack::Python)),
+            ("bundle exec rails server -p {port}", Some(Stack::Ruby)),
+            ("ruby notes.rb {port}", Some(Stack::Ruby)),
             ("bash start.sh {port}", None),
             ("wayfarer serve clinic --port {port}", None),
         ] {

@@ -12,13 +12,11 @@ use wayfarer_core::server::{ServerCoverage, ServerFileReach};
 use wayfarer_process::OutputCursor;
 
 use crate::lines::PY_COMMENTS;
-use crate::{timed, Book, CovError, Filter, Prepared, Reader, Stack};
+use crate::procs::{self, Procs};
+use crate::{Book, CovError, Filter, Prepared, Reader, Stack};
 
 /// The module every Python process of the server imports at start-up.
 const SITECUSTOMIZE: &str = include_str!("sitecustomize.py");
-
-/// Longest wait for the server's processes to save their data after a trigger.
-const SAVED: Duration = Duration::from_secs(3);
 
 /// `PYTHONPATH` with wayfarer's `sitecustomize` first, where it keeps its files, and what
 /// coverage.py measures (`filter`'s patterns: it traces only the server's own files).
@@ -28,10 +26,7 @@ pub fn prepare(
     filter: &Filter,
 ) -> Result<Prepared, CovError> {
     let py = work.join("py");
-    for dir in [py.clone(), work.join("data"), work.join("procs")] {
-        std::fs::create_dir_all(&dir)
-            .map_err(|e| CovError::Setup(format!("cannot make {}: {e}", dir.display())))?;
-    }
+    procs::make_dirs(work, &py)?;
     std::fs::write(py.join("sitecustomize.py"), SITECUSTOMIZE)
         .map_err(|e| CovError::Setup(format!("cannot write {}: {e}", py.display())))?;
     let before = env
@@ -60,8 +55,7 @@ pub fn prepare(
 pub struct PythonReader {
     work: PathBuf,
     book: Book,
-    /// The trigger's count: each process answers a take with the count it saved at.
-    takes: u64,
+    procs: Procs,
 }
 
 impl PythonReader {
@@ -70,61 +64,8 @@ impl PythonReader {
         PythonReader {
             work: work.to_path_buf(),
             book: Book::new(filter, PY_COMMENTS),
-            takes: 0,
+            procs: Procs::new(work),
         }
-    }
-
-    /// The processes that started coverage.py, and those that could not (no coverage
-    /// module in their Python: the path of that Python).
-    fn processes(&self) -> (Vec<u32>, Vec<String>) {
-        let mut live = Vec::new();
-        let mut missing = Vec::new();
-        let Ok(entries) = std::fs::read_dir(self.work.join("procs")) else {
-            return (live, missing);
-        };
-        for e in entries.flatten() {
-            let name = e.file_name().to_string_lossy().into_owned();
-            if let Some(pid) = name.strip_prefix("pid.").and_then(|p| p.parse().ok()) {
-                if wayfarer_process::alive(pid) {
-                    live.push(pid);
-                }
-            } else if name.starts_with("missing.") {
-                if let Ok(python) = std::fs::read_to_string(e.path()) {
-                    missing.push(python.trim().to_string());
-                }
-            }
-        }
-        (live, missing)
-    }
-
-    /// Ask every live process to save its data, and wait (bounded) until each did.
-    fn trigger(&mut self, pids: &[u32]) {
-        self.takes += 1;
-        let n = self.takes.to_string();
-        let trigger = self.work.join("take");
-        let tmp = self.work.join("take.tmp");
-        // Renamed into place: a process never reads half a count.
-        if std::fs::write(&tmp, &n)
-            .and_then(|_| std::fs::rename(&tmp, &trigger))
-            .is_err()
-        {
-            return;
-        }
-        let deadline = Instant::now() + SAVED;
-        let saved = |pid: &u32| {
-            std::fs::read_to_string(self.work.join("procs").join(format!("saved.{pid}")))
-                .is_ok_and(|s| s.trim() == n)
-        };
-        while Instant::now() < deadline {
-            if pids
-                .iter()
-                .all(|p| saved(p) || !wayfarer_process::alive(*p))
-            {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(2));
-        }
-        tracing::debug!("server coverage: not every Python process saved within {SAVED:?}");
     }
 
     /// Read every data file into the book; the lines first run.
@@ -178,7 +119,7 @@ fn numbits(bits: &[u8]) -> Vec<u32> {
 
 impl Reader for PythonReader {
     fn take(&mut self) -> Result<u64, CovError> {
-        let (pids, missing) = self.processes();
+        let (pids, missing) = self.procs.list();
         if pids.is_empty() {
             if let Some(python) = missing.first() {
                 return Err(CovError::Setup(format!(
@@ -187,7 +128,7 @@ impl Reader for PythonReader {
                      set coverage = \"off\" in [server]"
                 )));
             }
-            if self.takes == 0 {
+            if self.procs.takes() == 0 {
                 return Err(CovError::Setup(
                     "no Python process of the server started coverage.py (is it a Python \
                      server? Does it run python with -I, -E or -S, or set PYTHONPATH itself?)"
@@ -195,9 +136,12 @@ impl Reader for PythonReader {
                 ));
             }
         }
-        self.trigger(&pids);
-        let data = self.work.join("data");
-        Ok(timed(&mut self.book, |book| Self::read_data(book, &data)))
+        // A reading is the processes saving and wayfarer reading what they saved.
+        let t = Instant::now();
+        self.procs.trigger(&pids);
+        let new = Self::read_data(&mut self.book, &self.work.join("data"));
+        self.book.read_done(t.elapsed());
+        Ok(new)
     }
 
     fn coverage(&self) -> ServerCoverage {

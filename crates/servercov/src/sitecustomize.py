@@ -47,9 +47,14 @@ def _wayfarer_coverage():
                 sys.stderr.write("wayfarer: coverage.py could not save: %r\n" % (e,))
         if count is not None:
             saved = os.path.join(procs, "saved.%d" % os.getpid())
-            with open(saved + ".tmp", "w") as f:
-                f.write(count)
-            os.replace(saved + ".tmp", saved)
+            try:
+                with open(saved + ".tmp", "w") as f:
+                    f.write(count)
+                os.replace(saved + ".tmp", saved)
+            except OSError as e:
+                if not state.get("said"):
+                    state["said"] = True
+                    sys.stderr.write("wayfarer: coverage.py cannot say it saved: %r\n" % (e,))
 
     def watch():
         seen = None
@@ -58,11 +63,12 @@ def _wayfarer_coverage():
             try:
                 with open(trigger) as f:
                     count = f.read().strip()
-            except OSError:
+                if count and count != seen:
+                    seen = count
+                    save(count)
+            except Exception:
+                # One lost reading (a file being replaced); the watcher must go on.
                 continue
-            if count and count != seen:
-                seen = count
-                save(count)
 
     def start_watching():
         threading.Thread(target=watch, name="wayfarer-coverage", daemon=True).start()
