@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 bash scripts/ensure-chromium.sh
 bash scripts/ensure-xmllint.sh
 bash scripts/ensure-playwright.sh
-bash scripts/ensure-python-coverage.sh
+bash scripts/ensure-server-stacks.sh
 if cargo nextest --version >/dev/null 2>&1; then
   cargo nextest run --workspace --locked --no-fail-fast "$@"
 else

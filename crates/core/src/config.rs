@@ -98,6 +98,8 @@ pub enum ServerStack {
     Python,
     /// The standard library's `Coverage` in every Ruby process of the server.
     Ruby,
+    /// pcov around every PHP request of the server (the `pcov` extension installed).
+    Php,
     Off,
 }
 
@@ -108,6 +110,7 @@ impl ServerStack {
             ServerStack::Node => "node",
             ServerStack::Python => "python",
             ServerStack::Ruby => "ruby",
+            ServerStack::Php => "php",
             ServerStack::Off => "off",
         }
     }

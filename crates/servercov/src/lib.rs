@@ -12,10 +12,13 @@
 //! - Python ([`python`]): coverage.py started in every Python process of the server (a
 //!   `sitecustomize` on `PYTHONPATH`), each saving its data when asked;
 //! - Ruby ([`ruby`]): the standard library's `Coverage`, started in every Ruby process of
-//!   the server (`RUBYOPT=-r...`), each writing the lines it ran when asked.
+//!   the server (`RUBYOPT=-r...`), each writing the lines it ran when asked;
+//! - PHP ([`php`]): pcov around every request (a prepended script), each request writing
+//!   the lines it ran.
 
 pub mod lines;
 pub mod node;
+pub mod php;
 mod procs;
 pub mod python;
 pub mod ruby;
@@ -67,6 +70,9 @@ pub fn guess(command: &str) -> Option<Stack> {
     }) {
         return Some(Stack::Ruby);
     }
+    if any(&|w| w.starts_with("php") || w.ends_with(".php")) {
+        return Some(Stack::Php);
+    }
     None
 }
 
@@ -115,7 +121,7 @@ const DEPENDENCIES: &[&str] = &[
     "/site-packages/",
     "/dist-packages/",
     "/gems/",
-    "/vendor/bundle/",
+    "/vendor/",
 ];
 
 impl Filter {
@@ -330,6 +336,7 @@ pub fn prepare(
         Stack::Node => node::prepare(env, work),
         Stack::Python => python::prepare(env, work, filter),
         Stack::Ruby => ruby::prepare(env, work, filter),
+        Stack::Php => php::prepare(env, work, filter),
         Stack::Auto | Stack::Off => Ok(Prepared::default()),
     }
 }
@@ -346,6 +353,7 @@ pub fn attach(
         Stack::Node => Ok(Box::new(node::NodeReader::new(output, filter))),
         Stack::Python => Ok(Box::new(python::PythonReader::new(work, filter))),
         Stack::Ruby => Ok(Box::new(ruby::RubyReader::new(work, filter))),
+        Stack::Php => Ok(Box::new(php::PhpReader::new(work, filter))),
         Stack::Auto | Stack::Off => Err(CovError::Setup(format!(
             "no reader for coverage = \"{}\"",
             stack.name()
@@ -379,6 +387,7 @@ mod tests {
             ("python manage.py runserver {port}", Some(Stack::Python)),
             ("bundle exec rails server -p {port}", Some(Stack::Ruby)),
             ("ruby notes.rb {port}", Some(Stack::Ruby)),
+            ("php -S 127.0.0.1:{port} -t public", Some(Stack::Php)),
             ("bash start.sh {port}", None),
             ("wayfarer serve clinic --port {port}", None),
         ] {

@@ -103,3 +103,34 @@ impl Procs {
         tracing::debug!("server coverage: not every process saved within {SAVED:?}");
     }
 }
+
+/// Read the `.json` files in `data` (each `{path: [lines run]}`) into `book` once each,
+/// removing them; the lines first run. A file still being written waits for the next read.
+pub fn read_json(data: &Path, book: &mut crate::Book) -> u64 {
+    let Ok(entries) = std::fs::read_dir(data) else {
+        return 0;
+    };
+    let mut files: Vec<PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    let mut new = 0;
+    for f in files {
+        let parsed: Option<std::collections::BTreeMap<String, Vec<u32>>> =
+            std::fs::read_to_string(&f)
+                .ok()
+                .and_then(|t| serde_json::from_str(&t).ok());
+        match parsed {
+            Some(map) => {
+                for (path, lines) in map {
+                    new += book.run(Path::new(&path), lines);
+                }
+                let _ = std::fs::remove_file(&f);
+            }
+            None => tracing::debug!("server coverage: unreadable {}", f.display()),
+        }
+    }
+    new
+}

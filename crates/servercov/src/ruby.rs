@@ -67,36 +67,6 @@ impl RubyReader {
             procs: Procs::new(work),
         }
     }
-
-    /// Read the processes' new files into the book (each once); the lines first run.
-    fn read_data(&mut self) -> u64 {
-        let Ok(entries) = std::fs::read_dir(self.work.join("data")) else {
-            return 0;
-        };
-        let mut files: Vec<PathBuf> = entries
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| p.extension().is_some_and(|x| x == "json"))
-            .collect();
-        files.sort();
-        let mut new = 0;
-        for f in files {
-            let parsed: Option<std::collections::BTreeMap<String, Vec<u32>>> =
-                std::fs::read_to_string(&f)
-                    .ok()
-                    .and_then(|t| serde_json::from_str(&t).ok());
-            match parsed {
-                Some(map) => {
-                    for (path, lines) in map {
-                        new += self.book.run(Path::new(&path), lines);
-                    }
-                    let _ = std::fs::remove_file(&f);
-                }
-                None => tracing::debug!("server coverage: unreadable {}", f.display()),
-            }
-        }
-        new
-    }
 }
 
 impl Reader for RubyReader {
@@ -111,7 +81,7 @@ impl Reader for RubyReader {
         }
         let t = Instant::now();
         self.procs.trigger(&pids);
-        let new = self.read_data();
+        let new = procs::read_json(&self.work.join("data"), &mut self.book);
         self.book.read_done(t.elapsed());
         Ok(new)
     }
