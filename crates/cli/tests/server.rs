@@ -343,6 +343,55 @@ fn a_node_servers_lines_are_read_step_by_step_and_the_report_lists_what_never_ra
 }
 
 #[test]
+fn a_replay_does_not_read_the_servers_coverage() {
+    // Recorded with coverage.py read (the trace keeps `coverage = "python"` in its
+    // server), replayed where coverage.py cannot be imported: the replay has no use for
+    // it, so it neither needs nor starts it.
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = config(
+        dir.path(),
+        &format!(
+            "[server]\ncommand = \"exec python3 notes.py {{port}}\"\nready = \"^notes: http\"\n\
+             cwd = \"{}\"\ncoverage = \"python\"\n",
+            fixture("").display()
+        ),
+    );
+    let out_dir = dir.path().join("out");
+    let out = wayfarer()
+        .args(["explore", "--budget", "40", "--seed", "3", "--config"])
+        .arg(&cfg)
+        .arg("--out")
+        .arg(&out_dir)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let trace = std::fs::read_dir(out_dir.join("traces"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| {
+            p.to_string_lossy().contains("http-5xx") && !p.to_string_lossy().contains(".min.")
+        })
+        .expect("the 500's trace");
+    let stub = dir.path().join("stub");
+    std::fs::create_dir_all(&stub).unwrap();
+    std::fs::write(
+        stub.join("coverage.py"),
+        "raise ImportError('no coverage here')\n",
+    )
+    .unwrap();
+    let out = wayfarer()
+        .args(["replay", "--json"])
+        .arg(&trace)
+        .env("PYTHONPATH", &stub)
+        .output()
+        .unwrap();
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(1), "reproduced: {all}");
+    assert!(!all.contains("coverage"), "{all}");
+}
+
+#[test]
 fn a_server_that_never_gets_ready_is_exit_2_with_its_last_output() {
     let dir = tempfile::tempdir().unwrap();
     let cfg = config(

@@ -120,12 +120,22 @@ pub fn open_trace(trace: Trace, place: &Place, say: Notices) -> Result<Target, R
         .clone()
         .unwrap_or_else(|| std::env::temp_dir().join("wayfarer-replay-server.log"));
     let mut server = None;
+    // A replay measures whether the failure comes back, not the server's coverage: its
+    // tool would only slow the server down.
+    let quiet = |sv: &mut wayfarer_core::config::ServerConfig| {
+        sv.coverage = wayfarer_core::config::ServerStack::Off;
+    };
+    if let Some(sv) = config.server.as_mut() {
+        quiet(sv);
+    }
     // The application: a server of the configuration, the URL given, the trace's own
     // server started again, the bundled demo app served again, or the recorded URL.
     let app = if config.server.is_some() || place.url.is_some() {
         Application::prepare(&config, place.url.as_deref(), &log, true, say)?
     } else if let Some(sv) = &trace.setup.server {
-        config.server = Some(unmasked(sv)?);
+        let mut sv = unmasked(sv)?;
+        quiet(&mut sv);
+        config.server = Some(sv);
         // Where the recording started on its server: the same path on the new one.
         let recorded = parse_url(&trace.setup.start_url)
             .usage(|| "the trace's start URL is not usable".to_string())?;
