@@ -3,7 +3,7 @@
 # five hours can be finished over several sittings, on machines that do not keep their
 # files: each application's tables are copied into the repository as soon as it is done.
 #
-#   bash realapps/bench.sh [APP...]        # default: the ten of apps.toml, in its order
+#   bash realapps/bench.sh [APP...]        # default: the eleven of apps.toml, in its order
 #
 # Runs random and guided with gremlins and Bombadil (0.7.0, installed from npm by the
 # bench) beside them, the server's own coverage read for every run (`coverage` in each
@@ -38,7 +38,10 @@ fi
 
 bash scripts/ensure-chromium.sh
 for a in "${apps[@]}"; do
-  bash "$WAYFARER_REALAPPS/$a/install.sh" >/dev/null || { echo "install of $a failed" >&2; exit 2; }
+  # An application whose scripts live here (wordpress), else the shared set's.
+  install="realapps/$a/install.sh"
+  [ -f "$install" ] || install="$WAYFARER_REALAPPS/$a/install.sh"
+  bash "$install" >/dev/null || { echo "install of $a failed" >&2; exit 2; }
   # A Python application's coverage is read by coverage.py in its own environment.
   venv_py="${REALAPPS_PREFIX:-/opt/realapps}/$a/venv/bin/python"
   if grep -q '^coverage = "python"' "realapps/$a.toml" && [ -x "$venv_py" ] \
