@@ -3,6 +3,7 @@
 # its pid, saves its data whenever wayfarer touches the trigger file, and before it exits
 # (also a forked child that leaves with os._exit). Nothing happens without
 # WAYFARER_COVERAGE_DIR, so a process the server starts for something else is untouched.
+# The sitecustomize this one shadows still runs, after it.
 import os
 import sys
 
@@ -103,5 +104,25 @@ def _wayfarer_coverage():
     start_watching()
 
 
+def _wayfarer_chain():
+    # This module shadows any other sitecustomize on the path (a venv's, the system's):
+    # run the next one as Python would have.
+    import importlib.util
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    for d in sys.path:
+        d = os.path.abspath(d or ".")
+        if d == here:
+            continue
+        nxt = os.path.join(d, "sitecustomize.py")
+        if os.path.isfile(nxt):
+            spec = importlib.util.spec_from_file_location("_wayfarer_next_sitecustomize", nxt)
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            return
+
+
 _wayfarer_coverage()
 del _wayfarer_coverage
+_wayfarer_chain()
+del _wayfarer_chain

@@ -96,3 +96,31 @@ fn a_python_without_coverage_py_is_a_clear_error() {
     assert!(e.contains("-m pip install coverage"), "{e}");
     drop(server);
 }
+
+#[test]
+fn the_sitecustomize_it_shadows_still_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let theirs = dir.path().join("theirs");
+    std::fs::create_dir_all(&theirs).unwrap();
+    let marker = dir.path().join("ran");
+    std::fs::write(
+        theirs.join("sitecustomize.py"),
+        format!(
+            "open({:?}, 'w').write('yes')\n",
+            marker.display().to_string()
+        ),
+    )
+    .unwrap();
+    let env = [("PYTHONPATH".to_string(), theirs.display().to_string())];
+    let work = dir.path().join("work");
+    let (server, filter, port) = start(&work, &env);
+    let mut reader = attach(Stack::Python, server.output_since_start(), &work, filter).unwrap();
+    assert!(reader.take().unwrap() > 0, "ours ran");
+    assert_eq!(get(port, "/"), Some(200));
+    assert_eq!(
+        std::fs::read_to_string(&marker).unwrap(),
+        "yes",
+        "theirs ran too"
+    );
+    drop(server);
+}
