@@ -207,7 +207,7 @@ fn a_500_arrives_with_the_traceback_the_server_wrote_at_its_step() {
     let data = wayfarer_store::load(&out_dir).unwrap();
     let step = data.steps.iter().find(|s| s.record.step == 2).unwrap();
     assert!(
-        step.record.novelty.server_lines >= 4,
+        step.record.novelty.server_lines.unwrap_or(0) >= 4,
         "{:?}",
         step.record.novelty
     );
@@ -320,14 +320,14 @@ fn a_node_servers_lines_are_read_step_by_step_and_the_report_lists_what_never_ra
         .steps
         .iter()
         .filter(|s| s.record.url_after.ends_with("/report"))
-        .map(|s| s.record.novelty.server_lines)
+        .map(|s| s.record.novelty.server_lines.unwrap_or(0))
         .collect();
     assert!(to_report.len() >= 2, "{to_report:?}");
     assert!(to_report[0] >= 3, "{to_report:?}");
     let credited: u64 = data
         .steps
         .iter()
-        .map(|s| s.record.novelty.server_lines)
+        .map(|s| s.record.novelty.server_lines.unwrap_or(0))
         .sum();
     assert!(credited > 0 && credited <= gain, "{credited} of {gain}");
     assert!(data.steps.last().unwrap().sample.server_lines.is_some());
@@ -389,6 +389,61 @@ fn a_replay_does_not_read_the_servers_coverage() {
     let all = text(&out);
     assert_eq!(out.status.code(), Some(1), "reproduced: {all}");
     assert!(!all.contains("coverage"), "{all}");
+}
+
+/// The decisions of a 40-step guided run (seed 3) on the notes server, its coverage read,
+/// with `extra` appended to the config.
+fn guided_decisions_on_notes(extra: &str) -> Vec<String> {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = config(
+        dir.path(),
+        &format!(
+            "[server]\ncommand = \"exec python3 notes.py {{port}}\"\nready = \"^notes: http\"\n\
+             cwd = \"{}\"\ncoverage = \"python\"\n{extra}",
+            fixture("").display()
+        ),
+    );
+    let out_dir = dir.path().join("out");
+    let out = wayfarer()
+        .args(["explore", "--budget", "40", "--seed", "3", "--config"])
+        .arg(&cfg)
+        .arg("--out")
+        .arg(&out_dir)
+        .output()
+        .unwrap();
+    assert!(matches!(out.status.code(), Some(0 | 1)), "{}", text(&out));
+    let data = wayfarer_store::load(&out_dir).unwrap();
+    data.steps
+        .iter()
+        .map(|s| s.record.decision.clone().unwrap_or_default())
+        .collect()
+}
+
+#[test]
+fn a_form_the_server_answered_with_new_code_is_sent_again_with_a_boundary_value() {
+    // The note form's first submission runs the server's POST handler for the first
+    // time: the next time the form shows, guided fills and sends it again first, and the
+    // mutate layer breaks one of its fields.
+    let decisions = guided_decisions_on_notes("");
+    let at = decisions
+        .iter()
+        .position(|d| d.starts_with("the server ran new code for this form"))
+        .unwrap_or_else(|| panic!("no form sent again for the server: {decisions:#?}"));
+    assert!(
+        decisions[at..]
+            .iter()
+            .take(4)
+            .any(|d| d.contains("mutate ")),
+        "{decisions:#?}"
+    );
+    // With the server left out of guided's reward, no step is taken for it.
+    let without = guided_decisions_on_notes("[strategy.guided]\nserver_lines_per_unit = 0.0\n");
+    assert!(
+        !without
+            .iter()
+            .any(|d| d.contains("the server ran new code")),
+        "{without:#?}"
+    );
 }
 
 #[test]

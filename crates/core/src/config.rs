@@ -498,6 +498,10 @@ pub struct GuidedConfig {
     pub stuck_steps: u32,
     /// Fill the empty fields of a form before clicking its buttons.
     pub fill_forms: bool,
+    /// New lines of the server's own code (read where `[server] coverage` is on) worth as
+    /// much as a new endpoint in an action's value (docs/src/strategies.md); 0: the
+    /// server is no reward (the client's signals alone).
+    pub server_lines_per_unit: f64,
 }
 
 impl Default for GuidedConfig {
@@ -508,6 +512,7 @@ impl Default for GuidedConfig {
             ucb: 0.5,
             stuck_steps: 40,
             fill_forms: true,
+            server_lines_per_unit: crate::novelty::SERVER_LINES_PER_UNIT,
         }
     }
 }

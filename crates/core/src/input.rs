@@ -64,6 +64,12 @@ pub trait InputGenerator {
     ) {
     }
 
+    /// What the server ran for the step `learn` was just told of: `new_lines` of its own
+    /// code never run before in the run. Called only where the server's coverage is read
+    /// (`[server] coverage`). A generator that steers by it (the mutate layer attacks again
+    /// the field whose boundary value opened a new branch on the server) overrides it.
+    fn learn_server(&mut self, _before: &Observation, _action: &Action, _new_lines: u64) {}
+
     /// A short human note on the last value chosen, when it was chosen on purpose to
     /// break something (`mutate email: a@b (no dot in the domain)`), for the step's
     /// rationale.

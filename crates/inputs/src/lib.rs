@@ -139,6 +139,10 @@ impl<G: InputGenerator + Clone + Send + 'static> InputGenerator for Layered<G> {
         self.inner.learn(before, action, after, events);
     }
 
+    fn learn_server(&mut self, before: &Observation, action: &Action, new_lines: u64) {
+        self.inner.learn_server(before, action, new_lines);
+    }
+
     fn note(&self) -> Option<String> {
         self.inner.note()
     }

@@ -421,11 +421,7 @@ impl Agent for CrawlAgent {
     }
 
     fn learn(&mut self, t: &Transition<'_>) {
-        // A step that could not be performed says nothing about the page.
-        if !t.failed {
-            self.inputs
-                .learn(t.observation, t.action, t.next_observation, t.events);
-        }
+        crate::fill::teach(self.inputs.as_mut(), t);
         let mut g = lock(&self.graph);
         g.steps += 1;
         if g.memory.observe(&mut self.typed, t) == Some(1) {

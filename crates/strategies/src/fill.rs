@@ -2,7 +2,7 @@
 
 use rand_chacha::ChaCha8Rng;
 use wayfarer_core::input::InputGenerator;
-use wayfarer_core::{Action, ActionKind, Observation};
+use wayfarer_core::{Action, ActionKind, Observation, Transition};
 
 /// Give `Type` and `Select` actions their value; other actions pass unchanged. A select
 /// without options and a target missing from the page keep no value.
@@ -42,5 +42,18 @@ pub(crate) fn with_note(why: String, note: Option<String>) -> String {
     match note {
         Some(n) => format!("{why}; {n}"),
         None => why,
+    }
+}
+
+/// Tell the input generator what a step did: the pages and events (was the form
+/// accepted?), then, where the server's coverage was read, the server code it newly ran. A
+/// step that could not be performed says nothing about the page.
+pub(crate) fn teach(inputs: &mut dyn InputGenerator, t: &Transition<'_>) {
+    if t.failed {
+        return;
+    }
+    inputs.learn(t.observation, t.action, t.next_observation, t.events);
+    if let Some(lines) = t.novelty.server_lines {
+        inputs.learn_server(t.observation, t.action, lines);
     }
 }

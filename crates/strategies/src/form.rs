@@ -16,6 +16,14 @@ fn empty(e: &Element) -> bool {
 
 /// The fields to fill before `action`, in document order.
 pub fn fields_before<'a>(page: &'a Observation, action: &Action) -> Vec<&'a Element> {
+    let mut fields = form_fields(page, action);
+    fields.retain(|f| empty(f));
+    fields
+}
+
+/// The fields of the form `action` sends (a click on a submitting element), filled or
+/// not, in document order; none for any other action.
+pub fn form_fields<'a>(page: &'a Observation, action: &Action) -> Vec<&'a Element> {
     if action.kind != ActionKind::Click {
         return Vec::new();
     }
@@ -27,7 +35,7 @@ pub fn fields_before<'a>(page: &'a Observation, action: &Action) -> Vec<&'a Elem
     }
     page.elements
         .iter()
-        .filter(|f| f.is_actionable() && f.form == button.form && empty(f))
+        .filter(|f| f.is_actionable() && f.form == button.form)
         .filter(|f| f.is_text_input() || (f.tag == "select" && !f.options.is_empty()))
         .collect()
 }

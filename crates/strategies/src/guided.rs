@@ -27,6 +27,15 @@
 //!    that opens a composer);
 //! 4. the best tried action here by UCB: novelty per try plus `ucb` * sqrt(ln N / n).
 //!
+//! Where the server's coverage is read, the server's new lines count in an action's
+//! novelty (`server_lines_per_unit` of them as much as a new endpoint), and the server
+//! steers three things: a form whose submission made the server run new code (a
+//! validation branch, an error path) is filled again before anything else the next time
+//! its state shows, while the input generator has values left for it (a variant: the
+//! mutate layer then breaks the same field again); a form after whose last `SERVER_DRY`
+//! submissions the server ran nothing new is no longer filled again for values left; and
+//! returns to work left go first to the states such steps led to.
+//!
 //! Episodes are `episode_steps` long (100: a failure's trace is at most one, and shorter
 //! traces shrink); within one, a reset is asked for only when `stuck_steps` steps brought
 //! nothing new and no work is left anywhere known (steps 1-3 have nothing).
@@ -51,7 +60,7 @@ use wayfarer_core::{
 };
 
 use crate::fill::{fill_noted, with_note};
-use crate::form::{fields_before, sender, take};
+use crate::form::{fields_before, form_fields, sender, take};
 use crate::route::{Route, RouteNext};
 use crate::snapshot::capped;
 
@@ -61,6 +70,11 @@ const MISSES: u32 = 2;
 /// Tries of one form's button in one state while the input generator has work left on
 /// the form: a bound of our own, whatever the generator says.
 const FORM_TRIES: u32 = 24;
+
+/// Submissions of a form in a row after which the server ran nothing new before the form
+/// is no longer filled again for values left: the mutate layer alternates valid and
+/// broken values, so four is two broken ones that opened no branch.
+const SERVER_DRY: u32 = 4;
 
 /// File types a link may point at that are downloads, not pages to explore.
 const DOWNLOADS: &[&str] = &[
@@ -87,6 +101,8 @@ struct Stat {
     gain: f64,
     /// The state its last try led to.
     led: Option<StateId>,
+    /// Its last tries in a row after which the server, read, ran nothing new.
+    server_dry: u32,
 }
 
 impl Stat {
@@ -131,6 +147,14 @@ struct Mind {
     /// (state, action, action taken right after it in the same state): the pairs of
     /// in-place actions tried, so a click that changed the page is paired anew.
     pairs: HashSet<(StateId, Action, Action)>,
+    /// Forms (state, button) whose last submission made the server run new code: filled
+    /// again first when their state shows.
+    due: HashSet<(StateId, Action)>,
+    /// States a step that made the server run new code led to: returns go there first.
+    server_led: HashSet<StateId>,
+    /// Steps after which the server ran new code, and forms filled again for one.
+    server_steps: u64,
+    variants: u64,
 }
 
 fn lock(m: &Mutex<Mind>) -> MutexGuard<'_, Mind> {
@@ -200,9 +224,10 @@ impl Mind {
         None
     }
 
-    /// The newest state other than `here` with untried actions, its URL and their count.
+    /// The newest state other than `here` with untried actions, its URL and their count;
+    /// one a step that made the server run new code led to first.
     fn work_elsewhere(&self, here: StateId) -> Option<(StateId, String, usize)> {
-        self.found.iter().rev().find_map(|&s| {
+        let work = |&s: &StateId| {
             if s == here || self.misses.get(&s).copied().unwrap_or(0) >= MISSES {
                 return None;
             }
@@ -212,7 +237,12 @@ impl Mind {
             }
             let n = self.untried(s, self.offered.get(&s)?).len();
             (n > 0).then(|| (s, url.clone(), n))
-        })
+        };
+        let newest = || self.found.iter().rev();
+        newest()
+            .filter(|s| self.server_led.contains(s))
+            .find_map(work)
+            .or_else(|| newest().find_map(work))
     }
 }
 
@@ -356,6 +386,23 @@ impl Agent for GuidedAgent {
             return self.take(&button, "send the value typed".into(), view, rng);
         }
         let mut mind = lock(&self.mind);
+        let variant = view
+            .actions
+            .iter()
+            .find(|a| {
+                let k = (s, key(a));
+                mind.due.contains(&k)
+                    && mind.stats.get(&k).is_some_and(|st| st.tries < FORM_TRIES)
+                    && self.inputs.work_left(view.observation, a)
+            })
+            .cloned();
+        if let Some(form) = variant {
+            mind.due.remove(&(s, key(&form)));
+            mind.variants += 1;
+            drop(mind);
+            let why = "the server ran new code for this form: again, with the next values";
+            return self.take(&form, why.into(), view, rng);
+        }
         if let Some((_, prev)) = self.pair_next.take().filter(|(at, _)| *at == s) {
             // Buttons of the page, not links away from it: "filter, then act".
             let partners: Vec<&Action> = view
@@ -416,6 +463,19 @@ impl Agent for GuidedAgent {
                     mind.stats
                         .get(&(s, key(a)))
                         .is_some_and(|st| st.tries < FORM_TRIES)
+                })
+                .filter(|a| {
+                    // A field's form is as dry as the button that sends it.
+                    let button = match a.kind {
+                        ActionKind::Type => a
+                            .target
+                            .as_deref()
+                            .and_then(|t| sender(view.observation, t, view.actions)),
+                        _ => Some(*a),
+                    };
+                    button
+                        .and_then(|b| mind.stats.get(&(s, key(b))))
+                        .is_none_or(|st| st.server_dry < SERVER_DRY)
                 })
                 .filter(|a| self.inputs.work_left(view.observation, a))
                 .filter(|a| {
@@ -514,11 +574,11 @@ impl Agent for GuidedAgent {
 
     fn learn(&mut self, t: &Transition<'_>) {
         self.steps += 1;
-        if !t.failed {
-            self.inputs
-                .learn(t.observation, t.action, t.next_observation, t.events);
-        }
-        let gain = t.novelty.score() + if t.new_state { 0.5 } else { 0.0 };
+        crate::fill::teach(self.inputs.as_mut(), t);
+        let per_unit = self.cfg.server_lines_per_unit;
+        let gain = t.novelty.score_with_server(per_unit) + if t.new_state { 0.5 } else { 0.0 };
+        // What the server ran for the step, where it was read and counts.
+        let server = t.novelty.server_lines.filter(|_| per_unit > 0.0);
         if gain > 0.0 {
             self.last_progress = self.steps;
         }
@@ -548,6 +608,17 @@ impl Agent for GuidedAgent {
         st.tries += 1;
         st.gain += gain;
         st.led = Some(t.next_state);
+        if let Some(lines) = server {
+            st.server_dry = if lines > 0 { 0 } else { st.server_dry + 1 };
+        }
+        if server.is_some_and(|lines| lines > 0) {
+            mind.server_steps += 1;
+            mind.server_led.insert(t.next_state);
+            // A submission the server answered with new code: the form again, next time.
+            if !t.failed && !form_fields(t.observation, t.action).is_empty() {
+                mind.due.insert((t.state, k.clone()));
+            }
+        }
         mind.tried_anywhere.insert(k.clone());
         let stays = t.next_state == t.state && !t.failed && t.action.kind != ActionKind::Navigate;
         // A click that changed the page without leaving its state (a filter chip, a
@@ -611,6 +682,14 @@ impl Agent for GuidedAgent {
                 ("forms filled again for values left".into(), mind.refills),
                 ("forms opened again for values left".into(), mind.openings),
                 ("actions right after an in-place change".into(), mind.paired),
+                (
+                    "steps that made the server run new code".into(),
+                    mind.server_steps,
+                ),
+                (
+                    "forms filled again after a new server branch".into(),
+                    mind.variants,
+                ),
                 ("external actions".into(), mind.external.len() as u64),
             ],
             tables: vec![
@@ -1066,6 +1145,148 @@ mod tests {
         }
         choose(&mut plain, 1, &obs, &acts, &mut rng);
         assert!(plain.rationale().unwrap().starts_with("best known"));
+    }
+
+    /// `learn`, on the page `obs` (forms' fields are read off it), with what the server
+    /// ran for the step.
+    fn learn_on(
+        ag: &mut GuidedAgent,
+        s: u64,
+        obs: &Observation,
+        a: &Action,
+        n: u64,
+        server: Option<u64>,
+    ) {
+        ag.learn(&Transition {
+            state: StateId(s),
+            observation: obs,
+            action: a,
+            next_state: StateId(n),
+            next_observation: obs,
+            events: &[],
+            new_state: false,
+            failed: false,
+            novelty: Novelty {
+                server_lines: server,
+                ..Novelty::default()
+            },
+        });
+    }
+
+    fn pending(cfg: GuidedConfig) -> GuidedAgent {
+        GuidedAgent::new(
+            GuidedConfig {
+                frontier_share: 0.0,
+                ..cfg
+            },
+            Box::new(Pending),
+        )
+    }
+
+    #[test]
+    fn server_lines_count_in_an_actions_value_unless_turned_off() {
+        let obs = page("http://h/", vec![]);
+        let gain = |per_unit: f64, server: Option<u64>| {
+            let mut ag = pending(GuidedConfig {
+                server_lines_per_unit: per_unit,
+                ..GuidedConfig::default()
+            });
+            learn_on(&mut ag, 1, &obs, &click("#a"), 1, server);
+            let mind = lock(&ag.mind);
+            mind.stats[&(StateId(1), click("#a"))].gain
+        };
+        assert!(
+            (gain(60.0, Some(60))
+                - Novelty {
+                    endpoints: 1,
+                    ..Novelty::default()
+                }
+                .score())
+            .abs()
+                < 1e-12
+        );
+        assert_eq!(gain(60.0, Some(0)), 0.0);
+        assert_eq!(gain(60.0, None), 0.0);
+        assert_eq!(gain(0.0, Some(60)), 0.0);
+    }
+
+    #[test]
+    fn a_form_the_server_answered_with_new_code_is_filled_again_first() {
+        let (obs, acts) = composer();
+        let mut rng = ChaCha8Rng::seed_from_u64(11);
+        let mut ag = pending(GuidedConfig::default());
+        learn_on(&mut ag, 1, &obs, &acts[0], 1, Some(0));
+        learn_on(&mut ag, 1, &obs, &acts[1], 2, Some(30));
+        // `#other` is untried, and the form comes first: filled, then sent.
+        let fill = choose(&mut ag, 1, &obs, &acts, &mut rng);
+        assert_eq!(fill, Action::on(ActionKind::Type, "#title").with_value("y"));
+        assert!(ag
+            .rationale()
+            .unwrap()
+            .starts_with("the server ran new code"));
+        assert_eq!(choose(&mut ag, 1, &obs, &acts, &mut rng), click("#save"));
+        // The same path again: nothing new on the server, the untried button.
+        learn_on(&mut ag, 1, &obs, &acts[1], 1, Some(0));
+        assert_eq!(choose(&mut ag, 1, &obs, &acts, &mut rng), click("#other"));
+        // Where the server is not read (or is no reward), no variant.
+        for (per_unit, server) in [(60.0, None), (0.0, Some(30))] {
+            let mut ag = pending(GuidedConfig {
+                server_lines_per_unit: per_unit,
+                ..GuidedConfig::default()
+            });
+            learn_on(&mut ag, 1, &obs, &acts[0], 1, server);
+            learn_on(&mut ag, 1, &obs, &acts[1], 2, server);
+            assert_eq!(choose(&mut ag, 1, &obs, &acts, &mut rng), click("#other"));
+        }
+    }
+
+    #[test]
+    fn a_form_the_server_ran_nothing_new_for_is_not_filled_again() {
+        let (obs, acts) = composer();
+        let mut rng = ChaCha8Rng::seed_from_u64(12);
+        let mut ag = pending(GuidedConfig::default());
+        learn_on(&mut ag, 1, &obs, &acts[0], 1, Some(0));
+        learn_on(&mut ag, 1, &obs, &acts[2], 1, Some(0));
+        for i in 0..SERVER_DRY {
+            learn_on(&mut ag, 1, &obs, &acts[1], 1, Some(0));
+            if i + 1 < SERVER_DRY {
+                choose(&mut ag, 1, &obs, &acts, &mut rng);
+                let why = ag.rationale().unwrap();
+                assert!(why.contains("values left"), "{why}");
+                (ag.plan, ag.send) = (None, None);
+            }
+        }
+        choose(&mut ag, 1, &obs, &acts, &mut rng);
+        assert!(
+            !ag.rationale().unwrap().contains("values left"),
+            "{:?}",
+            ag.rationale()
+        );
+    }
+
+    #[test]
+    fn returns_go_first_to_a_state_a_new_server_branch_led_to() {
+        let back_to = |per_unit: f64| {
+            let mut rng = ChaCha8Rng::seed_from_u64(13);
+            let mut ag = pending(GuidedConfig {
+                server_lines_per_unit: per_unit,
+                ..GuidedConfig::default()
+            });
+            let list = page("http://h/list", vec![]);
+            let detail = page("http://h/detail", vec![]);
+            let end = page("http://h/end", vec![]);
+            // A step elsewhere that made the server run new code showed the list.
+            learn_on(&mut ag, 9, &end, &click("#go"), 1, Some(50));
+            choose(&mut ag, 1, &list, &[click("#x"), click("#y")], &mut rng);
+            choose(&mut ag, 2, &detail, &[click("#z"), click("#w")], &mut rng);
+            learn_on(&mut ag, 3, &end, &click("#q"), 3, Some(0));
+            let a = choose(&mut ag, 3, &end, &[click("#q")], &mut rng);
+            assert_eq!(a.kind, ActionKind::Navigate, "{:?}", ag.rationale());
+            a.value.unwrap()
+        };
+        assert_eq!(back_to(60.0), "http://h/list");
+        // Without the server, the newest state with work left.
+        assert_eq!(back_to(0.0), "http://h/detail");
     }
 
     #[test]

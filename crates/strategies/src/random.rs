@@ -50,11 +50,7 @@ impl Agent for RandomAgent {
     }
 
     fn learn(&mut self, t: &Transition<'_>) {
-        // A step that could not be performed says nothing about the page.
-        if !t.failed {
-            self.inputs
-                .learn(t.observation, t.action, t.next_observation, t.events);
-        }
+        crate::fill::teach(self.inputs.as_mut(), t);
     }
 
     fn rationale(&self) -> Option<String> {

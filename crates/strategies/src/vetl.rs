@@ -691,10 +691,7 @@ impl Agent for VetlAgent {
     }
 
     fn learn(&mut self, t: &Transition<'_>) {
-        if !t.failed {
-            self.inputs
-                .learn(t.observation, t.action, t.next_observation, t.events);
-        }
+        crate::fill::teach(self.inputs.as_mut(), t);
         let path = route(&t.next_observation.url);
         let mut reward = 0u64;
         let mut bandit = lock(&self.bandit);

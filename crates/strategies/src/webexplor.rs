@@ -387,11 +387,7 @@ impl Agent for WebExplorAgent {
 
     fn learn(&mut self, t: &Transition<'_>) {
         self.steps += 1;
-        // A step that could not be performed says nothing about the page.
-        if !t.failed {
-            self.inputs
-                .learn(t.observation, t.action, t.next_observation, t.events);
-        }
+        crate::fill::teach(self.inputs.as_mut(), t);
         if t.new_state {
             self.last_new = (self.steps, Instant::now());
         }

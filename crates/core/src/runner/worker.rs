@@ -446,7 +446,7 @@ fn steps(w: &mut Worker, hub: &Hub) {
             n.regions = s
                 .novelty
                 .regions(&outcome.observation.url, &outcome.observation.regions);
-            n.server_lines = server_lines.unwrap_or(0);
+            n.server_lines = server_lines;
             n
         };
         let analysis_time = t_analysis.elapsed();

@@ -24,6 +24,12 @@ const STREAM: u64 = 0x6d75_7461_7465;
 /// typed 16-22 times into the board's card title, half of them attacks).
 const ATTACKS_AS_WORK: u32 = 8;
 
+/// Attacks on a form added to its work for each attack that made the server run code it
+/// had never run (a validation branch, an error path), up to [`ATTACKS_AS_SERVER_WORK`] in
+/// all: where the server answers boundary values with new code, more of them are worth it.
+const ATTACKS_PER_SERVER_BRANCH: u32 = 2;
+const ATTACKS_AS_SERVER_WORK: u32 = 3 * ATTACKS_AS_WORK;
+
 /// Boundary values on top of `inner` (see the module docs for the policy).
 ///
 /// - Whole-form fills ([`InputGenerator::fill_form`]): once the form was accepted with
@@ -37,6 +43,11 @@ const ATTACKS_AS_WORK: u32 = 8;
 ///   generic ones, values HTML accepts before those it flags, then a [`Family`]
 ///   uniformly and one of its rows; when all were tried, a new round starts.
 /// - A form that already holds a boundary value gets only valid values elsewhere.
+/// - Where the server's coverage is read ([`InputGenerator::learn_server`]): an attack
+///   after which the server ran code it never had (a validation branch, an error path)
+///   makes the next attack on the form break the same field again (another row), and
+///   adds to the attacks that count as work on the form; an attack that ran nothing new
+///   lets the field be drawn again.
 /// - The layer's own draws (the coin, the pair) come from a stream of its own of the
 ///   run's seed: the rng it is handed advances exactly as it would without the layer, so
 ///   turning the layer on, or changing its catalogue, changes what is typed and never
@@ -57,6 +68,9 @@ pub struct Mutate {
     note: Option<String>,
     /// The layer's own rng, derived from the first rng it is handed (see [`STREAM`]).
     own: Option<ChaCha8Rng>,
+    /// The form the step just learned submitted, and the fields of it that held a
+    /// boundary value: what [`InputGenerator::learn_server`] credits.
+    judged: Option<(FormKey, Vec<String>)>,
     /// Values never cut or padded into a boundary value ([`InputGenerator::keep_whole`]).
     whole: Secrets,
 }
@@ -78,6 +92,20 @@ struct FormMemory {
     /// Submissions that carried a boundary value, and how many of them failed.
     attacks: u32,
     failures: u32,
+    /// Attacks after which the server ran code it had never run.
+    server_branches: u32,
+    /// The field whose boundary value last made the server run new code: the next attack
+    /// on the form breaks it again (another row), while that keeps opening branches.
+    hot: Option<String>,
+}
+
+impl FormMemory {
+    /// Attacks that count as work on the form: more where the server answered them with
+    /// new code.
+    fn attack_budget(&self) -> u32 {
+        (ATTACKS_AS_WORK + ATTACKS_PER_SERVER_BRANCH * self.server_branches)
+            .min(ATTACKS_AS_SERVER_WORK)
+    }
 }
 
 /// A value typed into a field of the current page.
@@ -107,6 +135,7 @@ impl Mutate {
             handed: BTreeMap::new(),
             note: None,
             own: None,
+            judged: None,
             whole: Secrets::default(),
         }
     }
@@ -229,7 +258,19 @@ impl Mutate {
         if fields_left.is_empty() {
             return None;
         }
-        let field = fields_left[rng.gen_range(0..fields_left.len())];
+        // The field whose last boundary value opened a server branch, while it has rows
+        // left; the draw from `rng` happens all the same, so the stream stays in step.
+        let drawn = fields_left[rng.gen_range(0..fields_left.len())];
+        let field = memory
+            .hot
+            .as_ref()
+            .and_then(|hot| {
+                fields_left
+                    .iter()
+                    .copied()
+                    .find(|&i| fields[i].locator == *hot)
+            })
+            .unwrap_or(drawn);
         let of_field: Vec<usize> = pool
             .into_iter()
             .filter(|&i| cands[i].index == field)
@@ -304,6 +345,12 @@ impl Mutate {
             .map(|t| (t.locator.as_str(), t.value.as_str()))
             .collect();
         let mutated = ours.iter().any(|t| t.boundary);
+        let broken = ours
+            .iter()
+            .filter(|t| t.boundary)
+            .map(|t| t.locator.clone())
+            .collect();
+        self.judged = Some((key.clone(), broken));
         let verdict = judge_submission(before, after, events, &filled);
         let memory = self.forms.entry(key.clone()).or_default();
         if mutated {
@@ -339,7 +386,7 @@ impl InputGenerator for Mutate {
         // Asked for every action of a page: before any form took valid values (most steps
         // of a run), and once their attacks are spent, no element lookup at all.
         let open = |f: &FormMemory| {
-            f.accepted > 0 && (f.attacks < ATTACKS_AS_WORK || f.typed_attacks < ATTACKS_AS_WORK)
+            f.accepted > 0 && (f.attacks < f.attack_budget() || f.typed_attacks < ATTACKS_AS_WORK)
         };
         if !self.forms.values().any(open) {
             return false;
@@ -365,7 +412,26 @@ impl InputGenerator for Mutate {
         };
         Mutate::form_of(page, action)
             .and_then(|key| self.forms.get(&key))
-            .is_some_and(|f| sent(f) && f.attacks < ATTACKS_AS_WORK)
+            .is_some_and(|f| sent(f) && f.attacks < f.attack_budget())
+    }
+
+    fn learn_server(&mut self, before: &Observation, action: &Action, new_lines: u64) {
+        self.inner.learn_server(before, action, new_lines);
+        let Some((key, broken)) = self.judged.take() else {
+            return;
+        };
+        let Some(memory) = self.forms.get_mut(&key) else {
+            return;
+        };
+        if broken.is_empty() {
+            return;
+        }
+        if new_lines > 0 {
+            memory.server_branches += 1;
+            memory.hot = broken.into_iter().next();
+        } else {
+            memory.hot = None;
+        }
     }
 
     fn keep_whole(&mut self, secrets: &Secrets) {
@@ -445,6 +511,7 @@ impl InputGenerator for Mutate {
         events: &[Event],
     ) {
         self.inner.learn(before, action, after, events);
+        self.judged = None;
         // What the page no longer shows is gone: a reset, a reload or a re-render took it
         // (a field that drops a value it cannot take, as an e-mail input drops blanks,
         // leaves a submission judged on the other fields).

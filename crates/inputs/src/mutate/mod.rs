@@ -5,6 +5,8 @@
 //! boundary value from the [`catalogue`], the other fields keeping the inner generator's
 //! valid values. Alternating keeps the flows behind a form (a login) reachable, and
 //! mutating one field at a time says which value the application could not take.
+//! Where the server's coverage is read, a boundary value that made the server run new
+//! code (a validation branch, an error path) is followed by more on the same field.
 //!
 //! - [`catalogue`]: the boundary values, as a table of rows.
 //! - [`judge`]: which form a field belongs to across visits ([`FormKey`]), and whether

@@ -1016,10 +1016,7 @@ impl Agent for WebRledAgent {
         };
         self.episode_step += 1;
         self.train_along(steps);
-        if !t.failed {
-            self.inputs
-                .learn(t.observation, t.action, t.next_observation, t.events);
-        }
+        crate::fill::teach(self.inputs.as_mut(), t);
         let Some(chosen) = self.chosen.take() else {
             return;
         };

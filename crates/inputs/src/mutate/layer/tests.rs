@@ -407,6 +407,52 @@ fn an_accepted_form_is_work_left_until_its_attacks_are_spent() {
 }
 
 #[test]
+fn an_attack_that_opened_a_server_branch_is_followed_by_more_on_its_field() {
+    let p = signup();
+    let go = Action::on(ActionKind::Click, "#go");
+    let mut m = mutate();
+    let mut r = rng(7);
+    submit(&mut m, &p, &mut r, true);
+    // A valid submission runs new server code too, and earns the form nothing.
+    m.learn_server(&p, &go, 40);
+    // The server has new code for the first six broken e-mails, none for the rest.
+    let (mut attacked, mut opened) = (Vec::new(), Vec::new());
+    while m.work_left(&p, &go) {
+        assert!(
+            attacked.len() < 3 * ATTACKS_AS_WORK as usize,
+            "never runs out"
+        );
+        let valid = valid_fill(&m, &p, &r);
+        let got = submit(&mut m, &p, &mut r, true);
+        let field = got
+            .iter()
+            .zip(&valid)
+            .position(|(g, v)| Some(g) != v.as_ref());
+        let new_lines = match field {
+            Some(1) if opened.iter().filter(|&&o| o).count() < 6 => 25,
+            _ => 0,
+        };
+        m.learn_server(&p, &go, new_lines);
+        if let Some(i) = field {
+            attacked.push(i);
+            opened.push(new_lines > 0);
+        }
+    }
+    // After a broken e-mail opened a branch, the next attack broke the e-mail again.
+    for (i, w) in attacked.windows(2).enumerate() {
+        if opened[i] {
+            assert_eq!(w[1], 1, "attack {} after a branch: {attacked:?}", i + 1);
+        }
+    }
+    assert_eq!(opened.iter().filter(|&&o| o).count(), 6, "{attacked:?}");
+    // Two more attacks of work for each branch opened.
+    assert_eq!(
+        m.attacks(&key()).0,
+        ATTACKS_AS_WORK + 6 * ATTACKS_PER_SERVER_BRANCH
+    );
+}
+
+#[test]
 fn typing_into_a_field_of_an_accepted_form_is_work_left_until_its_attacks_are_typed() {
     let p = signup();
     let name = Action::on(ActionKind::Type, "#name");
