@@ -187,6 +187,7 @@ pub fn seeded_bugs(app: App) -> &'static [SeededBug] {
         App::Clinic => CLINIC,
         App::Splitter => crate::splitter::BUGS,
         App::Board | App::BoardDelegated => crate::board::BUGS,
+        App::Gestures => crate::gestures::BUGS,
         App::Hazards => &[],
     }
 }

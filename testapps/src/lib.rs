@@ -11,6 +11,9 @@
 //!   one listener on the document dispatches on a `data-ctl` attribute (event delegation, as
 //!   component libraries do), so only a learned action discriminator can find them.
 //! * [`App::Hazards`]: robustness pages for the browser driver (dialogs, popups, hangs, ...).
+//! * [`App::Gestures`]: features behind gestures other than a click (a double click the
+//!   document handles, hover menus, a context menu, Enter in a search box), a seeded bug
+//!   behind each; static pages, no ground truth.
 //!
 //! All but Hazards carry seeded bugs ([`seeded_bugs`]) that `ServeOptions { bugs: false }`
 //! switches off. All data live in a per-browser-session store keyed by the `sid` cookie, so
@@ -24,6 +27,7 @@ mod bugs;
 mod clinic;
 mod common;
 mod expense;
+mod gestures;
 pub mod hazards;
 pub mod llm;
 mod server;
@@ -47,6 +51,9 @@ pub enum App {
     /// The board with event delegation (same pages, bugs, truth and grammar).
     BoardDelegated,
     Hazards,
+    /// Features behind gestures other than clicks (a delegated double click, hover menus,
+    /// a context menu, Enter in a search box), each with a seeded bug; named on its own.
+    Gestures,
 }
 
 impl App {
@@ -59,6 +66,7 @@ impl App {
             App::Board => "board",
             App::BoardDelegated => "board-delegated",
             App::Hazards => "hazards",
+            App::Gestures => "gestures",
         }
     }
 
@@ -71,6 +79,7 @@ impl App {
             "board" => Some(App::Board),
             "board-delegated" => Some(App::BoardDelegated),
             "hazards" => Some(App::Hazards),
+            "gestures" => Some(App::Gestures),
             _ => None,
         }
     }
@@ -121,5 +130,6 @@ pub fn feature_grammar(app: App) -> &'static str {
         App::Splitter => include_str!("../splitter/features.grammar"),
         App::Board | App::BoardDelegated => include_str!("../board/features.grammar"),
         App::Hazards => include_str!("../hazards/features.grammar"),
+        App::Gestures => include_str!("../gestures/features.grammar"),
     }
 }

@@ -27,6 +27,7 @@ impl Server {
             App::Board => crate::board::router(opts.bugs, port, false),
             App::BoardDelegated => crate::board::router(opts.bugs, port, true),
             App::Hazards => crate::hazards::router(),
+            App::Gestures => crate::gestures::router(opts.bugs),
         };
         let router = match opts.latency {
             d if d.is_zero() => router,

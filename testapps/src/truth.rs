@@ -28,6 +28,12 @@ pub enum Gesture {
     Select(&'static str),
     /// The browser's Back button (no control: the step's action id is empty).
     Back,
+    /// Move the pointer over the control and leave it there.
+    Hover,
+    /// A right click.
+    ContextMenu,
+    /// Press this key (a Playwright key name) with the focus on the control.
+    Press(&'static str),
 }
 
 /// One user action of a walk, addressed by the control's `data-action-id`.
@@ -95,6 +101,30 @@ impl Step {
         }
     }
 
+    pub const fn hover(action_id: &'static str) -> Step {
+        Step {
+            action_id,
+            pick: Pick::First,
+            gesture: Gesture::Hover,
+        }
+    }
+
+    pub const fn context_menu(action_id: &'static str) -> Step {
+        Step {
+            action_id,
+            pick: Pick::First,
+            gesture: Gesture::ContextMenu,
+        }
+    }
+
+    pub const fn press(action_id: &'static str, key: &'static str) -> Step {
+        Step {
+            action_id,
+            pick: Pick::First,
+            gesture: Gesture::Press(key),
+        }
+    }
+
     /// The browser's Back button.
     pub const fn back() -> Step {
         Step {
@@ -148,6 +178,6 @@ pub fn ground_truth(app: App) -> Option<&'static GroundTruth> {
         App::Clinic => Some(&crate::clinic::TRUTH),
         App::Splitter => Some(&crate::splitter::TRUTH),
         App::Board | App::BoardDelegated => Some(&crate::board::TRUTH),
-        App::Hazards => None,
+        App::Hazards | App::Gestures => None,
     }
 }

@@ -12,6 +12,7 @@ use chromiumoxide::cdp::browser_protocol::page::{
     GetNavigationHistoryParams, NavigateParams, NavigateToHistoryEntryParams, StopLoadingParams,
 };
 use chromiumoxide::Page;
+use wayfarer_core::spec_action::key_code;
 use wayfarer_core::{Action, ActionKind, Event, EventKind};
 
 use crate::cdp::{call, call_when_attached, eval, eval_deep, BrowserError};
@@ -99,6 +100,13 @@ if (el.isContentEditable) {
   return el.textContent ? "filled" : "empty";
 }
 return "empty";"#;
+
+/// Scroll into view and focus, for a key press: "ok", or null when not found.
+const FOCUS_JS: &str = r#"const el = __wfFind(loc);
+if (!el) return null;
+el.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
+if (el.focus) el.focus();
+return "ok";"#;
 
 const BLUR_JS: &str = r#"const el = __wfFind(loc); if (el && el.blur) el.blur(); return true;"#;
 
@@ -203,6 +211,22 @@ impl Actor<'_> {
                 let aim = self.aim(target()?).await?;
                 self.mouse(DispatchMouseEventType::MouseMoved, aim.x, aim.y, 0)
                     .await
+            }
+            ActionKind::ContextMenu => {
+                let aim = self.aim(target()?).await?;
+                self.right_click(aim).await
+            }
+            ActionKind::Press => {
+                let loc = target()?;
+                let key = action.value.as_deref().unwrap_or("Enter");
+                let code = key_code(key)
+                    .ok_or_else(|| BrowserError::Step(format!("no key named {key:?}")))?;
+                let focused = self.run(FOCUS_JS, loc, None).await;
+                match self.answered(focused, "in a focus handler").await? {
+                    Some(v) if v.is_null() => return Err(BrowserError::NotFound(loc.into())),
+                    _ => {}
+                }
+                self.press_key(code).await
             }
             ActionKind::Type => {
                 self.type_text(target()?, action.value.as_deref().unwrap_or(""))
@@ -321,19 +345,44 @@ impl Actor<'_> {
         y: f64,
         clicks: i64,
     ) -> Result<DispatchMouseEventParams, BrowserError> {
+        Self::button_params(kind, x, y, clicks, MouseButton::Left)
+    }
+
+    fn button_params(
+        kind: DispatchMouseEventType,
+        x: f64,
+        y: f64,
+        clicks: i64,
+        button: MouseButton,
+    ) -> Result<DispatchMouseEventParams, BrowserError> {
+        // The `buttons` bitmask while pressed: 1 the left button, 2 the right one.
+        let held = if button == MouseButton::Right { 2 } else { 1 };
         let mut b = DispatchMouseEventParams::builder()
             .r#type(kind.clone())
             .x(x)
             .y(y);
         if kind != DispatchMouseEventType::MouseMoved {
-            b = b.button(MouseButton::Left).click_count(clicks);
+            b = b.button(button).click_count(clicks);
             b = b.buttons(if kind == DispatchMouseEventType::MousePressed {
-                1
+                held
             } else {
                 0
             });
         }
         b.build().map_err(BrowserError::Step)
+    }
+
+    /// Move to `aim` and press and release the right button: Chrome fires `contextmenu`
+    /// on the press, as for a user.
+    pub async fn right_click(&self, aim: Aim) -> Result<(), BrowserError> {
+        use DispatchMouseEventType::{MouseMoved, MousePressed, MouseReleased};
+        let right = |kind| Self::button_params(kind, aim.x, aim.y, 1, MouseButton::Right);
+        let events = vec![
+            Self::mouse_params(MouseMoved, aim.x, aim.y, 0)?,
+            right(MousePressed)?,
+            right(MouseReleased)?,
+        ];
+        self.send_mouse(events).await
     }
 
     /// Move to `aim` and press and release `clicks` times.

@@ -3,17 +3,24 @@
 // on* property. The scan reads the record (window[Symbol.for("wayfarer.listeners")], a
 // WeakMap element -> Map(type -> Set of handlers)) and reports "listener:<type>" reasons:
 // a div with a click handler and no tag, role or cursor is a control all the same.
+// Gestures other than a click (a context menu, a hover, keys) are recorded too, and so are
+// listeners on the window and the document (delegated: `window[K].delegated`, a Map type
+// -> Set of handlers), which handle the whole page's events through `event.target`.
 (() => {
   "use strict";
   const K = Symbol.for("wayfarer.listeners");
   if (window[K]) return;
-  const TYPES = new Set(["click", "dblclick", "mousedown", "mouseup", "pointerdown", "pointerup", "keydown"]);
+  const TYPES = new Set(["click", "dblclick", "mousedown", "mouseup", "pointerdown", "pointerup", "keydown",
+    "contextmenu", "mouseenter", "mouseover", "keyup", "keypress"]);
   const marks = new WeakMap();
+  const delegated = new Map();
+  Object.defineProperty(marks, "delegated", { value: delegated });
   Object.defineProperty(window, K, { value: marks });
   // Captured before the page's scripts: the wrappers run inside the page's calls, after
   // it may have rewritten Function.prototype.call or the Element global.
   const apply = Reflect.apply, El = typeof Element !== "undefined" ? Element : null;
   const isEl = t => El !== null && t instanceof El;
+  const isPage = t => t === window || (typeof Document !== "undefined" && t instanceof Document);
   const handlersOf = (t, type) => {
     let byType = marks.get(t);
     if (!byType) { byType = new Map(); marks.set(t, byType); }
@@ -25,13 +32,22 @@
   const add = proto.addEventListener, remove = proto.removeEventListener;
   // Wrapped, not replaced: the page's call goes through unchanged whatever we do.
   const wrappedAdd = function addEventListener(type, fn, opts) {
-    try { if (fn && TYPES.has(type) && isEl(this)) handlersOf(this, type).add(fn); } catch (e) { /* never break the page */ }
+    try {
+      if (fn && TYPES.has(type)) {
+        if (isEl(this)) handlersOf(this, type).add(fn);
+        else if (isPage(this)) {
+          if (!delegated.has(type)) delegated.set(type, new Set());
+          delegated.get(type).add(fn);
+        }
+      }
+    } catch (e) { /* never break the page */ }
     return apply(add, this, arguments);
   };
   const wrappedRemove = function removeEventListener(type, fn, opts) {
     try {
       const byType = TYPES.has(type) && isEl(this) ? marks.get(this) : null;
       if (byType && byType.has(type)) byType.get(type).delete(fn);
+      if (TYPES.has(type) && isPage(this) && delegated.has(type)) delegated.get(type).delete(fn);
     } catch (e) { /* never break the page */ }
     return apply(remove, this, arguments);
   };

@@ -9,6 +9,10 @@
   const ERR_ONLY = !!cfg.errorsOnly;
   const MAX_TEXT_LEAVES = Math.floor(MAX_EL * 0.75);
   const LISTENERS = Symbol.for("wayfarer.listeners");
+  // Listener types that make an element a control to click (its reasons); the others
+  // recorded are gestures of their own (`gesturesOf`).
+  const CLICK_TYPES = new Set(["click", "dblclick", "mousedown", "mouseup", "pointerdown", "pointerup", "keydown"]);
+  const GESTURE_OF = { contextmenu: "context_menu", mouseenter: "hover", mouseover: "hover", keyup: "keys", keypress: "keys" };
   const SKIP = new Set(["script", "style", "noscript", "template", "head", "meta", "link", "title", "base"]);
   const ACTION_TAGS = new Set(["button", "textarea", "select", "summary"]);
   const ACTION_ROLES = new Set(["button", "link", "checkbox", "tab", "menuitem", "option", "radio", "switch"]);
@@ -320,10 +324,78 @@
       const w = el.ownerDocument && el.ownerDocument.defaultView;
       const marks = w ? w[LISTENERS] : null;
       const byType = marks ? marks.get(el) : null;
-      if (byType) for (const [type, set] of byType) if (set.size) r.push("listener:" + type);
+      if (byType) for (const [type, set] of byType) if (set.size && CLICK_TYPES.has(type)) r.push("listener:" + type);
     }
     return r;
   }
+
+  // Gestures the element listens for besides clicks: "hover" (a mouseenter or mouseover
+  // listener, or a stylesheet rule that shows something while it is hovered),
+  // "context_menu", "keys" (keyup or keypress).
+  function gesturesOf(el) {
+    const g = [];
+    const tag = el.localName;
+    if (tag !== "html" && tag !== "body") {
+      const w = el.ownerDocument && el.ownerDocument.defaultView;
+      const marks = w ? w[LISTENERS] : null;
+      const byType = marks ? marks.get(el) : null;
+      if (byType) for (const [type, set] of byType) {
+        const k = GESTURE_OF[type];
+        if (set.size && k && !g.includes(k)) g.push(k);
+      }
+    }
+    if (!g.includes("hover") && hoverTriggers.some(sel => { try { return el.matches(sel); } catch (e) { return false; } })) g.push("hover");
+    return g;
+  }
+
+  // What the page listens for on the window, the document, its root and body: handlers
+  // of the whole page's events, which read `event.target` (a delegated double click).
+  function delegatedTypes() {
+    const out = new Set();
+    const marks = window[LISTENERS];
+    if (!marks) return [];
+    const note = (type, set) => { if (set && set.size) out.add(type); };
+    if (marks.delegated) for (const [type, set] of marks.delegated) note(type, set);
+    for (const el of [document.documentElement, document.body]) {
+      const byType = el ? marks.get(el) : null;
+      if (byType) for (const [type, set] of byType) note(type, set);
+    }
+    return Array.from(out).sort();
+  }
+
+  // Selectors of elements whose hover shows something: rules like `.menu:hover > ul
+  // { display: block }` (a combinator after `:hover`, a declaration that shows), from
+  // the stylesheets the page may read. Kept per document until its sheets change.
+  const HOVER = Symbol.for("wayfarer.hover");
+  function hoverTriggersOf() {
+    let sheets = [];
+    try { sheets = Array.from(document.styleSheets); } catch (e) { return []; }
+    const cached = window[HOVER];
+    if (cached && cached.count === sheets.length) return cached.triggers;
+    const triggers = [];
+    const shows = st => (st.display && st.display !== "none") || st.visibility === "visible" ||
+      (st.opacity !== "" && st.opacity !== "0") || (st.maxHeight && st.maxHeight !== "0px" && st.maxHeight !== "0");
+    const walk = rules => {
+      for (const r of rules) {
+        if (triggers.length >= 50) return;
+        if (r.cssRules && !r.selectorText) { try { walk(r.cssRules); } catch (e) { /* unreadable */ } continue; }
+        const sel = r.selectorText;
+        if (!sel || !sel.includes(":hover") || !r.style || !shows(r.style)) continue;
+        for (const one of sel.split(",")) {
+          const m = /^(.*?):hover(?:[^\s>+~]*)\s*[>+~ ]\s*\S/.exec(one.trim());
+          if (m && m[1].trim() && !triggers.includes(m[1].trim())) triggers.push(m[1].trim());
+        }
+      }
+    };
+    for (const sh of sheets) {
+      let rules = null;
+      try { rules = sh.cssRules; } catch (e) { rules = null; } // another origin's sheet
+      if (rules) walk(rules);
+    }
+    try { Object.defineProperty(window, HOVER, { value: { count: sheets.length, triggers }, configurable: true }); } catch (e) { /* frozen */ }
+    return triggers;
+  }
+  const hoverTriggers = ERR_ONLY ? [] : hoverTriggersOf();
 
   function deniedBy(el, text, label) {
     for (const d of deny) {
@@ -383,11 +455,12 @@
     }
     if (!ERR_ONLY && visible && elements.length < MAX_EL) {
       const reasons = reasonsOf(el, cs, ctx.cursor);
-      const isLeaf = !reasons.length && hasOwnText(el) && textLeaves < MAX_TEXT_LEAVES;
-      if (reasons.length || isLeaf) {
+      const gestures = gesturesOf(el);
+      const isLeaf = !reasons.length && !gestures.length && hasOwnText(el) && textLeaves < MAX_TEXT_LEAVES;
+      if (reasons.length || gestures.length || isLeaf) {
         if (isLeaf) textLeaves++;
         const text = textOf(el);
-        const label = reasons.length ? labelOf(el) : "";
+        const label = reasons.length || gestures.length ? labelOf(el) : "";
         const attrs = {};
         for (const a of ATTRS) { const v = el.getAttribute(a); if (v !== null) attrs[a] = v.length > 300 ? v.slice(0, 300) : v; }
         if ("value" in el && (tag === "input" || tag === "textarea" || tag === "select")) {
@@ -410,6 +483,7 @@
           visible: true,
           enabled: !(el.matches(":disabled") || el.getAttribute("aria-disabled") === "true"),
           actionable: reasons,
+          gestures,
           options: tag === "select" ? Array.from(el.options).filter(o => !o.matches(":disabled")).map(o => o.value) : [],
           checked: (tag === "input" && (el.type === "checkbox" || el.type === "radio")) ? !!el.checked : null,
           denied: denied || deniedBy(el, text, label),
@@ -557,6 +631,7 @@
     broken_images: brokenImages(),
     unnamed_controls: unnamed,
     regions: regionsOf(),
+    delegated: delegatedTypes(),
     app: appProbe(),
     dom_size: domSize(),
   });

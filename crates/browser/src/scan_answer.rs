@@ -24,6 +24,8 @@ const MAX_ERROR_TEXT: usize = 1000;
 /// scan.js names at most 20 open regions, each in a role and 60 characters.
 const MAX_REGIONS: usize = 20;
 const MAX_REGION: usize = 200;
+/// listeners.js records 12 event types.
+const MAX_DELEGATED: usize = 12;
 /// Chromium lays nothing out beyond 2^25 CSS pixels (its LayoutUnit range): within it,
 /// sums such as a rect's centre stay finite.
 const MAX_PX: f64 = 33_554_432.0;
@@ -58,6 +60,9 @@ pub(crate) fn observation(json: &str, caps: &Caps) -> Result<Observation, Browse
     for r in &mut o.regions {
         cut(r, MAX_REGION);
     }
+    // listeners.js records a dozen event types: anything else is the page's doing.
+    o.delegated.retain(|t| t.len() <= 20);
+    o.delegated.truncate(MAX_DELEGATED);
     if let Some(app) = &mut o.app {
         let extra = app.actions.len().saturating_sub(MAX_APP_ACTIONS);
         app.actions.drain(..extra);
@@ -65,6 +70,9 @@ pub(crate) fn observation(json: &str, caps: &Caps) -> Result<Observation, Browse
     o.viewport = size(o.viewport);
     o.page = size(o.page);
     for e in &mut o.elements {
+        e.gestures
+            .retain(|g| matches!(g.as_str(), "hover" | "context_menu" | "keys"));
+        e.gestures.dedup();
         e.rect = Rect {
             x: e.rect.x.clamp(-MAX_PX, MAX_PX),
             y: e.rect.y.clamp(-MAX_PX, MAX_PX),
@@ -165,6 +173,7 @@ mod tests {
                 height: 30.0,
             },
             actionable: vec!["tag:button".into()],
+            gestures: vec!["hover".into()],
             options: vec!["a".into()],
             checked: Some(false),
             form: Some("#f".into()),
@@ -191,6 +200,7 @@ mod tests {
             broken_images: vec!["http://127.0.0.1:1/logo.png".into()],
             unnamed_controls: vec!["#q".into()],
             regions: vec!["dialog:Edit item #".into()],
+            delegated: vec!["dblclick".into()],
             app: Some(AppProbe {
                 state: Some("home".into()),
                 actions: vec!["a1".into()],

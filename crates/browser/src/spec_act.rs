@@ -183,7 +183,7 @@ impl Actor<'_> {
     }
 
     /// One key down and up, with the text a printable key (or Enter) types.
-    async fn press_key(&self, code: u8) -> Result<(), BrowserError> {
+    pub(crate) async fn press_key(&self, code: u8) -> Result<(), BrowserError> {
         let key =
             key_name(code).ok_or_else(|| BrowserError::Step(format!("no key has code {code}")))?;
         let dom_code = key_code_name(code).unwrap_or_else(|| key.to_string());

@@ -59,19 +59,75 @@ pub fn wants_double_click(e: &Element) -> bool {
     e.actionable.iter().any(|r| r == "listener:dblclick")
 }
 
+/// Whether the element listens for `gesture` ("hover", "context_menu", "keys") besides
+/// clicks (`Element::gestures`).
+pub fn wants(e: &Element, gesture: &str) -> bool {
+    e.gestures.iter().any(|g| g == gesture)
+}
+
+/// Whether Enter in the text field `e` is something the page answers: the field listens
+/// for keys itself, the page does for all of them, or Enter is the only way to send its
+/// form (no button submits it: the browser's implicit submission).
+fn wants_enter(obs: &Observation, e: &Element) -> bool {
+    if !e.is_text_input() || e.tag == "textarea" {
+        return false;
+    }
+    let own = e.actionable.iter().any(|r| r == "listener:keydown") || wants(e, "keys");
+    let page = obs
+        .delegated
+        .iter()
+        .any(|t| matches!(t.as_str(), "keydown" | "keyup" | "keypress"));
+    let lone = e.form.as_ref().is_some_and(|f| {
+        !obs.elements
+            .iter()
+            .any(|b| b.form.as_ref() == Some(f) && b.submits() && b.is_actionable())
+    });
+    own || page || lone
+}
+
 /// Every action a strategy may take on `obs`, in document order; `back` is offered when
 /// the episode has a step to go back from.
+///
+/// Besides each actionable element's own action: a double click where the element
+/// listens for one; a hover, a right click or Enter where it listens for those gestures
+/// (the scan's listener record and `:hover` rules); and, where the page handles double
+/// clicks or context menus for all its elements (a listener on the document that reads
+/// `event.target`), those gestures on one element of each kind (tag and `type`
+/// attribute): a delegated handler's branches follow the target's kind, and one of each
+/// keeps the offer small.
 pub fn candidate_actions(obs: &Observation, deny: &DenyText, can_go_back: bool) -> Vec<Action> {
     let mut out: Vec<Action> = Vec::new();
-    for e in obs
-        .elements
-        .iter()
-        .filter(|e| e.is_actionable() && !deny.denies(e))
-        .filter(|e| !(e.tag == "select" && e.options.is_empty()))
-    {
-        out.push(action_for(e));
-        if wants_double_click(e) {
-            out.push(Action::on(ActionKind::DoubleClick, e.locator.clone()));
+    let delegated = |t: &str| obs.delegated.iter().any(|d| d == t);
+    let (dbl_all, menu_all) = (delegated("dblclick"), delegated("contextmenu"));
+    let mut kinds_seen: Vec<(&str, Option<&str>)> = Vec::new();
+    let usable = |e: &&Element| e.visible && e.enabled && !e.denied && !deny.denies(e);
+    for e in obs.elements.iter().filter(usable) {
+        let gesture = |kind: ActionKind| Action::on(kind, e.locator.clone());
+        if e.is_actionable() && !(e.tag == "select" && e.options.is_empty()) {
+            out.push(action_for(e));
+            let first_of_kind = {
+                let k = (e.tag.as_str(), e.attr("type"));
+                let first = !kinds_seen.contains(&k);
+                if first {
+                    kinds_seen.push(k);
+                }
+                first
+            };
+            if wants_double_click(e) || (dbl_all && first_of_kind) {
+                out.push(gesture(ActionKind::DoubleClick));
+            }
+            if menu_all && first_of_kind && !wants(e, "context_menu") {
+                out.push(gesture(ActionKind::ContextMenu));
+            }
+            if wants_enter(obs, e) {
+                out.push(gesture(ActionKind::Press).with_value("Enter"));
+            }
+        }
+        if wants(e, "hover") {
+            out.push(gesture(ActionKind::Hover));
+        }
+        if wants(e, "context_menu") {
+            out.push(gesture(ActionKind::ContextMenu));
         }
     }
     if can_go_back {
@@ -178,6 +234,103 @@ mod tests {
                 ActionKind::Back
             ]
         );
+    }
+
+    fn kinds_on(obs: &Observation) -> Vec<(ActionKind, String)> {
+        candidate_actions(obs, &DenyText::default(), false)
+            .into_iter()
+            .map(|a| (a.kind, a.target.unwrap_or_default()))
+            .collect()
+    }
+
+    #[test]
+    fn an_element_listening_for_a_gesture_is_offered_it_and_a_click_only_when_actionable() {
+        let mut menu = el("div", None, "Account");
+        menu.locator = "#account".into();
+        menu.actionable.clear();
+        menu.gestures = vec!["hover".into()];
+        let mut row = el("tr", None, "Row");
+        row.locator = "#row".into();
+        row.gestures = vec!["context_menu".into()];
+        let mut hidden = menu.clone();
+        hidden.locator = "#hidden".into();
+        hidden.visible = false;
+        let obs = Observation {
+            elements: vec![menu, row, hidden],
+            ..Observation::default()
+        };
+        assert_eq!(
+            kinds_on(&obs),
+            vec![
+                (ActionKind::Hover, "#account".to_string()),
+                (ActionKind::Click, "#row".to_string()),
+                (ActionKind::ContextMenu, "#row".to_string()),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_gesture_the_page_delegates_is_offered_on_one_element_of_each_kind() {
+        let field = |loc: &str, ty: Option<&str>| {
+            let mut e = el("input", Some("text"), "");
+            e.locator = loc.into();
+            if let Some(t) = ty {
+                e.attrs.insert("type".into(), t.into());
+            }
+            e
+        };
+        let mut obs = Observation {
+            elements: vec![
+                field("#a", Some("text")),
+                field("#b", Some("text")),
+                // No `type` attribute: another kind for a handler reading it.
+                field("#c", None),
+                el("button", None, "Go"),
+            ],
+            ..Observation::default()
+        };
+        let doubles = |obs: &Observation| -> Vec<String> {
+            kinds_on(obs)
+                .into_iter()
+                .filter(|(k, _)| *k == ActionKind::DoubleClick)
+                .map(|(_, t)| t)
+                .collect()
+        };
+        assert!(doubles(&obs).is_empty());
+        obs.delegated = vec!["dblclick".into(), "contextmenu".into()];
+        assert_eq!(doubles(&obs), ["#a", "#c", "#button2"]);
+        let menus = kinds_on(&obs)
+            .into_iter()
+            .filter(|(k, _)| *k == ActionKind::ContextMenu)
+            .count();
+        assert_eq!(menus, 3);
+    }
+
+    #[test]
+    fn enter_is_offered_where_the_page_answers_it() {
+        let mut listened = el("input", Some("search"), "");
+        listened.locator = "#q".into();
+        listened.actionable.push("listener:keydown".into());
+        let mut plain = el("input", Some("text"), "");
+        plain.locator = "#name".into();
+        plain.form = Some("#f".into());
+        let mut save = el("button", None, "Save");
+        save.form = Some("#f".into());
+        let mut lone = el("input", Some("text"), "");
+        lone.locator = "#filter".into();
+        lone.form = Some("#g".into());
+        let obs = Observation {
+            elements: vec![listened, plain, save, lone],
+            ..Observation::default()
+        };
+        let enter: Vec<String> = candidate_actions(&obs, &DenyText::default(), false)
+            .into_iter()
+            .filter(|a| a.kind == ActionKind::Press)
+            .inspect(|a| assert_eq!(a.value.as_deref(), Some("Enter")))
+            .map(|a| a.target.unwrap())
+            .collect();
+        // The field with a key listener, and the one whose form has no button.
+        assert_eq!(enter, ["#q", "#filter"]);
     }
 
     #[test]

@@ -75,6 +75,11 @@ pub struct Element {
     /// "role:button", "cursor:pointer"); empty when it is not.
     #[serde(default)]
     pub actionable: Vec<String>,
+    /// Gestures other than a click the element listens for (the scan's listener record
+    /// and stylesheets): "hover", "context_menu", "keys". An element with gestures alone
+    /// is offered those, not a click.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub gestures: Vec<String>,
     /// Option values of a `<select>`, in document order.
     #[serde(default)]
     pub options: Vec<String>,
@@ -223,6 +228,11 @@ pub struct Observation {
     /// app that opens one changes neither its URL nor much of its document.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub regions: Vec<String>,
+    /// Event types the page listens for on the window, the document, its root or body
+    /// ("dblclick", "contextmenu", "keydown"): handlers of the whole page's events that
+    /// read `event.target`, so any element may answer them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub delegated: Vec<String>,
     /// Short visible texts showing "undefined", "NaN", "[object Object]" or "null" where
     /// a value should be (outside code), at most 10: the built-in `placeholder_text`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -296,7 +306,13 @@ pub enum ActionKind {
     Select,
     /// Toggle a checkbox or radio.
     Check,
+    /// Move the pointer over the target and leave it there (a hover menu opens).
     Hover,
+    /// A right click: the context menu the page opens for the target.
+    ContextMenu,
+    /// Press the key `value` (a Playwright key name: `Enter`, `Escape`, `ArrowDown`) with
+    /// the focus on the target.
+    Press,
     /// Submit the form that contains the target.
     Submit,
     Back,
@@ -316,6 +332,8 @@ impl ActionKind {
             ActionKind::Select => "select",
             ActionKind::Check => "check",
             ActionKind::Hover => "hover",
+            ActionKind::ContextMenu => "context_menu",
+            ActionKind::Press => "press",
             ActionKind::Submit => "submit",
             ActionKind::Back => "back",
             ActionKind::Navigate => "navigate",

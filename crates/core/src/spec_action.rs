@@ -393,6 +393,15 @@ pub fn key_code_name(code: u8) -> Option<String> {
     })
 }
 
+/// The key code of a key name ([`key_name`]'s inverse; "Space" too): what a `press`
+/// action's value names.
+pub fn key_code(name: &str) -> Option<u8> {
+    if name == "Space" {
+        return Some(32);
+    }
+    (0..=u8::MAX).find(|&c| key_name(c) == Some(name))
+}
+
 /// A key for people and for Playwright's `keyboard.press` (the space key is "Space").
 pub fn key_label(code: u8) -> &'static str {
     match code {

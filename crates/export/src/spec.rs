@@ -330,6 +330,11 @@ fn action(
         ActionKind::Check => format!("await {l}.click(); // toggles"),
         ActionKind::DoubleClick => format!("await {l}.dblclick();"),
         ActionKind::Hover => format!("await {l}.hover();"),
+        ActionKind::ContextMenu => format!("await {l}.click({{ button: 'right' }});"),
+        ActionKind::Press => {
+            let key = a.value.as_deref().unwrap_or("Enter");
+            format!("await {l}.press({});", str_lit(key))
+        }
         ActionKind::Type => {
             b.imports.insert("fill");
             let v = b.value(a.value.as_deref().unwrap_or(""));

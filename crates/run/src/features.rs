@@ -663,7 +663,11 @@ fn finds_now(
     // the element to be the one hit.
     let pointer = matches!(
         s.action.kind,
-        ActionKind::Click | ActionKind::DoubleClick | ActionKind::Check | ActionKind::Hover
+        ActionKind::Click
+            | ActionKind::DoubleClick
+            | ActionKind::ContextMenu
+            | ActionKind::Check
+            | ActionKind::Hover
     );
     match fresh.page.as_ref().map(|p| p.covered_by.as_str()) {
         Some(by) if pointer && !by.is_empty() => {

@@ -172,6 +172,9 @@ impl CrawlAgent {
         match a.kind {
             ActionKind::Click
             | ActionKind::DoubleClick
+            | ActionKind::ContextMenu
+            | ActionKind::Hover
+            | ActionKind::Press
             | ActionKind::Check
             | ActionKind::Select => true,
             ActionKind::Back => self.cfg.back,

@@ -156,6 +156,9 @@ fn action_of(step: &Step, locator: String) -> Action {
         Gesture::TypeRepeated(n) => (ActionKind::Type, Some("a".repeat(n))),
         Gesture::Select(v) => (ActionKind::Select, Some(v.to_string())),
         Gesture::Back => (ActionKind::Back, None),
+        Gesture::Hover => (ActionKind::Hover, None),
+        Gesture::ContextMenu => (ActionKind::ContextMenu, None),
+        Gesture::Press(key) => (ActionKind::Press, Some(key.to_string())),
     };
     let mut a = Action::on(kind, locator);
     a.value = value;

@@ -339,6 +339,8 @@ impl SimEnv {
             ActionKind::Select
             | ActionKind::Check
             | ActionKind::Hover
+            | ActionKind::ContextMenu
+            | ActionKind::Press
             | ActionKind::Navigate
             | ActionKind::Spec => Vec::new(),
         };

@@ -77,6 +77,12 @@ pub fn sentence(st: &TraceStep) -> Vec<Part> {
         ActionKind::Select => vec![part("Select ", "t"), quoted(), part(" in ", "t")],
         ActionKind::Check => vec![part("Toggle ", "t")],
         ActionKind::Hover => vec![part("Hover over ", "t")],
+        ActionKind::ContextMenu => vec![part("Right-click ", "t")],
+        ActionKind::Press => vec![
+            part("Press ", "t"),
+            part(shorten_value(value, 20), "v"),
+            part(" in ", "t"),
+        ],
         ActionKind::Submit => vec![part("Submit the form of ", "t")],
         ActionKind::Back => return vec![part("Go back", "t")],
         ActionKind::Navigate => {
