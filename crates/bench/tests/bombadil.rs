@@ -166,6 +166,11 @@ fn bombadil_07_from_npm_explores_behind_the_login() {
         "bombadil never got past the login: {:?}",
         r.behind_login
     );
+    // Bombadil's own failure is a line "Error: ..." (the harness reports it); its
+    // browser client may log "WS Connection error: ..." when the time limit closes it.
     let log = std::fs::read_to_string(logs.path().join("bombadil.log")).unwrap_or_default();
-    assert!(!log.contains("error: "), "{log}");
+    assert!(
+        !log.lines().any(|l| l.trim_start().starts_with("Error: ")),
+        "{log}"
+    );
 }
