@@ -2,7 +2,8 @@
 //! hand, one page each, each with a seeded bug reachable only through its gesture: a double
 //! click delegated to the document (roundup's date copy), a menu opened by hovering (a
 //! `mouseenter` listener, and a stylesheet `:hover` rule), a context menu, and Enter in a
-//! search box without a button. Static pages; no session data.
+//! search box without a button, an upload over a size, and the 40th post of a feed that
+//! loads more as it scrolls. Static pages; no session data.
 
 use axum::response::Response;
 use axum::routing::get;
@@ -19,6 +20,8 @@ const DATES: &str = include_str!("../assets/gestures/dates.html");
 const MENU: &str = include_str!("../assets/gestures/menu.html");
 const FILES: &str = include_str!("../assets/gestures/files.html");
 const SEARCH: &str = include_str!("../assets/gestures/search.html");
+const UPLOAD: &str = include_str!("../assets/gestures/upload.html");
+const FEED: &str = include_str!("../assets/gestures/feed.html");
 
 pub(crate) fn router(bugs: bool) -> Router {
     let at = move |title: &'static str, id: &'static str, body: &'static str| {
@@ -30,6 +33,8 @@ pub(crate) fn router(bugs: bool) -> Router {
         .route("/menu", at("Menus", "gestures_menu", MENU))
         .route("/files", at("Files", "gestures_files", FILES))
         .route("/search", at("Search", "gestures_search", SEARCH))
+        .route("/upload", at("Upload", "gestures_upload", UPLOAD))
+        .route("/feed", at("Feed", "gestures_feed", FEED))
         .route("/static/wf.js", get(common::wf_js))
         .route("/favicon.ico", get(common::favicon))
         .fallback(|| async { common::not_found() })
@@ -115,4 +120,49 @@ pub(crate) const BUGS: &[SeededBug] = &[
             Step::press("gestures.search.q", "Enter"),
         ],
     },
+    SeededBug {
+        id: "gestures-upload-large",
+        app: App::Gestures,
+        description: "Uploading a picture over 5 MB throws where a message should say it is \
+                      too large. Steps: Upload, choose a 6 MB picture, Upload.",
+        kind: "exception",
+        message_contains: "TypeError: Cannot read properties of undefined (reading 'width')",
+        min_actions: 3,
+        steps: &[
+            Step::click("gestures.index.upload"),
+            Step::upload("gestures.upload.file", "photo.png:6291456"),
+            Step::click("gestures.upload.send"),
+        ],
+    },
+    SeededBug {
+        id: "gestures-feed-40",
+        app: App::Gestures,
+        description: "The 40th post of the feed, loaded by scrolling, throws when opened. \
+                      Steps: Feed, scroll until Post 40 shows, Post 40.",
+        kind: "exception",
+        message_contains: "TypeError: Cannot read properties of undefined (reading 'login')",
+        min_actions: 4,
+        steps: &[
+            // Twenty posts show at first (the sentinel is in view once), ten more a scroll.
+            Step::click("gestures.index.feed"),
+            Step::scroll(),
+            Step::scroll(),
+            Step::click_text("gestures.feed.post", "Post 40"),
+        ],
+    },
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_bug_has_its_own_message_and_a_witness_as_long_as_its_minimum() {
+        let mut seen = std::collections::HashSet::new();
+        for b in BUGS {
+            assert!(seen.insert((b.kind, b.message_contains)), "{}", b.id);
+            assert_eq!(b.steps.len() as u32, b.min_actions, "{}", b.id);
+            assert!(b.id.starts_with("gestures-") && b.app == App::Gestures);
+        }
+    }
+}

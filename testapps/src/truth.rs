@@ -34,6 +34,11 @@ pub enum Gesture {
     ContextMenu,
     /// Press this key (a Playwright key name) with the focus on the control.
     Press(&'static str),
+    /// Set the file input to this generated file (`wayfarer_core::files::FileSpec`).
+    Upload(&'static str),
+    /// Turn the mouse wheel down over the middle of the page (no control: the step's
+    /// action id is empty).
+    Scroll,
 }
 
 /// One user action of a walk, addressed by the control's `data-action-id`.
@@ -125,6 +130,23 @@ impl Step {
         }
     }
 
+    pub const fn upload(action_id: &'static str, file: &'static str) -> Step {
+        Step {
+            action_id,
+            pick: Pick::First,
+            gesture: Gesture::Upload(file),
+        }
+    }
+
+    /// The mouse wheel, down, over the page.
+    pub const fn scroll() -> Step {
+        Step {
+            action_id: "",
+            pick: Pick::First,
+            gesture: Gesture::Scroll,
+        }
+    }
+
     /// The browser's Back button.
     pub const fn back() -> Step {
         Step {
@@ -134,9 +156,9 @@ impl Step {
         }
     }
 
-    /// Whether the step uses a control of the page (every gesture but Back).
+    /// Whether the step uses a control of the page (every gesture but Back and Scroll).
     pub const fn has_control(&self) -> bool {
-        !matches!(self.gesture, Gesture::Back)
+        !matches!(self.gesture, Gesture::Back | Gesture::Scroll)
     }
 
     /// The same step on another of the controls that share its action id.

@@ -4,6 +4,7 @@
 
 use std::time::Duration;
 
+use chromiumoxide::cdp::browser_protocol::dom::SetFileInputFilesParams;
 use chromiumoxide::cdp::browser_protocol::input::{
     DispatchKeyEventParams, DispatchKeyEventType, DispatchMouseEventParams, DispatchMouseEventType,
     InsertTextParams, MouseButton,
@@ -11,7 +12,9 @@ use chromiumoxide::cdp::browser_protocol::input::{
 use chromiumoxide::cdp::browser_protocol::page::{
     GetNavigationHistoryParams, NavigateParams, NavigateToHistoryEntryParams, StopLoadingParams,
 };
+use chromiumoxide::cdp::js_protocol::runtime::EvaluateParams;
 use chromiumoxide::Page;
+use wayfarer_core::files::FileSpec;
 use wayfarer_core::spec_action::key_code;
 use wayfarer_core::{Action, ActionKind, Event, EventKind};
 
@@ -216,6 +219,17 @@ impl Actor<'_> {
                 let aim = self.aim(target()?).await?;
                 self.right_click(aim).await
             }
+            ActionKind::Scroll => {
+                let aim = match action.target.as_deref() {
+                    Some(loc) => self.aim(loc).await?,
+                    None => self.middle().await?,
+                };
+                self.wheel_down(aim).await
+            }
+            ActionKind::Upload => {
+                let spec = FileSpec::parse(action.value.as_deref().unwrap_or("notes.txt"));
+                self.upload(target()?, &spec).await
+            }
             ActionKind::Press => {
                 let loc = target()?;
                 let key = action.value.as_deref().unwrap_or("Enter");
@@ -370,6 +384,63 @@ impl Actor<'_> {
             });
         }
         b.build().map_err(BrowserError::Step)
+    }
+
+    /// Set the file input `loc` to the file `spec` makes, as a file chooser does (the page
+    /// gets its `input` and `change` events). The file is written once per process into
+    /// a directory of its own under the system's temporary one.
+    pub async fn upload(&self, loc: &str, spec: &FileSpec) -> Result<(), BrowserError> {
+        let dir = std::env::temp_dir().join(format!("wayfarer-uploads-{}", std::process::id()));
+        let path = dir.join(spec.file_name());
+        let bytes = spec.bytes();
+        let fresh = std::fs::metadata(&path).is_ok_and(|m| m.len() == bytes.len() as u64);
+        if !fresh {
+            std::fs::create_dir_all(&dir)
+                .and_then(|()| std::fs::write(&path, &bytes))
+                .map_err(|e| BrowserError::Step(format!("writing {}: {e}", path.display())))?;
+        }
+        let query = format!(
+            "(() => {{ {} const el = __wfFind({}); \
+               return el instanceof HTMLInputElement && el.type === 'file' ? el : null; }})()",
+            FIND_JS,
+            serde_json::Value::from(loc)
+        );
+        let found = call(self.page, EvaluateParams::new(query), self.cdp).await?;
+        let Some(object_id) = found.result.object_id.clone() else {
+            return Err(BrowserError::NotFound(format!("{loc} (no file input)")));
+        };
+        let set = SetFileInputFilesParams::builder()
+            .files(vec![path.to_string_lossy().into_owned()])
+            .object_id(object_id)
+            .build()
+            .map_err(BrowserError::Step)?;
+        call(self.page, set, self.cdp).await.map(|_| ())
+    }
+
+    /// The middle of the window, where a scroll of the page turns the wheel.
+    async fn middle(&self) -> Result<Aim, BrowserError> {
+        let v = eval(self.page, "[innerWidth / 2, innerHeight / 2]", self.cdp).await?;
+        let at = |i: usize| v.get(i).and_then(|x| x.as_f64()).unwrap_or(100.0);
+        Ok(Aim {
+            x: at(0),
+            y: at(1),
+            control: Control::Script,
+            input: None,
+        })
+    }
+
+    /// Move to `aim` and turn the wheel down by `SCROLL_PX`.
+    async fn wheel_down(&self, aim: Aim) -> Result<(), BrowserError> {
+        let moved = Self::mouse_params(DispatchMouseEventType::MouseMoved, aim.x, aim.y, 0)?;
+        let wheel = DispatchMouseEventParams::builder()
+            .r#type(DispatchMouseEventType::MouseWheel)
+            .x(aim.x)
+            .y(aim.y)
+            .delta_x(0.0)
+            .delta_y(f64::from(wayfarer_core::model::SCROLL_PX))
+            .build()
+            .map_err(BrowserError::Step)?;
+        self.send_mouse(vec![moved, wheel]).await
     }
 
     /// Move to `aim` and press and release the right button: Chrome fires `contextmenu`

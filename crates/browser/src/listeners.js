@@ -11,11 +11,25 @@
   const K = Symbol.for("wayfarer.listeners");
   if (window[K]) return;
   const TYPES = new Set(["click", "dblclick", "mousedown", "mouseup", "pointerdown", "pointerup", "keydown",
-    "contextmenu", "mouseenter", "mouseover", "keyup", "keypress"]);
+    "contextmenu", "mouseenter", "mouseover", "keyup", "keypress", "scroll", "wheel"]);
   const marks = new WeakMap();
   const delegated = new Map();
   Object.defineProperty(marks, "delegated", { value: delegated });
   Object.defineProperty(window, K, { value: marks });
+  // Elements an IntersectionObserver watches (an endless list's sentinel): scrolling is
+  // what shows them. Counted, not kept.
+  const observed = { count: 0 };
+  Object.defineProperty(marks, "observed", { value: observed });
+  if (typeof IntersectionObserver !== "undefined") {
+    const observe = IntersectionObserver.prototype.observe;
+    Object.defineProperty(IntersectionObserver.prototype, "observe", {
+      value: function observe_(target) {
+        try { observed.count++; } catch (e) { /* never break the page */ }
+        return apply(observe, this, arguments);
+      },
+      writable: true, configurable: true,
+    });
+  }
   // Captured before the page's scripts: the wrappers run inside the page's calls, after
   // it may have rewritten Function.prototype.call or the Element global.
   const apply = Reflect.apply, El = typeof Element !== "undefined" ? Element : null;

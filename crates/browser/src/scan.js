@@ -12,7 +12,8 @@
   // Listener types that make an element a control to click (its reasons); the others
   // recorded are gestures of their own (`gesturesOf`).
   const CLICK_TYPES = new Set(["click", "dblclick", "mousedown", "mouseup", "pointerdown", "pointerup", "keydown"]);
-  const GESTURE_OF = { contextmenu: "context_menu", mouseenter: "hover", mouseover: "hover", keyup: "keys", keypress: "keys" };
+  const GESTURE_OF = { contextmenu: "context_menu", mouseenter: "hover", mouseover: "hover", keyup: "keys", keypress: "keys",
+    scroll: "scroll", wheel: "scroll" };
   const SKIP = new Set(["script", "style", "noscript", "template", "head", "meta", "link", "title", "base"]);
   const ACTION_TAGS = new Set(["button", "textarea", "select", "summary"]);
   const ACTION_ROLES = new Set(["button", "link", "checkbox", "tab", "menuitem", "option", "radio", "switch"]);
@@ -341,6 +342,8 @@
       const byType = marks ? marks.get(el) : null;
       if (byType) for (const [type, set] of byType) {
         const k = GESTURE_OF[type];
+        // A scroll listener counts where there is something to scroll.
+        if (k === "scroll" && !(el.scrollHeight > el.clientHeight + 10)) continue;
         if (set.size && k && !g.includes(k)) g.push(k);
       }
     }
@@ -356,6 +359,7 @@
     if (!marks) return [];
     const note = (type, set) => { if (set && set.size) out.add(type); };
     if (marks.delegated) for (const [type, set] of marks.delegated) note(type, set);
+    if (marks.observed && marks.observed.count > 0) out.add("intersection");
     for (const el of [document.documentElement, document.body]) {
       const byType = el ? marks.get(el) : null;
       if (byType) for (const [type, set] of byType) note(type, set);
@@ -453,8 +457,11 @@
         if (d.selector) { try { if (el.matches(d.selector)) { denied = true; break; } } catch (e) { /* bad selector */ } }
       }
     }
-    if (!ERR_ONLY && visible && elements.length < MAX_EL) {
-      const reasons = reasonsOf(el, cs, ctx.cursor);
+    // A file input is often hidden behind a styled button or label: it is kept (not
+    // shown) so an upload can set it, as a file chooser would.
+    const fileInput = tag === "input" && (el.type || "").toLowerCase() === "file";
+    if (!ERR_ONLY && (visible || fileInput) && elements.length < MAX_EL) {
+      const reasons = reasonsOf(el, cs || {}, ctx.cursor);
       const gestures = gesturesOf(el);
       const isLeaf = !reasons.length && !gestures.length && hasOwnText(el) && textLeaves < MAX_TEXT_LEAVES;
       if (reasons.length || gestures.length || isLeaf) {
@@ -479,8 +486,8 @@
           attrs,
           text,
           label,
-          rect: { x: rect.left + ctx.ox, y: rect.top + ctx.oy, width: rect.width, height: rect.height },
-          visible: true,
+          rect: rect ? { x: rect.left + ctx.ox, y: rect.top + ctx.oy, width: rect.width, height: rect.height } : { x: 0, y: 0, width: 0, height: 0 },
+          visible,
           enabled: !(el.matches(":disabled") || el.getAttribute("aria-disabled") === "true"),
           actionable: reasons,
           gestures,

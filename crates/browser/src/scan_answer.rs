@@ -24,8 +24,8 @@ const MAX_ERROR_TEXT: usize = 1000;
 /// scan.js names at most 20 open regions, each in a role and 60 characters.
 const MAX_REGIONS: usize = 20;
 const MAX_REGION: usize = 200;
-/// listeners.js records 12 event types.
-const MAX_DELEGATED: usize = 12;
+/// listeners.js records 14 event types, and IntersectionObserver use.
+const MAX_DELEGATED: usize = 15;
 /// Chromium lays nothing out beyond 2^25 CSS pixels (its LayoutUnit range): within it,
 /// sums such as a rect's centre stay finite.
 const MAX_PX: f64 = 33_554_432.0;
@@ -71,7 +71,7 @@ pub(crate) fn observation(json: &str, caps: &Caps) -> Result<Observation, Browse
     o.page = size(o.page);
     for e in &mut o.elements {
         e.gestures
-            .retain(|g| matches!(g.as_str(), "hover" | "context_menu" | "keys"));
+            .retain(|g| matches!(g.as_str(), "hover" | "context_menu" | "keys" | "scroll"));
         e.gestures.dedup();
         e.rect = Rect {
             x: e.rect.x.clamp(-MAX_PX, MAX_PX),

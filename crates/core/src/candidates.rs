@@ -41,6 +41,8 @@ impl DenyText {
 pub fn action_for(e: &Element) -> Action {
     let kind = if e.tag == "select" {
         ActionKind::Select
+    } else if e.tag == "input" && e.input_type.as_deref() == Some("file") {
+        ActionKind::Upload
     } else if e.tag == "input"
         && matches!(e.input_type.as_deref(), Some("checkbox") | Some("radio"))
     {
@@ -57,6 +59,10 @@ pub fn action_for(e: &Element) -> Action {
 /// offered a double click besides its usual action.
 pub fn wants_double_click(e: &Element) -> bool {
     e.actionable.iter().any(|r| r == "listener:dblclick")
+}
+
+fn is_file_input(e: &Element) -> bool {
+    e.tag == "input" && e.input_type.as_deref() == Some("file")
 }
 
 /// Whether the element listens for `gesture` ("hover", "context_menu", "keys") besides
@@ -100,10 +106,13 @@ pub fn candidate_actions(obs: &Observation, deny: &DenyText, can_go_back: bool) 
     let delegated = |t: &str| obs.delegated.iter().any(|d| d == t);
     let (dbl_all, menu_all) = (delegated("dblclick"), delegated("contextmenu"));
     let mut kinds_seen: Vec<(&str, Option<&str>)> = Vec::new();
-    let usable = |e: &&Element| e.visible && e.enabled && !e.denied && !deny.denies(e);
+    // A file input is often hidden behind a styled button: it is set, not clicked.
+    let usable =
+        |e: &&Element| (e.visible || is_file_input(e)) && e.enabled && !e.denied && !deny.denies(e);
     for e in obs.elements.iter().filter(usable) {
         let gesture = |kind: ActionKind| Action::on(kind, e.locator.clone());
-        if e.is_actionable() && !(e.tag == "select" && e.options.is_empty()) {
+        let actionable = !e.actionable.is_empty() && (e.visible || is_file_input(e));
+        if actionable && !(e.tag == "select" && e.options.is_empty()) {
             out.push(action_for(e));
             let first_of_kind = {
                 let k = (e.tag.as_str(), e.attr("type"));
@@ -129,6 +138,21 @@ pub fn candidate_actions(obs: &Observation, deny: &DenyText, can_go_back: bool) 
         if wants(e, "context_menu") {
             out.push(gesture(ActionKind::ContextMenu));
         }
+        if wants(e, "scroll") {
+            out.push(gesture(ActionKind::Scroll));
+        }
+    }
+    // The page, where it is taller than the window and listens for scrolling (or watches
+    // an element's coming into view): scrolling may load more.
+    let loads_on_scroll = ["scroll", "wheel", "intersection"]
+        .iter()
+        .any(|t| delegated(t));
+    if loads_on_scroll && obs.page.height > obs.viewport.height + 50.0 {
+        out.push(Action {
+            kind: ActionKind::Scroll,
+            target: None,
+            value: None,
+        });
     }
     if can_go_back {
         out.push(Action::back());
@@ -304,6 +328,50 @@ mod tests {
             .filter(|(k, _)| *k == ActionKind::ContextMenu)
             .count();
         assert_eq!(menus, 3);
+    }
+
+    #[test]
+    fn a_file_input_is_set_not_clicked_even_hidden_behind_a_label() {
+        let mut file = el("input", Some("file"), "");
+        file.locator = "#picture".into();
+        file.visible = false;
+        let mut hidden_button = el("button", None, "Gone");
+        hidden_button.visible = false;
+        let obs = Observation {
+            elements: vec![file, hidden_button],
+            ..Observation::default()
+        };
+        assert_eq!(
+            kinds_on(&obs),
+            vec![(ActionKind::Upload, "#picture".to_string())]
+        );
+    }
+
+    #[test]
+    fn the_page_is_scrolled_where_it_is_taller_than_the_window_and_loads_on_scroll() {
+        let scrolls = |delegated: &[&str], page_height: f64| {
+            let obs = Observation {
+                delegated: delegated.iter().map(|s| s.to_string()).collect(),
+                viewport: crate::model::Size {
+                    width: 1280.0,
+                    height: 800.0,
+                },
+                page: crate::model::Size {
+                    width: 1280.0,
+                    height: page_height,
+                },
+                ..Observation::default()
+            };
+            candidate_actions(&obs, &DenyText::default(), false)
+                .iter()
+                .filter(|a| a.kind == ActionKind::Scroll && a.target.is_none())
+                .count()
+        };
+        assert_eq!(scrolls(&["intersection"], 2400.0), 1);
+        assert_eq!(scrolls(&["scroll"], 2400.0), 1);
+        // Nothing listens, or nothing to scroll: no step spent on it.
+        assert_eq!(scrolls(&["click"], 2400.0), 0);
+        assert_eq!(scrolls(&["intersection"], 800.0), 0);
     }
 
     #[test]

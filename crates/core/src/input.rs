@@ -30,6 +30,17 @@ pub trait InputGenerator {
         element.options.choose(rng).cloned()
     }
 
+    /// The file to set in the file input `element` (`crate::files::FileSpec`'s value):
+    /// by default one that fits its `accept`.
+    fn file_for(
+        &mut self,
+        element: &Element,
+        _page: &Observation,
+        _rng: &mut ChaCha8Rng,
+    ) -> String {
+        crate::files::fitting(element.attr("accept")).value()
+    }
+
     /// The values for the fields of one form filled together before its button, one per
     /// field in order (`None`: leave that field alone). Selects get an option, the other
     /// fields text. A generator that decides per form (one field mutated, the others

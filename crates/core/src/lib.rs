@@ -22,6 +22,7 @@ pub mod budget;
 pub mod candidates;
 pub mod ddmin;
 pub mod embed;
+pub mod files;
 pub mod findings;
 pub mod forms;
 pub mod input;

@@ -76,7 +76,8 @@ pub struct Element {
     #[serde(default)]
     pub actionable: Vec<String>,
     /// Gestures other than a click the element listens for (the scan's listener record
-    /// and stylesheets): "hover", "context_menu", "keys". An element with gestures alone
+    /// and stylesheets): "hover", "context_menu", "keys", "scroll" (a scroll listener on
+    /// something scrollable). An element with gestures alone
     /// is offered those, not a click.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub gestures: Vec<String>,
@@ -113,8 +114,13 @@ pub const PASSWORD_MASK: &str = "********";
 impl Element {
     /// What a scan reports as this field's value after `typed` was entered: cut at its
     /// `maxlength` (typing stops there), masked for a password, truncated as the scan
-    /// truncates.
+    /// truncates; for a file input given an upload's file, `C:\fakepath\` and its name.
     pub fn shown_after_typing(&self, typed: &str) -> String {
+        // A file input shows the chosen file's name behind the path browsers fake.
+        if self.tag == "input" && self.input_type.as_deref() == Some("file") {
+            let name = crate::files::FileSpec::parse(typed).file_name();
+            return format!("C:\\fakepath\\{name}");
+        }
         let mut v: String = match self
             .attr("maxlength")
             .and_then(|m| m.trim().parse::<usize>().ok())
@@ -229,8 +235,9 @@ pub struct Observation {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub regions: Vec<String>,
     /// Event types the page listens for on the window, the document, its root or body
-    /// ("dblclick", "contextmenu", "keydown"): handlers of the whole page's events that
-    /// read `event.target`, so any element may answer them.
+    /// ("dblclick", "contextmenu", "keydown", "scroll"): handlers of the whole page's
+    /// events that read `event.target`, so any element may answer them; "intersection"
+    /// when an IntersectionObserver watches something (an endless list's sentinel).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub delegated: Vec<String>,
     /// Short visible texts showing "undefined", "NaN", "[object Object]" or "null" where
@@ -294,6 +301,10 @@ impl Observation {
     }
 }
 
+/// How far one `Scroll` turns the mouse wheel, in CSS pixels (the Playwright export turns
+/// it as far).
+pub const SCROLL_PX: u32 = 600;
+
 /// What an action does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -310,6 +321,12 @@ pub enum ActionKind {
     Hover,
     /// A right click: the context menu the page opens for the target.
     ContextMenu,
+    /// Set the file input's file to the one `value` names (`crate::files::FileSpec`: a
+    /// generated file, `photo.png` or `large.png:6291456`), as a file chooser does.
+    Upload,
+    /// Turn the mouse wheel down over the target (a scrollable container), or over the
+    /// middle of the page without one: what loads more of an endless list.
+    Scroll,
     /// Press the key `value` (a Playwright key name: `Enter`, `Escape`, `ArrowDown`) with
     /// the focus on the target.
     Press,
@@ -334,6 +351,8 @@ impl ActionKind {
             ActionKind::Hover => "hover",
             ActionKind::ContextMenu => "context_menu",
             ActionKind::Press => "press",
+            ActionKind::Upload => "upload",
+            ActionKind::Scroll => "scroll",
             ActionKind::Submit => "submit",
             ActionKind::Back => "back",
             ActionKind::Navigate => "navigate",

@@ -313,6 +313,17 @@ fn action(
     if kind == ActionKind::Spec {
         return spec_action(b, a);
     }
+    if kind == ActionKind::Scroll && a.target.is_none() {
+        // The wheel over the middle of the window, as wayfarer turned it.
+        b.line(
+            "await page.mouse.move(page.viewportSize().width / 2, page.viewportSize().height / 2);",
+        );
+        b.line(format!(
+            "await page.mouse.wheel(0, {});",
+            wayfarer_core::model::SCROLL_PX
+        ));
+        return true;
+    }
     let Some(code) = locator.map(|l| l.code) else {
         b.line("// (no target recorded: wayfarer could not perform this step either)");
         return false;
@@ -331,6 +342,17 @@ fn action(
         ActionKind::DoubleClick => format!("await {l}.dblclick();"),
         ActionKind::Hover => format!("await {l}.hover();"),
         ActionKind::ContextMenu => format!("await {l}.click({{ button: 'right' }});"),
+        ActionKind::Scroll => {
+            b.line(format!("await {l}.hover();"));
+            format!(
+                "await page.mouse.wheel(0, {});",
+                wayfarer_core::model::SCROLL_PX
+            )
+        }
+        ActionKind::Upload => {
+            let spec = wayfarer_core::files::FileSpec::parse(a.value.as_deref().unwrap_or(""));
+            format!("await {l}.setInputFiles({});", file_payload(&spec))
+        }
         ActionKind::Press => {
             let key = a.value.as_deref().unwrap_or("Enter");
             format!("await {l}.press({});", str_lit(key))
@@ -357,6 +379,28 @@ fn action(
     };
     b.line(line);
     true
+}
+
+/// The file `spec` makes, as Playwright's `setInputFiles` takes it: its name, type and
+/// bytes; a large file as its head and `a`s, as wayfarer made it.
+fn file_payload(spec: &wayfarer_core::files::FileSpec) -> String {
+    use base64::Engine;
+    let bytes = spec.bytes();
+    let head = &bytes[..bytes.len().min(spec.head().len())];
+    let b64 = base64::engine::general_purpose::STANDARD.encode(head);
+    let buffer = if bytes.len() > head.len() {
+        format!(
+            "Buffer.concat([Buffer.from('{b64}', 'base64'), Buffer.alloc({}, 'a')])",
+            bytes.len() - head.len()
+        )
+    } else {
+        format!("Buffer.from('{b64}', 'base64')")
+    };
+    format!(
+        "{{ name: {}, mimeType: {}, buffer: {buffer} }}",
+        str_lit(&spec.name),
+        str_lit(spec.mime())
+    )
 }
 
 /// An action of the specification's generators, with Playwright's mouse and keyboard as
@@ -494,6 +538,26 @@ mod tests {
             end_title: end_title.into(),
             ..FeatureCheck::default()
         }
+    }
+
+    #[test]
+    fn an_upload_carries_the_bytes_wayfarer_set_a_large_one_as_its_head_and_padding() {
+        use wayfarer_core::files::FileSpec;
+        let small = file_payload(&FileSpec::parse("data.csv"));
+        // "name,amount\nCoffee,3.50\nTrain,12.00\n" in base64.
+        assert_eq!(
+            small,
+            "{ name: 'data.csv', mimeType: 'text/csv', buffer: \
+             Buffer.from('bmFtZSxhbW91bnQKQ29mZmVlLDMuNTAKVHJhaW4sMTIuMDAK', 'base64') }"
+        );
+        let large = file_payload(&FileSpec::parse("photo.png:6291456"));
+        let head = FileSpec::parse("photo.png").bytes().len();
+        assert!(
+            large.contains(&format!("Buffer.alloc({}, 'a')", 6291456 - head)),
+            "{large}"
+        );
+        let empty = file_payload(&FileSpec::parse("notes.txt:0"));
+        assert!(empty.contains("Buffer.from('', 'base64')"), "{empty}");
     }
 
     #[test]

@@ -175,6 +175,8 @@ impl CrawlAgent {
             | ActionKind::ContextMenu
             | ActionKind::Hover
             | ActionKind::Press
+            | ActionKind::Upload
+            | ActionKind::Scroll
             | ActionKind::Check
             | ActionKind::Select => true,
             ActionKind::Back => self.cfg.back,

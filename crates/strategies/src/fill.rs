@@ -32,6 +32,7 @@ pub(crate) fn fill_noted(
     action.value = match action.kind {
         ActionKind::Type => Some(inputs.text_for(element, page, rng)),
         ActionKind::Select => inputs.option_for(element, page, rng),
+        ActionKind::Upload => Some(inputs.file_for(element, page, rng)),
         _ => return (action, None),
     };
     (action, inputs.note())

@@ -309,7 +309,7 @@ impl GuidedAgent {
     ) -> Action {
         let fill = self.cfg.fill_forms;
         let (a, plan, why) = take(choice, why, fill, view, self.inputs.as_mut(), rng);
-        if fill && plan.is_none() && a.kind == ActionKind::Type {
+        if fill && plan.is_none() && matches!(a.kind, ActionKind::Type | ActionKind::Upload) {
             self.send = a
                 .target
                 .as_deref()
@@ -467,7 +467,7 @@ impl Agent for GuidedAgent {
                 .filter(|a| {
                     // A field's form is as dry as the button that sends it.
                     let button = match a.kind {
-                        ActionKind::Type => a
+                        ActionKind::Type | ActionKind::Upload => a
                             .target
                             .as_deref()
                             .and_then(|t| sender(view.observation, t, view.actions)),
@@ -479,7 +479,8 @@ impl Agent for GuidedAgent {
                 })
                 .filter(|a| self.inputs.work_left(view.observation, a))
                 .filter(|a| {
-                    a.kind == ActionKind::Type || !fields_before(view.observation, a).is_empty()
+                    matches!(a.kind, ActionKind::Type | ActionKind::Upload)
+                        || !fields_before(view.observation, a).is_empty()
                 })
                 .collect();
             if forms.is_empty() {

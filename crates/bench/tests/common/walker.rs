@@ -69,7 +69,9 @@ impl Walker {
             .obs
             .elements
             .iter()
-            .filter(|e| e.visible && e.attr("data-action-id") == Some(step.action_id));
+            // A file input hidden behind a styled label is set all the same.
+            .filter(|e| e.visible || e.input_type.as_deref() == Some("file"))
+            .filter(|e| e.attr("data-action-id") == Some(step.action_id));
         match step.pick {
             Pick::First => found.next(),
             Pick::Last => found.next_back(),
@@ -88,7 +90,15 @@ impl Walker {
         let mut done = 0;
         for (i, step) in steps.iter().enumerate() {
             if !step.has_control() {
-                let out = self.env.step(&Action::back()).expect("back");
+                let action = match step.gesture {
+                    Gesture::Scroll => Action {
+                        kind: ActionKind::Scroll,
+                        target: None,
+                        value: None,
+                    },
+                    _ => Action::back(),
+                };
+                let out = self.env.step(&action).expect("a step without a control");
                 self.obs = out.observation;
                 self.note();
                 self.judge(&out.events, i, &mut failures);
@@ -159,6 +169,8 @@ fn action_of(step: &Step, locator: String) -> Action {
         Gesture::Hover => (ActionKind::Hover, None),
         Gesture::ContextMenu => (ActionKind::ContextMenu, None),
         Gesture::Press(key) => (ActionKind::Press, Some(key.to_string())),
+        Gesture::Upload(file) => (ActionKind::Upload, Some(file.to_string())),
+        Gesture::Scroll => (ActionKind::Scroll, None),
     };
     let mut a = Action::on(kind, locator);
     a.value = value;

@@ -341,6 +341,8 @@ impl SimEnv {
             | ActionKind::Hover
             | ActionKind::ContextMenu
             | ActionKind::Press
+            | ActionKind::Upload
+            | ActionKind::Scroll
             | ActionKind::Navigate
             | ActionKind::Spec => Vec::new(),
         };

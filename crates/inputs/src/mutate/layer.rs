@@ -94,6 +94,8 @@ struct FormMemory {
     failures: u32,
     /// Attacks after which the server ran code it had never run.
     server_branches: u32,
+    /// The next of `files::boundaries` a file input of the form gets.
+    file_next: usize,
     /// The field whose boundary value last made the server run new code: the next attack
     /// on the form breaks it again (another row), while that keeps opening branches.
     hot: Option<String>,
@@ -393,7 +395,7 @@ impl InputGenerator for Mutate {
         }
         // Typing alone into a field of an accepted form may attack it (half the time): a
         // field that breaks on input (a length meter) breaks with no submission at all.
-        if action.kind == ActionKind::Type {
+        if matches!(action.kind, ActionKind::Type | ActionKind::Upload) {
             let Some(e) = action.target.as_deref().and_then(|t| page.element(t)) else {
                 return false;
             };
@@ -463,6 +465,32 @@ impl InputGenerator for Mutate {
         self.inner.option_for(e, page, rng)
     }
 
+    /// A file input of an accepted form gets, half the time, the next of the upload's
+    /// boundary files (empty, large, another type, an odd name), in turn.
+    fn file_for(&mut self, e: &Element, page: &Observation, rng: &mut ChaCha8Rng) -> String {
+        self.note = None;
+        self.handed.clear();
+        let valid = self.inner.file_for(e, page, rng);
+        let key = FormKey::of_element(page, e);
+        if !self.accepted(&key) || self.holds_boundary(page, &key, Some(e.locator.as_str())) {
+            return valid;
+        }
+        let mut own = self.own_rng(rng);
+        let attack = own.gen_bool(0.5);
+        self.own = Some(own);
+        if !attack {
+            return valid;
+        }
+        let files = wayfarer_core::files::boundaries(e.attr("accept"));
+        let memory = self.forms.entry(key).or_default();
+        let (file, why) = &files[memory.file_next % files.len()];
+        memory.file_next += 1;
+        let value = file.value();
+        self.handed.insert(e.locator.clone(), value.clone());
+        self.note = Some(format!("{MUTATE_NOTE}file: {value:?} ({why})"));
+        value
+    }
+
     fn fill_form(
         &mut self,
         page: &Observation,
@@ -517,7 +545,7 @@ impl InputGenerator for Mutate {
         // leaves a submission judged on the other fields).
         self.typed.retain(|t| shows(before, &t.locator, &t.value));
         match action.kind {
-            ActionKind::Type => self.typed_into(before, action),
+            ActionKind::Type | ActionKind::Upload => self.typed_into(before, action),
             ActionKind::Click | ActionKind::DoubleClick | ActionKind::Submit => {
                 self.submitted(before, action, after, events)
             }

@@ -78,6 +78,7 @@ pub fn sentence(st: &TraceStep) -> Vec<Part> {
         ActionKind::Check => vec![part("Toggle ", "t")],
         ActionKind::Hover => vec![part("Hover over ", "t")],
         ActionKind::ContextMenu => vec![part("Right-click ", "t")],
+        ActionKind::Upload => vec![part("Upload ", "t"), quoted(), part(" into ", "t")],
         ActionKind::Press => vec![
             part("Press ", "t"),
             part(shorten_value(value, 20), "v"),
@@ -85,6 +86,8 @@ pub fn sentence(st: &TraceStep) -> Vec<Part> {
         ],
         ActionKind::Submit => vec![part("Submit the form of ", "t")],
         ActionKind::Back => return vec![part("Go back", "t")],
+        ActionKind::Scroll if a.target.is_none() => return vec![part("Scroll down the page", "t")],
+        ActionKind::Scroll => vec![part("Scroll down in ", "t")],
         ActionKind::Navigate => {
             return vec![part("Go to ", "t"), part(truncate(value, 200), "url")];
         }

@@ -407,6 +407,43 @@ fn an_accepted_form_is_work_left_until_its_attacks_are_spent() {
 }
 
 #[test]
+fn a_file_input_of_an_accepted_form_gets_the_uploads_boundary_files_in_turn() {
+    let mut pic = field("#pic", "file", &[("name", "pic"), ("accept", "image/*")]);
+    pic.actionable = vec!["tag:input".into()];
+    let p = page(vec![
+        field("#title", "text", &[("name", "title")]),
+        pic.clone(),
+    ]);
+    let mut m = mutate();
+    let mut r = rng(8);
+    // Before the form took valid values: the file that fits.
+    assert_eq!(m.file_for(&pic, &p, &mut r), "photo.png");
+    assert!(m.note().is_none());
+    submit(&mut m, &p, &mut r, true);
+    let mut attacks = Vec::new();
+    for _ in 0..40 {
+        let v = m.file_for(&pic, &p, &mut r);
+        match m.note() {
+            Some(n) => {
+                assert!(n.starts_with("mutate file: "), "{n}");
+                attacks.push(v);
+            }
+            None => assert_eq!(v, "photo.png"),
+        }
+    }
+    assert!(attacks.len() >= 8 && attacks.len() <= 32, "{attacks:?}");
+    assert_eq!(
+        attacks[..4],
+        [
+            "photo.png:0".to_string(),
+            format!("photo.png:{}", wayfarer_core::files::LARGE),
+            "notes.txt".to_string(),
+            "rapport d'été (1) ü.png".to_string(),
+        ]
+    );
+}
+
+#[test]
 fn an_attack_that_opened_a_server_branch_is_followed_by_more_on_its_field() {
     let p = signup();
     let go = Action::on(ActionKind::Click, "#go");
