@@ -2,8 +2,8 @@
 //! hand, one page each, each with a seeded bug reachable only through its gesture: a double
 //! click delegated to the document (roundup's date copy), a menu opened by hovering (a
 //! `mouseenter` listener, and a stylesheet `:hover` rule), a context menu, and Enter in a
-//! search box without a button, an upload over a size, and the 40th post of a feed that
-//! loads more as it scrolls. Static pages; no session data.
+//! search box without a button, an upload over a size, the 40th post of a feed that
+//! loads more as it scrolls, and a card dragged to another column. Static pages; no session data.
 
 use axum::response::Response;
 use axum::routing::get;
@@ -11,7 +11,7 @@ use axum::Router;
 
 use crate::bugs::SeededBug;
 use crate::common::{self, esc, fill};
-use crate::truth::Step;
+use crate::truth::{Pick, Step};
 use crate::App;
 
 const LAYOUT: &str = include_str!("../assets/gestures/layout.html");
@@ -22,6 +22,7 @@ const FILES: &str = include_str!("../assets/gestures/files.html");
 const SEARCH: &str = include_str!("../assets/gestures/search.html");
 const UPLOAD: &str = include_str!("../assets/gestures/upload.html");
 const FEED: &str = include_str!("../assets/gestures/feed.html");
+const KANBAN: &str = include_str!("../assets/gestures/kanban.html");
 
 pub(crate) fn router(bugs: bool) -> Router {
     let at = move |title: &'static str, id: &'static str, body: &'static str| {
@@ -35,6 +36,7 @@ pub(crate) fn router(bugs: bool) -> Router {
         .route("/search", at("Search", "gestures_search", SEARCH))
         .route("/upload", at("Upload", "gestures_upload", UPLOAD))
         .route("/feed", at("Feed", "gestures_feed", FEED))
+        .route("/kanban", at("Kanban", "gestures_kanban", KANBAN))
         .route("/static/wf.js", get(common::wf_js))
         .route("/favicon.ico", get(common::favicon))
         .fallback(|| async { common::not_found() })
@@ -148,6 +150,19 @@ pub(crate) const BUGS: &[SeededBug] = &[
             Step::scroll(),
             Step::scroll(),
             Step::click_text("gestures.feed.post", "Post 40"),
+        ],
+    },
+    SeededBug {
+        id: "gestures-kanban-done",
+        app: App::Gestures,
+        description: "Dropping a card without a due date on Done throws. Steps: Kanban, \
+                      drag Book the train onto Done.",
+        kind: "exception",
+        message_contains: "TypeError: Cannot read properties of undefined (reading 'date')",
+        min_actions: 2,
+        steps: &[
+            Step::click("gestures.index.kanban"),
+            Step::drag_to("gestures.kanban.card", "gestures.kanban.done").pick(Pick::Last),
         ],
     },
 ];

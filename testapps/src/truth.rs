@@ -36,6 +36,8 @@ pub enum Gesture {
     Press(&'static str),
     /// Set the file input to this generated file (`wayfarer_core::files::FileSpec`).
     Upload(&'static str),
+    /// Drag the control and drop it on the control with this action id.
+    DragTo(&'static str),
     /// Turn the mouse wheel down over the middle of the page (no control: the step's
     /// action id is empty).
     Scroll,
@@ -135,6 +137,14 @@ impl Step {
             action_id,
             pick: Pick::First,
             gesture: Gesture::Upload(file),
+        }
+    }
+
+    pub const fn drag_to(action_id: &'static str, onto: &'static str) -> Step {
+        Step {
+            action_id,
+            pick: Pick::First,
+            gesture: Gesture::DragTo(onto),
         }
     }
 

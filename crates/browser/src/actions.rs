@@ -104,6 +104,27 @@ if (el.isContentEditable) {
 }
 return "empty";"#;
 
+/// HTML5 drag and drop from `loc` onto `value`, as the page's handlers see it: one
+/// DataTransfer through dragstart, drag, dragenter, dragover, drop and dragend, at the
+/// two elements' centres ("ok"; null when one is not found). Synthetic events: Chrome
+/// starts no native drag from input sent over CDP unless drags are intercepted.
+const DRAG_JS: &str = r#"const src = __wfFind(loc), dst = __wfFind(value);
+if (!src || !dst) return null;
+src.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
+const dt = new DataTransfer();
+const at = el => { const r = el.getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; };
+const fire = (el, type) => {
+  const [x, y] = at(el);
+  return el.dispatchEvent(new DragEvent(type, { bubbles: true, cancelable: true, composed: true, dataTransfer: dt, clientX: x, clientY: y }));
+};
+fire(src, "dragstart");
+fire(src, "drag");
+fire(dst, "dragenter");
+fire(dst, "dragover");
+fire(dst, "drop");
+fire(src, "dragend");
+return "ok";"#;
+
 /// Scroll into view and focus, for a key press: "ok", or null when not found.
 const FOCUS_JS: &str = r#"const el = __wfFind(loc);
 if (!el) return null;
@@ -225,6 +246,20 @@ impl Actor<'_> {
                     None => self.middle().await?,
                 };
                 self.wheel_down(aim).await
+            }
+            ActionKind::Drag => {
+                let loc = target()?;
+                let onto = action
+                    .value
+                    .as_deref()
+                    .ok_or_else(|| BrowserError::Step("drag needs a drop target".into()))?;
+                let dragged = self.run(DRAG_JS, loc, Some(onto)).await;
+                match self.answered(dragged, "in a drag handler").await? {
+                    Some(v) if v.is_null() => Err(BrowserError::NotFound(format!(
+                        "{loc} or its drop target {onto}"
+                    ))),
+                    _ => Ok(()),
+                }
             }
             ActionKind::Upload => {
                 let spec = FileSpec::parse(action.value.as_deref().unwrap_or("notes.txt"));

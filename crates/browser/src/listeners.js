@@ -11,7 +11,7 @@
   const K = Symbol.for("wayfarer.listeners");
   if (window[K]) return;
   const TYPES = new Set(["click", "dblclick", "mousedown", "mouseup", "pointerdown", "pointerup", "keydown",
-    "contextmenu", "mouseenter", "mouseover", "keyup", "keypress", "scroll", "wheel"]);
+    "contextmenu", "mouseenter", "mouseover", "keyup", "keypress", "scroll", "wheel", "dragstart", "dragover", "drop"]);
   const marks = new WeakMap();
   const delegated = new Map();
   Object.defineProperty(marks, "delegated", { value: delegated });

@@ -13,7 +13,7 @@
   // recorded are gestures of their own (`gesturesOf`).
   const CLICK_TYPES = new Set(["click", "dblclick", "mousedown", "mouseup", "pointerdown", "pointerup", "keydown"]);
   const GESTURE_OF = { contextmenu: "context_menu", mouseenter: "hover", mouseover: "hover", keyup: "keys", keypress: "keys",
-    scroll: "scroll", wheel: "scroll" };
+    scroll: "scroll", wheel: "scroll", dragstart: "drag", dragover: "drop", drop: "drop" };
   const SKIP = new Set(["script", "style", "noscript", "template", "head", "meta", "link", "title", "base"]);
   const ACTION_TAGS = new Set(["button", "textarea", "select", "summary"]);
   const ACTION_ROLES = new Set(["button", "link", "checkbox", "tab", "menuitem", "option", "radio", "switch"]);
@@ -347,6 +347,7 @@
         if (set.size && k && !g.includes(k)) g.push(k);
       }
     }
+    if (!g.includes("drag") && el.getAttribute("draggable") === "true") g.push("drag");
     if (!g.includes("hover") && hoverTriggers.some(sel => { try { return el.matches(sel); } catch (e) { return false; } })) g.push("hover");
     return g;
   }

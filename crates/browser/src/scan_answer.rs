@@ -24,8 +24,8 @@ const MAX_ERROR_TEXT: usize = 1000;
 /// scan.js names at most 20 open regions, each in a role and 60 characters.
 const MAX_REGIONS: usize = 20;
 const MAX_REGION: usize = 200;
-/// listeners.js records 14 event types, and IntersectionObserver use.
-const MAX_DELEGATED: usize = 15;
+/// listeners.js records 17 event types, and IntersectionObserver use.
+const MAX_DELEGATED: usize = 18;
 /// Chromium lays nothing out beyond 2^25 CSS pixels (its LayoutUnit range): within it,
 /// sums such as a rect's centre stay finite.
 const MAX_PX: f64 = 33_554_432.0;
@@ -70,8 +70,12 @@ pub(crate) fn observation(json: &str, caps: &Caps) -> Result<Observation, Browse
     o.viewport = size(o.viewport);
     o.page = size(o.page);
     for e in &mut o.elements {
-        e.gestures
-            .retain(|g| matches!(g.as_str(), "hover" | "context_menu" | "keys" | "scroll"));
+        e.gestures.retain(|g| {
+            matches!(
+                g.as_str(),
+                "hover" | "context_menu" | "keys" | "scroll" | "drag" | "drop"
+            )
+        });
         e.gestures.dedup();
         e.rect = Rect {
             x: e.rect.x.clamp(-MAX_PX, MAX_PX),

@@ -61,6 +61,28 @@ pub fn wants_double_click(e: &Element) -> bool {
     e.actionable.iter().any(|r| r == "listener:dblclick")
 }
 
+/// Drop targets offered for one dragged element: at most this many.
+const DROPS_PER_SOURCE: usize = 4;
+
+/// Where `source` may be dropped: the elements that take drops (`drop` gesture), shown,
+/// other than the one it is in or on (a card is moved to another column, not its own),
+/// in document order.
+fn drops_for<'a>(obs: &'a Observation, source: &'a Element) -> impl Iterator<Item = &'a str> {
+    let (cx, cy) = (
+        source.rect.x + source.rect.width / 2.0,
+        source.rect.y + source.rect.height / 2.0,
+    );
+    obs.elements
+        .iter()
+        .filter(|t| t.visible && !t.denied && wants(t, "drop") && t.locator != source.locator)
+        .filter(move |t| {
+            let r = &t.rect;
+            !(cx >= r.x && cx <= r.x + r.width && cy >= r.y && cy <= r.y + r.height)
+        })
+        .map(|t| t.locator.as_str())
+        .take(DROPS_PER_SOURCE)
+}
+
 fn is_file_input(e: &Element) -> bool {
     e.tag == "input" && e.input_type.as_deref() == Some("file")
 }
@@ -140,6 +162,9 @@ pub fn candidate_actions(obs: &Observation, deny: &DenyText, can_go_back: bool) 
         }
         if wants(e, "scroll") {
             out.push(gesture(ActionKind::Scroll));
+        }
+        if wants(e, "drag") {
+            out.extend(drops_for(obs, e).map(|t| gesture(ActionKind::Drag).with_value(t)));
         }
     }
     // The page, where it is taller than the window and listens for scrolling (or watches
@@ -372,6 +397,42 @@ mod tests {
         // Nothing listens, or nothing to scroll: no step spent on it.
         assert_eq!(scrolls(&["click"], 2400.0), 0);
         assert_eq!(scrolls(&["intersection"], 800.0), 0);
+    }
+
+    #[test]
+    fn a_draggable_element_is_dropped_on_the_targets_it_is_not_in() {
+        let rect = |x: f64, y: f64, w: f64, h: f64| crate::model::Rect {
+            x,
+            y,
+            width: w,
+            height: h,
+        };
+        let mut todo = el("section", None, "To do");
+        todo.locator = "#todo".into();
+        todo.actionable.clear();
+        todo.gestures = vec!["drop".into()];
+        todo.rect = rect(0.0, 0.0, 200.0, 400.0);
+        let mut done = todo.clone();
+        done.locator = "#done".into();
+        done.rect = rect(300.0, 0.0, 200.0, 400.0);
+        let mut card = el("div", None, "Book the train");
+        card.locator = "#card-2".into();
+        card.actionable.clear();
+        card.gestures = vec!["drag".into()];
+        card.rect = rect(10.0, 50.0, 180.0, 30.0);
+        let obs = Observation {
+            elements: vec![todo, card, done],
+            ..Observation::default()
+        };
+        let drags: Vec<Action> = candidate_actions(&obs, &DenyText::default(), false)
+            .into_iter()
+            .filter(|a| a.kind == ActionKind::Drag)
+            .collect();
+        assert_eq!(
+            drags,
+            vec![Action::on(ActionKind::Drag, "#card-2").with_value("#done")]
+        );
+        assert!(ActionKind::Drag.value_is_identity() && !ActionKind::Type.value_is_identity());
     }
 
     #[test]

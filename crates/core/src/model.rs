@@ -77,7 +77,8 @@ pub struct Element {
     pub actionable: Vec<String>,
     /// Gestures other than a click the element listens for (the scan's listener record
     /// and stylesheets): "hover", "context_menu", "keys", "scroll" (a scroll listener on
-    /// something scrollable). An element with gestures alone
+    /// something scrollable), "drag" (`draggable` or a `dragstart` listener), "drop" (a
+    /// `drop` or `dragover` listener). An element with gestures alone
     /// is offered those, not a click.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub gestures: Vec<String>,
@@ -324,6 +325,9 @@ pub enum ActionKind {
     /// Set the file input's file to the one `value` names (`crate::files::FileSpec`: a
     /// generated file, `photo.png` or `large.png:6291456`), as a file chooser does.
     Upload,
+    /// Drag the target and drop it on the element the locator `value` finds (HTML5 drag
+    /// and drop: the page's `dragstart`, `dragover` and `drop` handlers).
+    Drag,
     /// Turn the mouse wheel down over the target (a scrollable container), or over the
     /// middle of the page without one: what loads more of an endless list.
     Scroll,
@@ -341,6 +345,13 @@ pub enum ActionKind {
 }
 
 impl ActionKind {
+    /// Whether a candidate of this kind comes with its value and the value says which
+    /// action it is (the key pressed, the drop target), rather than being filled in later
+    /// (typed text, an option, a file): strategies tell such actions apart by it.
+    pub fn value_is_identity(&self) -> bool {
+        matches!(self, ActionKind::Press | ActionKind::Drag)
+    }
+
     pub fn as_str(&self) -> &'static str {
         match self {
             ActionKind::Click => "click",
@@ -353,6 +364,7 @@ impl ActionKind {
             ActionKind::Press => "press",
             ActionKind::Upload => "upload",
             ActionKind::Scroll => "scroll",
+            ActionKind::Drag => "drag",
             ActionKind::Submit => "submit",
             ActionKind::Back => "back",
             ActionKind::Navigate => "navigate",

@@ -342,6 +342,12 @@ fn action(
         ActionKind::DoubleClick => format!("await {l}.dblclick();"),
         ActionKind::Hover => format!("await {l}.hover();"),
         ActionKind::ContextMenu => format!("await {l}.click({{ button: 'right' }});"),
+        ActionKind::Drag => {
+            // Playwright's CSS pierces open shadow roots: wayfarer's `>>>` steps are
+            // descendant steps there.
+            let onto = a.value.as_deref().unwrap_or("").replace(" >>> ", " ");
+            format!("await {l}.dragTo(page.locator({}));", str_lit(&onto))
+        }
         ActionKind::Scroll => {
             b.line(format!("await {l}.hover();"));
             format!(

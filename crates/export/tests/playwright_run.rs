@@ -18,7 +18,7 @@ use wayfarer_core::config::OracleConfig;
 use wayfarer_core::trace::{Expected, ReplaySetup, TraceStep, TRACE_VERSION};
 use wayfarer_core::{Action, ActionKind, Element, Environment, Event, Observation, Oracles, Trace};
 use wayfarer_export::{playwright, NamedTrace, PlaywrightOptions};
-use wayfarer_testapps::{seeded_bugs, App, SeededBug, ServeOptions, Server};
+use wayfarer_testapps::{seeded_bugs, App, Gesture, Pick, SeededBug, ServeOptions, Server};
 
 /// `tools/playwright/node_modules`, which must hold `@playwright/test`.
 fn node_modules() -> PathBuf {
@@ -503,6 +503,82 @@ fn expense_seeded_bug_specs_fail_on_the_bugs_and_pass_once_fixed() {
         wizard.contains("getByRole('button', { name: 'Fill demo credentials', exact: true })"),
         "{wizard}"
     );
+}
+
+/// The element carrying `action_id` that `pick` chooses, shown (or a file input, which
+/// may hide behind its label), observed again for a while on a busy machine.
+fn by_action_id(rec: &mut Recorder, action_id: &str, pick: Pick) -> String {
+    for _ in 0..30 {
+        let found: Vec<&Element> = rec
+            .obs
+            .elements
+            .iter()
+            .filter(|e| e.visible || e.input_type.as_deref() == Some("file"))
+            .filter(|e| e.attr("data-action-id") == Some(action_id))
+            .collect();
+        let el = match pick {
+            Pick::First => found.first(),
+            Pick::Last => found.last(),
+            Pick::Text(t) => found.iter().find(|e| e.text.trim() == t),
+        };
+        if let Some(el) = el {
+            return el.locator.clone();
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        let out = rec.env.observe().expect("observe");
+        rec.obs = out.observation;
+        rec.judge(&out.events);
+    }
+    panic!("no {action_id} ({pick:?}) on {}", rec.obs.url);
+}
+
+/// The gestures app's bugs, recorded along their witnesses: each gesture as exploration
+/// takes it (a hover, a right click, Enter, an upload, a scroll, a drag).
+fn record_gestures(rec: &mut Recorder, bug: &SeededBug) {
+    for step in bug.steps {
+        if step.gesture == Gesture::Scroll {
+            let action = Action {
+                kind: ActionKind::Scroll,
+                target: None,
+                value: None,
+            };
+            let t = TraceStep::new(action.clone(), &rec.obs);
+            let out = rec.env.step(&action).expect("scroll");
+            rec.steps.push(t);
+            rec.obs = out.observation;
+            rec.judge(&out.events);
+            continue;
+        }
+        let target = by_action_id(rec, step.action_id, step.pick);
+        let (kind, value) = match step.gesture {
+            Gesture::Click => (ActionKind::Click, None),
+            Gesture::DoubleClick => (ActionKind::DoubleClick, None),
+            Gesture::Hover => (ActionKind::Hover, None),
+            Gesture::ContextMenu => (ActionKind::ContextMenu, None),
+            Gesture::Press(k) => (ActionKind::Press, Some(k.to_string())),
+            Gesture::Upload(f) => (ActionKind::Upload, Some(f.to_string())),
+            Gesture::DragTo(onto) => (ActionKind::Drag, Some(by_action_id(rec, onto, Pick::First))),
+            g => panic!("{}: no gesture {g:?} in the gestures app", bug.id),
+        };
+        rec.act_on(kind, target, value.as_deref());
+    }
+}
+
+#[test]
+fn gestures_seeded_bug_specs_fail_on_the_bugs_and_pass_once_fixed() {
+    let specs = seeded_bugs_fail_then_pass(App::Gestures, record_gestures);
+    let all = specs.join("\n");
+    for line in [
+        ".hover();",
+        ".click({ button: 'right' });",
+        ".press('Enter');",
+        ".setInputFiles({ name: 'photo.png', mimeType: 'image/png'",
+        "await page.mouse.wheel(0, 600);",
+        ".dragTo(page.locator(",
+        ".dblclick();",
+    ] {
+        assert!(all.contains(line), "no {line:?} in:\n{all}");
+    }
 }
 
 /// The naming traps of the hazards app, one action each (see

@@ -177,6 +177,7 @@ impl CrawlAgent {
             | ActionKind::Press
             | ActionKind::Upload
             | ActionKind::Scroll
+            | ActionKind::Drag
             | ActionKind::Check
             | ActionKind::Select => true,
             ActionKind::Back => self.cfg.back,

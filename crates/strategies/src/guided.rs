@@ -87,6 +87,7 @@ const DOWNLOADS: &[&str] = &[
 fn key(a: &Action) -> Action {
     match a.kind {
         ActionKind::Navigate | ActionKind::Spec => a.clone(),
+        k if k.value_is_identity() => a.clone(),
         _ => Action {
             value: None,
             ..a.clone()

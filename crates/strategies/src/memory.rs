@@ -13,8 +13,12 @@ use wayfarer_core::{Action, ActionKind, StateId, Transition};
 use crate::dfa::{Dfa, Edge};
 use crate::route::{Blame, Route, RouteStep};
 
-/// The identity of an action within a state: what it does and to what, not the value.
+/// The identity of an action within a state: what it does and to what, not the value
+/// (but the key pressed, the drop target: `ActionKind::value_is_identity`).
 pub fn key(a: &Action) -> Action {
+    if a.kind.value_is_identity() {
+        return a.clone();
+    }
     Action {
         value: None,
         ..a.clone()

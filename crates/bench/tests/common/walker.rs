@@ -126,7 +126,15 @@ impl Walker {
                 ));
                 break;
             };
-            let action = action_of(step, locator);
+            let mut action = action_of(step, locator);
+            if let Gesture::DragTo(onto) = step.gesture {
+                action.value = self
+                    .obs
+                    .elements
+                    .iter()
+                    .find(|e| e.visible && e.attr("data-action-id") == Some(onto))
+                    .map(|e| e.locator.clone());
+            }
             let out = self.env.step(&action).expect("step");
             self.obs = out.observation;
             self.note();
@@ -171,6 +179,8 @@ fn action_of(step: &Step, locator: String) -> Action {
         Gesture::Press(key) => (ActionKind::Press, Some(key.to_string())),
         Gesture::Upload(file) => (ActionKind::Upload, Some(file.to_string())),
         Gesture::Scroll => (ActionKind::Scroll, None),
+        // The drop target's locator is looked up on the page (`walk`).
+        Gesture::DragTo(_) => (ActionKind::Drag, None),
     };
     let mut a = Action::on(kind, locator);
     a.value = value;

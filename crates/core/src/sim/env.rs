@@ -343,6 +343,7 @@ impl SimEnv {
             | ActionKind::Press
             | ActionKind::Upload
             | ActionKind::Scroll
+            | ActionKind::Drag
             | ActionKind::Navigate
             | ActionKind::Spec => Vec::new(),
         };

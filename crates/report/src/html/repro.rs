@@ -88,6 +88,13 @@ pub fn sentence(st: &TraceStep) -> Vec<Part> {
         ActionKind::Back => return vec![part("Go back", "t")],
         ActionKind::Scroll if a.target.is_none() => return vec![part("Scroll down the page", "t")],
         ActionKind::Scroll => vec![part("Scroll down in ", "t")],
+        ActionKind::Drag => {
+            let mut p = vec![part("Drag ", "t")];
+            p.extend(el());
+            p.push(part(" onto ", "t"));
+            p.push(part(truncate(value, 80), "v"));
+            return p;
+        }
         ActionKind::Navigate => {
             return vec![part("Go to ", "t"), part(truncate(value, 200), "url")];
         }
