@@ -3,7 +3,8 @@
 //! click delegated to the document (roundup's date copy), a menu opened by hovering (a
 //! `mouseenter` listener, and a stylesheet `:hover` rule), a context menu, and Enter in a
 //! search box without a button, an upload over a size, the 40th post of a feed that
-//! loads more as it scrolls, and a card dragged to another column. Static pages; no session data.
+//! loads more as it scrolls, a card dragged to another column, and the down arrow in a
+//! combobox. Static pages; no session data.
 
 use axum::response::Response;
 use axum::routing::get;
@@ -23,6 +24,7 @@ const SEARCH: &str = include_str!("../assets/gestures/search.html");
 const UPLOAD: &str = include_str!("../assets/gestures/upload.html");
 const FEED: &str = include_str!("../assets/gestures/feed.html");
 const KANBAN: &str = include_str!("../assets/gestures/kanban.html");
+const CITY: &str = include_str!("../assets/gestures/city.html");
 
 pub(crate) fn router(bugs: bool) -> Router {
     let at = move |title: &'static str, id: &'static str, body: &'static str| {
@@ -37,6 +39,7 @@ pub(crate) fn router(bugs: bool) -> Router {
         .route("/upload", at("Upload", "gestures_upload", UPLOAD))
         .route("/feed", at("Feed", "gestures_feed", FEED))
         .route("/kanban", at("Kanban", "gestures_kanban", KANBAN))
+        .route("/city", at("City", "gestures_city", CITY))
         .route("/static/wf.js", get(common::wf_js))
         .route("/favicon.ico", get(common::favicon))
         .fallback(|| async { common::not_found() })
@@ -163,6 +166,19 @@ pub(crate) const BUGS: &[SeededBug] = &[
         steps: &[
             Step::click("gestures.index.kanban"),
             Step::drag_to("gestures.kanban.card", "gestures.kanban.done").pick(Pick::Last),
+        ],
+    },
+    SeededBug {
+        id: "gestures-city-arrow",
+        app: App::Gestures,
+        description: "The down arrow in the City combobox of a new user (no recent \
+                      cities) throws. Steps: City, ArrowDown in the box.",
+        kind: "exception",
+        message_contains: "TypeError: Cannot read properties of undefined (reading 'label')",
+        min_actions: 2,
+        steps: &[
+            Step::click("gestures.index.city"),
+            Step::press("gestures.city.input", "ArrowDown"),
         ],
     },
 ];

@@ -113,6 +113,24 @@ fn wants_enter(obs: &Observation, e: &Element) -> bool {
     own || page || lone
 }
 
+/// The arrow key a composite widget takes (ARIA's keyboard patterns: a combobox, a
+/// listbox or a menu moves down its options, a tab list to the next tab), where the
+/// widget or the page listens for keys.
+fn arrow_for(obs: &Observation, e: &Element) -> Option<&'static str> {
+    let listens = e.actionable.iter().any(|r| r == "listener:keydown")
+        || wants(e, "keys")
+        || obs.delegated.iter().any(|t| t == "keydown");
+    if !listens {
+        return None;
+    }
+    match e.role.as_deref()? {
+        "combobox" if e.tag != "select" => Some("ArrowDown"),
+        "listbox" | "menu" | "menubar" | "grid" | "tree" => Some("ArrowDown"),
+        "tablist" | "tab" => Some("ArrowRight"),
+        _ => None,
+    }
+}
+
 /// Every action a strategy may take on `obs`, in document order; `back` is offered when
 /// the episode has a step to go back from.
 ///
@@ -152,6 +170,9 @@ pub fn candidate_actions(obs: &Observation, deny: &DenyText, can_go_back: bool) 
             }
             if wants_enter(obs, e) {
                 out.push(gesture(ActionKind::Press).with_value("Enter"));
+            }
+            if let Some(key) = arrow_for(obs, e) {
+                out.push(gesture(ActionKind::Press).with_value(key));
             }
         }
         if wants(e, "hover") {
@@ -433,6 +454,40 @@ mod tests {
             vec![Action::on(ActionKind::Drag, "#card-2").with_value("#done")]
         );
         assert!(ActionKind::Drag.value_is_identity() && !ActionKind::Type.value_is_identity());
+    }
+
+    #[test]
+    fn a_widget_that_listens_for_keys_is_offered_its_arrow() {
+        let widget = |role: &str, keys: bool| {
+            let mut e = el("div", None, "w");
+            e.locator = format!("#{role}");
+            e.role = Some(role.into());
+            if keys {
+                e.actionable.push("listener:keydown".into());
+            }
+            e
+        };
+        let obs = Observation {
+            elements: vec![
+                widget("combobox", true),
+                widget("tablist", true),
+                widget("listbox", false),
+                widget("button", true),
+            ],
+            ..Observation::default()
+        };
+        let arrows: Vec<(String, String)> = candidate_actions(&obs, &DenyText::default(), false)
+            .into_iter()
+            .filter(|a| a.kind == ActionKind::Press)
+            .map(|a| (a.target.unwrap(), a.value.unwrap()))
+            .collect();
+        assert_eq!(
+            arrows,
+            [
+                ("#combobox".to_string(), "ArrowDown".to_string()),
+                ("#tablist".to_string(), "ArrowRight".to_string()),
+            ]
+        );
     }
 
     #[test]
