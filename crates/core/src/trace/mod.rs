@@ -243,6 +243,12 @@ impl TraceStep {
         match (a.kind, value) {
             (ActionKind::Type, Some(v)) => format!("type {v} into {what}"),
             (ActionKind::Select, Some(v)) => format!("select {v} in {what}"),
+            (ActionKind::Press, Some(v)) => format!("press {} in {what}", v.trim_matches('"')),
+            (ActionKind::Upload, Some(v)) => format!("upload {v} into {what}"),
+            (ActionKind::Drag, Some(v)) => format!("drag {what} onto {v}"),
+            (ActionKind::Scroll, _) if a.target.is_none() => "scroll down the page".into(),
+            (ActionKind::Scroll, _) => format!("scroll down in {what}"),
+            (ActionKind::ContextMenu, _) => format!("right-click {what}"),
             (ActionKind::Back, _) => "go back".to_string(),
             (ActionKind::Spec, _) => match crate::spec_action::SpecAction::of(a) {
                 Ok(s) => s.describe(),
@@ -493,6 +499,34 @@ mod tests {
         let undo = ElementHint::of(&obs.elements[2], &obs);
         assert_eq!(undo.same_name, 1);
         assert_eq!(undo.name, "Undo");
+    }
+
+    #[test]
+    fn the_gestures_read_as_sentences() {
+        let obs = Observation::default();
+        let say = |a: Action| TraceStep::new(a, &obs).describe();
+        assert_eq!(
+            say(Action::on(ActionKind::Press, "#q").with_value("Enter")),
+            "press Enter in #q"
+        );
+        assert_eq!(
+            say(Action::on(ActionKind::Upload, "#pic").with_value("photo.png:0")),
+            "upload \"photo.png:0\" into #pic"
+        );
+        assert_eq!(
+            say(Action::on(ActionKind::Drag, "#card").with_value("#done")),
+            "drag #card onto \"#done\""
+        );
+        let page = Action {
+            kind: ActionKind::Scroll,
+            target: None,
+            value: None,
+        };
+        assert_eq!(say(page), "scroll down the page");
+        assert_eq!(
+            say(Action::on(ActionKind::ContextMenu, "#row")),
+            "right-click #row"
+        );
     }
 
     #[test]
