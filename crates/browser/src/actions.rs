@@ -158,6 +158,14 @@ if (!f) return "noform";
 if (f.requestSubmit) f.requestSubmit(); else f.submit();
 return "ok";"#;
 
+/// Whether a failed `location.assign` failed because the navigation it started tore down
+/// the document it ran in (Chrome: "Inspected target navigated or closed", "Execution
+/// context was destroyed"), not because it could not run.
+fn assign_began(e: &BrowserError) -> bool {
+    let said = e.to_string();
+    said.contains("navigated or closed") || said.contains("context was destroyed")
+}
+
 /// `body` sees the locator as `loc` and the value (or null) as `value`.
 fn script(body: &str, loc: &str, value: Option<&str>) -> String {
     let loc = serde_json::to_string(loc).unwrap_or_else(|_| "\"\"".into());
@@ -711,6 +719,10 @@ impl Actor<'_> {
         let assign = format!("location.assign({})", serde_json::Value::from(url.as_str()));
         match eval(self.page, assign, self.cdp).await {
             Ok(_) => Ok(()),
+            // The navigation began and took the script's context with it before the answer
+            // came: navigating again would load the page twice, the first load aborted and
+            // its wait timed out (a false hang seen on the gestures app).
+            Err(e) if assign_began(&e) => Ok(()),
             Err(e) => {
                 tracing::debug!("location.assign failed ({e}); Page.navigate instead");
                 self.navigate(url.as_str()).await.map(|_| ())
@@ -734,5 +746,24 @@ impl Actor<'_> {
                 Ok(Nav::TimedOut)
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_navigation_that_took_its_script_along_is_not_started_again() {
+        let began = |m: &str| assign_began(&BrowserError::Step(m.into()));
+        // As the suite saw it when a step's page navigated during an evaluation.
+        assert!(began(
+            "CDP Runtime.evaluate: Inspected target navigated or closed"
+        ));
+        assert!(began("Execution context was destroyed."));
+        assert!(!began(
+            "CDP Runtime.evaluate: Cannot find context with specified id"
+        ));
+        assert!(!began("ReferenceError: location is not defined"));
     }
 }
