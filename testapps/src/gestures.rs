@@ -3,8 +3,9 @@
 //! click delegated to the document (roundup's date copy), a menu opened by hovering (a
 //! `mouseenter` listener, and a stylesheet `:hover` rule), a context menu, and Enter in a
 //! search box without a button, an upload over a size, the 40th post of a feed that
-//! loads more as it scrolls, a card dragged to another column, and the down arrow in a
-//! combobox. Static pages; no session data.
+//! loads more as it scrolls, a card dragged to another column, the down arrow in a
+//! combobox, Escape in an open dialog and a shortcut the page declares
+//! (`aria-keyshortcuts`). Static pages; no session data.
 
 use axum::response::Response;
 use axum::routing::get;
@@ -25,6 +26,7 @@ const UPLOAD: &str = include_str!("../assets/gestures/upload.html");
 const FEED: &str = include_str!("../assets/gestures/feed.html");
 const KANBAN: &str = include_str!("../assets/gestures/kanban.html");
 const CITY: &str = include_str!("../assets/gestures/city.html");
+const NOTES: &str = include_str!("../assets/gestures/notes.html");
 
 pub(crate) fn router(bugs: bool) -> Router {
     let at = move |title: &'static str, id: &'static str, body: &'static str| {
@@ -40,6 +42,7 @@ pub(crate) fn router(bugs: bool) -> Router {
         .route("/feed", at("Feed", "gestures_feed", FEED))
         .route("/kanban", at("Kanban", "gestures_kanban", KANBAN))
         .route("/city", at("City", "gestures_city", CITY))
+        .route("/notes", at("Notes", "gestures_notes", NOTES))
         .route("/static/wf.js", get(common::wf_js))
         .route("/favicon.ico", get(common::favicon))
         .fallback(|| async { common::not_found() })
@@ -179,6 +182,33 @@ pub(crate) const BUGS: &[SeededBug] = &[
         steps: &[
             Step::click("gestures.index.city"),
             Step::press("gestures.city.input", "ArrowDown"),
+        ],
+    },
+    SeededBug {
+        id: "gestures-notes-escape",
+        app: App::Gestures,
+        description: "Closing the edit dialog with Escape throws for a note never saved. \
+                      Steps: Notes, Edit, Escape.",
+        kind: "exception",
+        message_contains: "TypeError: Cannot read properties of null (reading 'text')",
+        min_actions: 3,
+        steps: &[
+            Step::click("gestures.index.notes"),
+            Step::click("gestures.notes.edit"),
+            Step::press_here("Escape"),
+        ],
+    },
+    SeededBug {
+        id: "gestures-notes-find",
+        app: App::Gestures,
+        description: "The find shortcut the Find button declares (Control+Shift+F) throws; \
+                      the button itself works. Steps: Notes, Control+Shift+F.",
+        kind: "exception",
+        message_contains: "TypeError: Cannot set properties of null (setting 'hidden')",
+        min_actions: 2,
+        steps: &[
+            Step::click("gestures.index.notes"),
+            Step::press("gestures.notes.find", "Control+Shift+KeyF"),
         ],
     },
 ];

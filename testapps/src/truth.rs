@@ -41,6 +41,8 @@ pub enum Gesture {
     /// Turn the mouse wheel down over the middle of the page (no control: the step's
     /// action id is empty).
     Scroll,
+    /// Press this key where the focus is (no control: the step's action id is empty).
+    PressHere(&'static str),
 }
 
 /// One user action of a walk, addressed by the control's `data-action-id`.
@@ -157,6 +159,15 @@ impl Step {
         }
     }
 
+    /// A key pressed where the focus is (Escape in an open dialog).
+    pub const fn press_here(key: &'static str) -> Step {
+        Step {
+            action_id: "",
+            pick: Pick::First,
+            gesture: Gesture::PressHere(key),
+        }
+    }
+
     /// The browser's Back button.
     pub const fn back() -> Step {
         Step {
@@ -166,9 +177,13 @@ impl Step {
         }
     }
 
-    /// Whether the step uses a control of the page (every gesture but Back and Scroll).
+    /// Whether the step uses a control of the page (every gesture but Back, Scroll and
+    /// PressHere).
     pub const fn has_control(&self) -> bool {
-        !matches!(self.gesture, Gesture::Back | Gesture::Scroll)
+        !matches!(
+            self.gesture,
+            Gesture::Back | Gesture::Scroll | Gesture::PressHere(_)
+        )
     }
 
     /// The same step on another of the controls that share its action id.

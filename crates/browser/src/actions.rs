@@ -15,7 +15,7 @@ use chromiumoxide::cdp::browser_protocol::page::{
 use chromiumoxide::cdp::js_protocol::runtime::EvaluateParams;
 use chromiumoxide::Page;
 use wayfarer_core::files::FileSpec;
-use wayfarer_core::spec_action::key_code;
+use wayfarer_core::keys::Chord;
 use wayfarer_core::{Action, ActionKind, Event, EventKind};
 
 use crate::cdp::{call, call_when_attached, eval, eval_deep, BrowserError};
@@ -274,16 +274,18 @@ impl Actor<'_> {
                 self.upload(target()?, &spec).await
             }
             ActionKind::Press => {
-                let loc = target()?;
                 let key = action.value.as_deref().unwrap_or("Enter");
-                let code = key_code(key)
+                let chord = Chord::parse(key)
                     .ok_or_else(|| BrowserError::Step(format!("no key named {key:?}")))?;
-                let focused = self.run(FOCUS_JS, loc, None).await;
-                match self.answered(focused, "in a focus handler").await? {
-                    Some(v) if v.is_null() => return Err(BrowserError::NotFound(loc.into())),
-                    _ => {}
+                // Without a target (Escape in an open dialog) the key goes where the focus is.
+                if let Some(loc) = action.target.as_deref() {
+                    let focused = self.run(FOCUS_JS, loc, None).await;
+                    match self.answered(focused, "in a focus handler").await? {
+                        Some(v) if v.is_null() => return Err(BrowserError::NotFound(loc.into())),
+                        _ => {}
+                    }
                 }
-                self.press_key(code).await
+                self.press_chord(chord).await
             }
             ActionKind::Type => {
                 self.type_text(target()?, action.value.as_deref().unwrap_or(""))

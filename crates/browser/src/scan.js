@@ -20,7 +20,8 @@
   const ATTRS = ["id", "name", "class", "placeholder", "aria-label", "href", "min", "max", "step", "pattern",
     "minlength", "maxlength", "multiple", "required", "title", "alt", "for", "action", "method", "autocomplete",
     "data-testid", "data-test-id", "data-test", "data-cy", "data-qa", "data-test-subj", "data-automation-id",
-    "data-e2e", "data-pw", "readonly", "accept", "src", "contenteditable", "role", "type", "data-action-id"];
+    "data-e2e", "data-pw", "readonly", "accept", "src", "contenteditable", "role", "type", "data-action-id",
+    "accesskey", "aria-keyshortcuts", "aria-autocomplete", "list"];
   const HTML_ATTRS = ["id", "class", "name", "type", "href", "role", "aria-label", "placeholder", "for",
     "action", "method", "title", "alt", "value", "data-testid"];
   const IMPLICIT_ROLE = {

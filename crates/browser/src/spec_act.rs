@@ -11,6 +11,7 @@ use chromiumoxide::cdp::browser_protocol::input::{
     InsertTextParams, MouseButton,
 };
 use chromiumoxide::cdp::js_protocol::runtime::EvaluateParams;
+use wayfarer_core::keys::Chord;
 use wayfarer_core::spec_action::{key_code_name, key_name, Point, SpecAction, WAIT_MS};
 use wayfarer_core::Action;
 
@@ -184,28 +185,52 @@ impl Actor<'_> {
 
     /// One key down and up, with the text a printable key (or Enter) types.
     pub(crate) async fn press_key(&self, code: u8) -> Result<(), BrowserError> {
-        let key =
-            key_name(code).ok_or_else(|| BrowserError::Step(format!("no key has code {code}")))?;
-        let dom_code = key_code_name(code).unwrap_or_else(|| key.to_string());
-        let text = match key {
-            "Enter" => Some("\r"),
-            k if k.chars().count() == 1 => Some(k),
+        if key_name(code).is_none() {
+            return Err(BrowserError::Step(format!("no key has code {code}")));
+        }
+        self.press_chord(Chord { modifiers: 0, code }).await
+    }
+
+    /// Press and release `chord`'s key with its modifiers held, where the focus is.
+    pub(crate) async fn press_chord(&self, chord: Chord) -> Result<(), BrowserError> {
+        let key = chord.key();
+        let code = chord.code;
+        let dom_code = key_code_name(code).unwrap_or_else(|| key.clone());
+        let text = chord.text();
+        // The character the key would type without modifiers: Chromium finds an access
+        // key by it (Alt+n types nothing, and still means "n").
+        let unmodified = match key_name(code) {
+            Some("Enter") => Some("\r".to_string()),
+            Some(k) if k.chars().count() == 1 => Some(key.clone()),
             _ => None,
         };
-        let event = |kind: DispatchKeyEventType, text: Option<&str>| {
+        let event = |kind: DispatchKeyEventType, down: bool| {
             let mut b = DispatchKeyEventParams::builder()
                 .r#type(kind)
-                .key(key)
+                .modifiers(i64::from(chord.modifiers))
+                .key(key.clone())
                 .code(dom_code.clone())
                 .windows_virtual_key_code(i64::from(code))
                 .native_virtual_key_code(i64::from(code));
-            if let Some(t) = text {
-                b = b.text(t).unmodified_text(t);
+            if down {
+                if let Some(t) = &text {
+                    b = b.text(t.clone());
+                }
+                if let Some(u) = &unmodified {
+                    b = b.unmodified_text(u.clone());
+                }
             }
             b.build().map_err(BrowserError::Step)
         };
-        let down = event(DispatchKeyEventType::KeyDown, text)?;
-        let up = event(DispatchKeyEventType::KeyUp, None)?;
+        // A key with a character goes down as one (access keys are looked up there); a
+        // key without one (Escape, the arrows) goes down raw, as Puppeteer sends it.
+        let down_kind = if unmodified.is_some() {
+            DispatchKeyEventType::KeyDown
+        } else {
+            DispatchKeyEventType::RawKeyDown
+        };
+        let down = event(down_kind, true)?;
+        let up = event(DispatchKeyEventType::KeyUp, false)?;
         let pressed = futures::future::try_join(
             call(self.page, down, self.cdp),
             call(self.page, up, self.cdp),

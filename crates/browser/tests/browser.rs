@@ -190,6 +190,101 @@ fn a_disabled_option_is_neither_offered_nor_chosen() {
     env.close();
 }
 
+const KEYS_PAGE: &str = r#"<!doctype html><body>
+<button id="new" accesskey="n" onclick="say('new ' + event.detail)">New</button>
+<button id="find" aria-keyshortcuts="Control+Shift+F">Find</button>
+<input id="q" aria-label="Query">
+<div id="dlg" role="dialog" aria-label="Edit" hidden>Editing</div>
+<button id="open" onclick="document.getElementById('dlg').hidden = false">Open</button>
+<p id="out">nothing yet</p>
+<script>
+  function say(s) { document.getElementById('out').textContent = s; }
+  document.addEventListener('keydown', (ev) => {
+    if (ev.ctrlKey && ev.shiftKey && ev.key === 'F') say('find shortcut');
+    if (ev.key === 'Escape' && !document.getElementById('dlg').hidden) {
+      document.getElementById('dlg').hidden = true;
+      say('escaped in ' + document.activeElement.id);
+    }
+  });
+  document.getElementById('q').addEventListener('keydown', (ev) => {
+    if (ev.key === 'k' && ev.altKey) { ev.preventDefault(); say('alt k typed ' + JSON.stringify(ev.target.value)); }
+  });
+</script>
+</body>"#;
+
+/// Access keys, declared shortcuts and Escape reach the page as a keyboard sends them:
+/// offered from the page's markup, pressed with their modifiers, and typing no text.
+#[test]
+fn declared_shortcuts_and_escape_are_offered_and_reach_the_page() {
+    let srv = TestServer::start(vec![("/", html(KEYS_PAGE))]);
+    let mut env = launch(options(&srv.url("/")));
+    let out = env.reset().unwrap();
+    let offered =
+        wayfarer_core::candidates::candidate_actions(&out.observation, &Default::default(), false);
+    let presses: Vec<_> = offered
+        .iter()
+        .filter(|a| a.kind == ActionKind::Press)
+        .map(|a| (a.target.clone(), a.value.clone().unwrap()))
+        .collect();
+    assert_eq!(
+        presses,
+        [
+            (Some("#new".to_string()), "Alt+KeyN".to_string()),
+            (Some("#find".to_string()), "Control+Shift+KeyF".to_string()),
+            // Enter in the field, whose page listens for keys.
+            (Some("#q".to_string()), "Enter".to_string()),
+        ]
+    );
+    fn press(
+        env: &mut wayfarer_browser::BrowserEnv,
+        target: Option<&str>,
+        key: &str,
+    ) -> wayfarer_core::Observation {
+        let a = Action {
+            kind: ActionKind::Press,
+            target: target.map(String::from),
+            value: Some(key.into()),
+        };
+        env.step(&a).unwrap().observation
+    }
+    // The access key activates the button as a keyboard does (a click with no count).
+    let obs = press(&mut env, Some("#new"), "Alt+KeyN");
+    assert!(has_text(&obs, "new 0"), "{:?}", find(&obs, "#out").text);
+    let obs = press(&mut env, Some("#find"), "Control+Shift+KeyF");
+    assert!(
+        has_text(&obs, "find shortcut"),
+        "{:?}",
+        find(&obs, "#out").text
+    );
+    // A chord with Alt types nothing into the field.
+    let obs = press(&mut env, Some("#q"), "Alt+k");
+    assert!(
+        has_text(&obs, "alt k typed \"\""),
+        "{:?}",
+        find(&obs, "#out").text
+    );
+    // Escape is offered only while the dialog is open, and goes where the focus is.
+    let escape = Action {
+        kind: ActionKind::Press,
+        target: None,
+        value: Some("Escape".into()),
+    };
+    let out = env.step(&Action::on(ActionKind::Click, "#open")).unwrap();
+    let offered =
+        wayfarer_core::candidates::candidate_actions(&out.observation, &Default::default(), false);
+    assert!(offered.contains(&escape), "{offered:?}");
+    let out = env.step(&escape).unwrap();
+    assert!(
+        has_text(&out.observation, "escaped in open"),
+        "{:?}",
+        find(&out.observation, "#out").text
+    );
+    let offered =
+        wayfarer_core::candidates::candidate_actions(&out.observation, &Default::default(), false);
+    assert!(!offered.contains(&escape), "{offered:?}");
+    env.close();
+}
+
 const EVENTS_PAGE: &str = r#"<!doctype html><body>
 <script src="/err.js"></script>
 <script>

@@ -1,6 +1,7 @@
 //! Candidate actions of a page: which actions a strategy may choose from.
 
 use crate::config::DenyRule;
+use crate::keys::declared_shortcut;
 use crate::model::{Action, ActionKind, Element, Observation};
 
 /// Text deny rules, lower-cased once.
@@ -131,6 +132,28 @@ fn arrow_for(obs: &Observation, e: &Element) -> Option<&'static str> {
     }
 }
 
+/// Tab where a text field completes what is typed (a combobox, an `aria-autocomplete`
+/// field, one with a `list` of suggestions) and the page listens for keys: many such
+/// widgets take the highlighted suggestion on Tab.
+fn wants_tab(obs: &Observation, e: &Element) -> bool {
+    let completes = e.role.as_deref() == Some("combobox")
+        || e.attr("aria-autocomplete").is_some_and(|v| v != "none")
+        || e.attr("list").is_some();
+    let listens = e.actionable.iter().any(|r| r == "listener:keydown")
+        || wants(e, "keys")
+        || obs.delegated.iter().any(|t| t == "keydown");
+    e.is_text_input() && e.tag != "textarea" && completes && listens
+}
+
+/// Whether something that closes on Escape is open: a dialog, a menu or a list box
+/// (the regions the scan records). Escape is then pressed wherever the focus is.
+fn popup_open(obs: &Observation) -> bool {
+    obs.regions.iter().any(|r| {
+        let role = r.split(':').next().unwrap_or("");
+        matches!(role, "dialog" | "alertdialog" | "menu" | "listbox")
+    })
+}
+
 /// Every action a strategy may take on `obs`, in document order; `back` is offered when
 /// the episode has a step to go back from.
 ///
@@ -140,7 +163,9 @@ fn arrow_for(obs: &Observation, e: &Element) -> Option<&'static str> {
 /// clicks or context menus for all its elements (a listener on the document that reads
 /// `event.target`), those gestures on one element of each kind (tag and `type`
 /// attribute): a delegated handler's branches follow the target's kind, and one of each
-/// keeps the offer small.
+/// keeps the offer small. Keys: Enter, Tab and the arrow keys where a field or widget
+/// takes them, the shortcut an element declares (`aria-keyshortcuts`, `accesskey`), and
+/// Escape, pressed wherever the focus is, while a dialog or menu is open.
 pub fn candidate_actions(obs: &Observation, deny: &DenyText, can_go_back: bool) -> Vec<Action> {
     let mut out: Vec<Action> = Vec::new();
     let delegated = |t: &str| obs.delegated.iter().any(|d| d == t);
@@ -174,6 +199,15 @@ pub fn candidate_actions(obs: &Observation, deny: &DenyText, can_go_back: bool) 
             if let Some(key) = arrow_for(obs, e) {
                 out.push(gesture(ActionKind::Press).with_value(key));
             }
+            if wants_tab(obs, e) {
+                out.push(gesture(ActionKind::Press).with_value("Tab"));
+            }
+        }
+        if let Some(chord) = declared_shortcut(e.attr("aria-keyshortcuts"), e.attr("accesskey")) {
+            let press = gesture(ActionKind::Press).with_value(chord.playwright());
+            if !out.contains(&press) {
+                out.push(press);
+            }
         }
         if wants(e, "hover") {
             out.push(gesture(ActionKind::Hover));
@@ -198,6 +232,13 @@ pub fn candidate_actions(obs: &Observation, deny: &DenyText, can_go_back: bool) 
             kind: ActionKind::Scroll,
             target: None,
             value: None,
+        });
+    }
+    if popup_open(obs) {
+        out.push(Action {
+            kind: ActionKind::Press,
+            target: None,
+            value: Some("Escape".into()),
         });
     }
     if can_go_back {
@@ -515,6 +556,52 @@ mod tests {
             .collect();
         // The field with a key listener, and the one whose form has no button.
         assert_eq!(enter, ["#q", "#filter"]);
+    }
+
+    fn presses(obs: &Observation) -> Vec<(Option<String>, String)> {
+        candidate_actions(obs, &DenyText::default(), false)
+            .into_iter()
+            .filter(|a| a.kind == ActionKind::Press)
+            .map(|a| (a.target, a.value.unwrap()))
+            .collect()
+    }
+
+    #[test]
+    fn declared_shortcuts_tab_and_escape_are_offered_where_the_page_takes_them() {
+        let mut save = el("button", None, "Save");
+        save.locator = "#save".into();
+        save.attrs.insert("accesskey".into(), "s".into());
+        let mut find = el("a", None, "Find");
+        find.locator = "#find".into();
+        find.attrs
+            .insert("aria-keyshortcuts".into(), "Control+Shift+F".into());
+        find.attrs.insert("accesskey".into(), "f".into());
+        let mut city = el("input", Some("text"), "");
+        city.locator = "#city".into();
+        city.attrs.insert("aria-autocomplete".into(), "list".into());
+        city.actionable.push("listener:keydown".into());
+        let mut deaf = city.clone();
+        deaf.locator = "#deaf".into();
+        deaf.actionable.pop();
+        let mut obs = Observation {
+            elements: vec![save, find, city, deaf],
+            ..Observation::default()
+        };
+        let pressed = |t: &str, k: &str| (Some(t.to_string()), k.to_string());
+        let expected = vec![
+            pressed("#save", "Alt+KeyS"),
+            pressed("#find", "Control+Shift+KeyF"),
+            pressed("#city", "Enter"),
+            pressed("#city", "Tab"),
+        ];
+        assert_eq!(presses(&obs), expected);
+        // Escape, with no element, once a dialog or menu is open; not for a tab panel.
+        obs.regions = vec!["tabpanel:Settings".into()];
+        assert_eq!(presses(&obs), expected);
+        obs.regions.push("dialog:Edit item #".into());
+        let mut with_escape = expected.clone();
+        with_escape.push((None, "Escape".to_string()));
+        assert_eq!(presses(&obs), with_escape);
     }
 
     #[test]

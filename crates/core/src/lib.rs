@@ -26,6 +26,7 @@ pub mod files;
 pub mod findings;
 pub mod forms;
 pub mod input;
+pub mod keys;
 pub mod llm;
 pub mod minimize;
 pub mod novelty;

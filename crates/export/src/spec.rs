@@ -324,6 +324,12 @@ fn action(
         ));
         return true;
     }
+    if kind == ActionKind::Press && a.target.is_none() {
+        // A key pressed where the focus was (Escape in an open dialog).
+        let key = a.value.as_deref().unwrap_or("Escape");
+        b.line(format!("await page.keyboard.press({});", str_lit(key)));
+        return true;
+    }
     let Some(code) = locator.map(|l| l.code) else {
         b.line("// (no target recorded: wayfarer could not perform this step either)");
         return false;

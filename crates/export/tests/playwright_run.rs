@@ -536,14 +536,19 @@ fn by_action_id(rec: &mut Recorder, action_id: &str, pick: Pick) -> String {
 /// takes it (a hover, a right click, Enter, an upload, a scroll, a drag).
 fn record_gestures(rec: &mut Recorder, bug: &SeededBug) {
     for step in bug.steps {
-        if step.gesture == Gesture::Scroll {
+        let here = match step.gesture {
+            Gesture::Scroll => Some((ActionKind::Scroll, None)),
+            Gesture::PressHere(k) => Some((ActionKind::Press, Some(k.to_string()))),
+            _ => None,
+        };
+        if let Some((kind, value)) = here {
             let action = Action {
-                kind: ActionKind::Scroll,
+                kind,
                 target: None,
-                value: None,
+                value,
             };
             let t = TraceStep::new(action.clone(), &rec.obs);
-            let out = rec.env.step(&action).expect("scroll");
+            let out = rec.env.step(&action).expect("a step without a control");
             rec.steps.push(t);
             rec.obs = out.observation;
             rec.judge(&out.events);
@@ -575,6 +580,8 @@ fn gestures_seeded_bug_specs_fail_on_the_bugs_and_pass_once_fixed() {
         ".setInputFiles({ name: 'photo.png', mimeType: 'image/png'",
         "await page.mouse.wheel(0, 600);",
         ".dragTo(page.locator(",
+        "await page.keyboard.press('Escape');",
+        ".press('Control+Shift+KeyF');",
         ".dblclick();",
     ] {
         assert!(all.contains(line), "no {line:?} in:\n{all}");

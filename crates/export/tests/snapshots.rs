@@ -106,6 +106,7 @@ fn everything() -> Trace {
     menu.attrs = attrs(&[("data-test", "menu")]);
     let mut save = control("button", "button", "Save", 1);
     save.attrs = attrs(&[("data-testid", "save"), ("id", "save")]);
+    let done = control("button", "button", "Done", 1);
     let hostile = "it's `${ x}` \\ \"q\"\n</script>\u{2028}Zoë";
     trace(
         Expected {
@@ -140,6 +141,14 @@ fn everything() -> Trace {
             step(DoubleClick, Some("div.tiles > div:nth-of-type(5)"), None, Some(tile), "/wizard"),
             step(Click, Some("#save"), None, Some(save), "/wizard"),
             step(Submit, Some("#q"), None, Some(labelled("input", Some("searchbox"), Some("search"), "Search", 1)), "/wizard"),
+            step(Press, Some("#q"), Some("Enter"), Some(labelled("input", Some("searchbox"), Some("search"), "Search", 1)), "/wizard"),
+            step(Press, Some("#done"), Some("Alt+KeyS"), Some(done.clone()), "/wizard"),
+            step(Press, None, Some("Escape"), None, "/wizard"),
+            step(ContextMenu, Some("#done"), None, Some(done.clone()), "/wizard"),
+            step(Upload, Some("#pic"), Some("photo.png:6291456"), Some(labelled("input", None, Some("file"), "Picture", 1)), "/wizard"),
+            step(Scroll, None, None, None, "/wizard"),
+            step(Scroll, Some("#done"), None, Some(done.clone()), "/wizard"),
+            step(Drag, Some("#done"), Some("#column-2"), Some(done), "/wizard"),
             step(Click, Some("#shadow-host >>> #inner"), None, Some(control("button", "button", "Inner", 1)), "/frames"),
             step(Back, None, None, None, "/frames"),
             step(Navigate, None, Some("../owners/7?x=1#top"), None, "/vets/list"),

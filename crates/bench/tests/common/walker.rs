@@ -96,6 +96,11 @@ impl Walker {
                         target: None,
                         value: None,
                     },
+                    Gesture::PressHere(key) => Action {
+                        kind: ActionKind::Press,
+                        target: None,
+                        value: Some(key.to_string()),
+                    },
                     _ => Action::back(),
                 };
                 let out = self.env.step(&action).expect("a step without a control");
@@ -179,6 +184,7 @@ fn action_of(step: &Step, locator: String) -> Action {
         Gesture::Press(key) => (ActionKind::Press, Some(key.to_string())),
         Gesture::Upload(file) => (ActionKind::Upload, Some(file.to_string())),
         Gesture::Scroll => (ActionKind::Scroll, None),
+        Gesture::PressHere(key) => (ActionKind::Press, Some(key.to_string())),
         // The drop target's locator is looked up on the page (`walk`).
         Gesture::DragTo(_) => (ActionKind::Drag, None),
     };

@@ -243,6 +243,9 @@ impl TraceStep {
         match (a.kind, value) {
             (ActionKind::Type, Some(v)) => format!("type {v} into {what}"),
             (ActionKind::Select, Some(v)) => format!("select {v} in {what}"),
+            (ActionKind::Press, Some(v)) if a.target.is_none() => {
+                format!("press {}", v.trim_matches('"'))
+            }
             (ActionKind::Press, Some(v)) => format!("press {} in {what}", v.trim_matches('"')),
             (ActionKind::Upload, Some(v)) => format!("upload {v} into {what}"),
             (ActionKind::Drag, Some(v)) => format!("drag {what} onto {v}"),
@@ -509,6 +512,12 @@ mod tests {
             say(Action::on(ActionKind::Press, "#q").with_value("Enter")),
             "press Enter in #q"
         );
+        let escape = Action {
+            kind: ActionKind::Press,
+            target: None,
+            value: Some("Escape".into()),
+        };
+        assert_eq!(say(escape), "press Escape");
         assert_eq!(
             say(Action::on(ActionKind::Upload, "#pic").with_value("photo.png:0")),
             "upload \"photo.png:0\" into #pic"

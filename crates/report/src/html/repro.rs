@@ -79,6 +79,9 @@ pub fn sentence(st: &TraceStep) -> Vec<Part> {
         ActionKind::Hover => vec![part("Hover over ", "t")],
         ActionKind::ContextMenu => vec![part("Right-click ", "t")],
         ActionKind::Upload => vec![part("Upload ", "t"), quoted(), part(" into ", "t")],
+        ActionKind::Press if a.target.is_none() => {
+            return vec![part("Press ", "t"), part(shorten_value(value, 20), "v")]
+        }
         ActionKind::Press => vec![
             part("Press ", "t"),
             part(shorten_value(value, 20), "v"),
