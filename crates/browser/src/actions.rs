@@ -16,6 +16,7 @@ use chromiumoxide::cdp::js_protocol::runtime::EvaluateParams;
 use chromiumoxide::Page;
 use wayfarer_core::files::FileSpec;
 use wayfarer_core::keys::Chord;
+use wayfarer_core::spec_action::Point;
 use wayfarer_core::{Action, ActionKind, Event, EventKind};
 
 use crate::cdp::{call, call_when_attached, eval, eval_deep, BrowserError};
@@ -104,26 +105,13 @@ if (el.isContentEditable) {
 }
 return "empty";"#;
 
-/// HTML5 drag and drop from `loc` onto `value`, as the page's handlers see it: one
-/// DataTransfer through dragstart, drag, dragenter, dragover, drop and dragend, at the
-/// two elements' centres ("ok"; null when one is not found). Synthetic events: Chrome
-/// starts no native drag from input sent over CDP unless drags are intercepted.
-const DRAG_JS: &str = r#"const src = __wfFind(loc), dst = __wfFind(value);
-if (!src || !dst) return null;
-src.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
-const dt = new DataTransfer();
-const at = el => { const r = el.getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; };
-const fire = (el, type) => {
-  const [x, y] = at(el);
-  return el.dispatchEvent(new DragEvent(type, { bubbles: true, cancelable: true, composed: true, dataTransfer: dt, clientX: x, clientY: y }));
-};
-fire(src, "dragstart");
-fire(src, "drag");
-fire(dst, "dragenter");
-fire(dst, "dragover");
-fire(dst, "drop");
-fire(src, "dragend");
-return "ok";"#;
+/// A drag's first move, in CSS pixels along each axis: past the few pixels a sortable
+/// list waits for before it takes the pointer as a drag (jQuery UI: 1, SortableJS: 0-5).
+const DRAG_NUDGE_PX: f64 = 6.0;
+/// The moves of a drag towards its drop target, and the pause before each: libraries
+/// that follow the pointer once a frame see it travel.
+const DRAG_STEPS: u32 = 10;
+const DRAG_PAUSE_MS: f64 = 16.0;
 
 /// Scroll into view and focus, for a key press: "ok", or null when not found.
 const FOCUS_JS: &str = r#"const el = __wfFind(loc);
@@ -261,13 +249,7 @@ impl Actor<'_> {
                     .value
                     .as_deref()
                     .ok_or_else(|| BrowserError::Step("drag needs a drop target".into()))?;
-                let dragged = self.run(DRAG_JS, loc, Some(onto)).await;
-                match self.answered(dragged, "in a drag handler").await? {
-                    Some(v) if v.is_null() => Err(BrowserError::NotFound(format!(
-                        "{loc} or its drop target {onto}"
-                    ))),
-                    _ => Ok(()),
-                }
+                self.drag_onto(loc, onto).await
             }
             ActionKind::Upload => {
                 let spec = FileSpec::parse(action.value.as_deref().unwrap_or("notes.txt"));
@@ -582,6 +564,32 @@ impl Actor<'_> {
     pub async fn click(&self, loc: &str, clicks: i64) -> Result<(), BrowserError> {
         let aim = self.aim(loc).await?;
         self.press(aim, clicks).await
+    }
+
+    /// Drag `loc` onto `onto` as a hand does: press on it, move a few pixels (pointer-driven
+    /// sortables start past a small distance), then on to the drop target in even steps,
+    /// release there. Chromium starts a native HTML5 drag from these events where the
+    /// element is draggable, so one gesture serves both kinds of page.
+    async fn drag_onto(&self, loc: &str, onto: &str) -> Result<(), BrowserError> {
+        let point = |a: Aim| Point { x: a.x, y: a.y };
+        let from = point(self.aim(loc).await?);
+        self.button_down(from).await?;
+        let nudge = Point {
+            x: from.x + DRAG_NUDGE_PX,
+            y: from.y + DRAG_NUDGE_PX,
+        };
+        self.drag_moves(from, nudge, 2, DRAG_PAUSE_MS).await?;
+        // The drop target is aimed at with the button held: it may scroll into view.
+        let to = match self.aim(onto).await {
+            Ok(a) => point(a),
+            Err(e) => {
+                self.button_up(nudge).await?;
+                return Err(e);
+            }
+        };
+        self.drag_moves(nudge, to, DRAG_STEPS, DRAG_PAUSE_MS)
+            .await?;
+        self.button_up(to).await
     }
 
     fn key(

@@ -349,8 +349,46 @@
       }
     }
     if (!g.includes("drag") && el.getAttribute("draggable") === "true") g.push("drag");
+    // A list that takes native drags for its items (SortableJS) is not itself dragged.
+    if (g.includes("drag") && el.getAttribute("draggable") !== "true" && Array.from(el.children).some(sortableItem)) {
+      g.splice(g.indexOf("drag"), 1);
+    }
+    // An item of a sortable list is dragged onto its siblings: "sort:N", N the list's
+    // number in this scan.
+    if (sortableItem(el)) {
+      const list = el.parentElement;
+      if (!sortLists.has(list)) sortLists.set(list, sortLists.size);
+      g.push("sort:" + sortLists.get(list));
+    }
     if (!g.includes("hover") && hoverTriggers.some(sel => { try { return el.matches(sel); } catch (e) { return false; } })) g.push("hover");
     return g;
+  }
+
+  // Whether `el` listens (its own listeners) for any of `types`.
+  function listensFor(el, types) {
+    const w = el.ownerDocument && el.ownerDocument.defaultView;
+    const marks = w ? w[LISTENERS] : null;
+    const byType = marks ? marks.get(el) : null;
+    return !!byType && types.some(t => { const set = byType.get(t); return !!set && set.size > 0; });
+  }
+  const POINTER_DOWN = ["pointerdown", "mousedown", "touchstart"];
+  const sortLists = new Map();
+  // An item of a list sorted by dragging: one of at least two alike children of a list
+  // that takes the pointer going down (or that its items take themselves) and says it
+  // sorts: by native drags over it (SortableJS), a move or grab cursor on the items
+  // (jQuery UI, most hand-made lists), a "sortable" class or an ARIA role description.
+  function sortableItem(el) {
+    const p = el.parentElement;
+    if (!p || p === document.body || p === document.documentElement) return false;
+    const alike = Array.from(p.children).filter(c => c.localName === el.localName);
+    if (alike.length < 2) return false;
+    const described = /sortable|draggable/i.test(el.getAttribute("aria-roledescription") || "");
+    if (described) return true;
+    if (!listensFor(p, POINTER_DOWN) && !listensFor(el, POINTER_DOWN)) return false;
+    if (listensFor(p, ["dragover", "drop", "dragstart"])) return true;
+    if (/(^|[\s_-])(ui-)?sortable([\s_-]|$)/.test(typeof p.className === "string" ? p.className : "")) return true;
+    const cursor = getComputedStyle(el).cursor;
+    return cursor === "grab" || cursor === "move" || cursor === "-webkit-grab";
   }
 
   // What the page listens for on the window, the document, its root and body: handlers

@@ -74,7 +74,9 @@ pub(crate) fn observation(json: &str, caps: &Caps) -> Result<Observation, Browse
             matches!(
                 g.as_str(),
                 "hover" | "context_menu" | "keys" | "scroll" | "drag" | "drop"
-            )
+            ) || g
+                .strip_prefix("sort:")
+                .is_some_and(|n| n.len() <= 4 && n.bytes().all(|b| b.is_ascii_digit()))
         });
         e.gestures.dedup();
         e.rect = Rect {

@@ -28,6 +28,28 @@ pub(crate) fn control(action: &Action) -> Control {
     }
 }
 
+/// A left-button mouse event of a drag at `p`, with `buttons` held (1 while dragging).
+fn drag_event(
+    kind: DispatchMouseEventType,
+    p: Point,
+    buttons: i64,
+) -> Result<DispatchMouseEventParams, BrowserError> {
+    let moved = kind == DispatchMouseEventType::MouseMoved;
+    DispatchMouseEventParams::builder()
+        .r#type(kind)
+        .x(p.x)
+        .y(p.y)
+        .button(if moved && buttons == 0 {
+            MouseButton::None
+        } else {
+            MouseButton::Left
+        })
+        .buttons(buttons)
+        .click_count(if moved { 0 } else { 1 })
+        .build()
+        .map_err(BrowserError::Step)
+}
+
 impl Actor<'_> {
     pub(crate) async fn act_spec(&self, action: &Action) -> Result<(), BrowserError> {
         let a = SpecAction::of(action).map_err(|e| BrowserError::Step(e.0))?;
@@ -133,32 +155,28 @@ impl Actor<'_> {
         steps: u32,
         delay_ms: f64,
     ) -> Result<(), BrowserError> {
-        use DispatchMouseEventType::{MouseMoved, MousePressed, MouseReleased};
-        let event = |kind: DispatchMouseEventType, p: Point| {
-            DispatchMouseEventParams::builder()
-                .r#type(kind.clone())
-                .x(p.x)
-                .y(p.y)
-                .button(MouseButton::Left)
-                .buttons(if kind == MouseReleased { 0 } else { 1 })
-                .click_count(if kind == MouseMoved { 0 } else { 1 })
-                .build()
-                .map_err(BrowserError::Step)
-        };
-        let send = |p: DispatchMouseEventParams| async move {
-            let sent = call(self.page, p, self.cdp).await.map(|_| ());
-            self.unless_stuck(sent, "in a drag").await
-        };
-        send(
-            DispatchMouseEventParams::builder()
-                .r#type(MouseMoved)
-                .x(from.x)
-                .y(from.y)
-                .build()
-                .map_err(BrowserError::Step)?,
-        )
-        .await?;
-        send(event(MousePressed, from)?).await?;
+        self.button_down(from).await?;
+        self.drag_moves(from, to, steps, delay_ms).await?;
+        self.button_up(to).await
+    }
+
+    /// Move the pointer to `at` and press the left button there.
+    pub(crate) async fn button_down(&self, at: Point) -> Result<(), BrowserError> {
+        self.send_drag(drag_event(DispatchMouseEventType::MouseMoved, at, 0)?)
+            .await?;
+        self.send_drag(drag_event(DispatchMouseEventType::MousePressed, at, 1)?)
+            .await
+    }
+
+    /// Move in `steps` even steps from `from` to `to` with the left button held, a pause
+    /// of `delay_ms` before each.
+    pub(crate) async fn drag_moves(
+        &self,
+        from: Point,
+        to: Point,
+        steps: u32,
+        delay_ms: f64,
+    ) -> Result<(), BrowserError> {
         for i in 1..=steps.max(1) {
             if delay_ms > 0.0 {
                 tokio::time::sleep(Duration::from_millis(delay_ms as u64)).await;
@@ -168,9 +186,21 @@ impl Actor<'_> {
                 x: from.x + (to.x - from.x) * t,
                 y: from.y + (to.y - from.y) * t,
             };
-            send(event(MouseMoved, at)?).await?;
+            self.send_drag(drag_event(DispatchMouseEventType::MouseMoved, at, 1)?)
+                .await?;
         }
-        send(event(MouseReleased, to)?).await
+        Ok(())
+    }
+
+    /// Release the left button at `at`.
+    pub(crate) async fn button_up(&self, at: Point) -> Result<(), BrowserError> {
+        self.send_drag(drag_event(DispatchMouseEventType::MouseReleased, at, 0)?)
+            .await
+    }
+
+    async fn send_drag(&self, p: DispatchMouseEventParams) -> Result<(), BrowserError> {
+        let sent = call(self.page, p, self.cdp).await.map(|_| ());
+        self.unless_stuck(sent, "in a drag").await
     }
 
     async fn insert(&self, text: &str) -> Result<(), BrowserError> {

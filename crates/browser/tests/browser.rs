@@ -1594,3 +1594,98 @@ fn spec_07_actions_drag_set_files_and_resize() {
     assert!(!has_text(&obs, "size:400x300"), "{:?}", obs.elements);
     env.close();
 }
+
+const DRAG_PAGE: &str = r#"<!doctype html><body style="margin:0">
+<div id="html5" draggable="true" class="card">HTML5 card</div>
+<ul id="pointer" style="list-style:none">
+  <li class="item" style="cursor:grab">Pointer one</li><li class="item" style="cursor:grab">Pointer two</li>
+</ul>
+<ul id="sortable" style="list-style:none">
+  <li class="s">Sortable one</li><li class="s">Sortable two</li>
+</ul>
+<div id="zone" style="height:120px;background:#eee">Drop zone</div>
+<p id="out">none</p>
+<style>.card, li { width: 200px; height: 30px; margin: 4px; background: #ccc }</style>
+<script>
+  const log = [];
+  const say = (s) => { log.push(s); out.textContent = log.join(', '); };
+  // HTML5: the card is draggable; the zone takes drops.
+  html5.addEventListener('dragstart', (e) => e.dataTransfer.setData('text/plain', 'html5'));
+  zone.addEventListener('dragover', (e) => e.preventDefault());
+  zone.addEventListener('drop', (e) => { e.preventDefault(); say('dropped ' + e.dataTransfer.getData('text/plain')); });
+  // Pointer-driven (jQuery UI's way): mousedown on the list, moves on the document, the
+  // item under the pointer at mouseup is where it lands.
+  let held = null;
+  pointer.addEventListener('mousedown', (e) => { held = e.target.closest('li'); });
+  document.addEventListener('mousemove', (e) => { if (held && e.buttons === 1) held.style.opacity = '0.5'; });
+  document.addEventListener('mouseup', (e) => {
+    if (!held) return;
+    const at = document.elementFromPoint(e.clientX, e.clientY);
+    const onto = at && at.closest('#pointer li');
+    if (onto && onto !== held) say('moved ' + held.textContent + ' onto ' + onto.textContent);
+    held.style.opacity = ''; held = null;
+  });
+  // SortableJS's way: the list makes the item draggable on mousedown and takes native drags.
+  let dragged = null;
+  sortable.addEventListener('mousedown', (e) => { const li = e.target.closest('li'); if (li) li.draggable = true; });
+  sortable.addEventListener('dragstart', (e) => { dragged = e.target; e.dataTransfer.setData('text/plain', 's'); });
+  sortable.addEventListener('dragover', (e) => e.preventDefault());
+  sortable.addEventListener('drop', (e) => {
+    e.preventDefault();
+    const onto = e.target.closest('li');
+    if (onto && dragged && onto !== dragged) say('sorted ' + dragged.textContent + ' before ' + onto.textContent);
+  });
+</script></body>"#;
+
+/// One drag gesture, a real pointer's, serves the three ways pages take drags: native
+/// HTML5 drag and drop, a pointer-driven sortable and a list that turns native drags on
+/// when the pointer goes down (SortableJS); each is offered from what the page declares.
+#[test]
+fn drags_reach_html5_pointer_driven_and_sortable_lists() {
+    let srv = TestServer::start(vec![("/", html(DRAG_PAGE))]);
+    let mut env = launch(options(&srv.url("/")));
+    let out = env.reset().unwrap();
+    let obs = &out.observation;
+    let by_text = |t: &str| {
+        obs.elements
+            .iter()
+            .find(|e| e.text.trim() == t)
+            .unwrap_or_else(|| panic!("no {t:?}"))
+            .locator
+            .clone()
+    };
+    let offered = wayfarer_core::candidates::candidate_actions(obs, &Default::default(), false);
+    let drags: Vec<(String, String)> = offered
+        .iter()
+        .filter(|a| a.kind == ActionKind::Drag)
+        .map(|a| (a.target.clone().unwrap(), a.value.clone().unwrap()))
+        .collect();
+    let cases = [
+        ("HTML5 card", "Drop zone", "dropped html5"),
+        (
+            "Pointer one",
+            "Pointer two",
+            "moved Pointer one onto Pointer two",
+        ),
+        (
+            "Sortable one",
+            "Sortable two",
+            "sorted Sortable one before Sortable two",
+        ),
+    ];
+    for (from, onto, said) in cases {
+        let (from, onto) = (by_text(from), by_text(onto));
+        assert!(
+            drags.contains(&(from.clone(), onto.clone())),
+            "{from} onto {onto} not offered: {drags:?}"
+        );
+        let a = Action::on(ActionKind::Drag, from).with_value(onto);
+        let out = env.step(&a).unwrap();
+        assert!(
+            has_text(&out.observation, said),
+            "{said:?}: {:?}",
+            find(&out.observation, "#out").text
+        );
+    }
+    env.close();
+}

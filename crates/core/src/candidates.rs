@@ -84,6 +84,42 @@ fn drops_for<'a>(obs: &'a Observation, source: &'a Element) -> impl Iterator<Ite
         .take(DROPS_PER_SOURCE)
 }
 
+/// The sorted list `e` is an item of ("sort:N"), if any.
+fn sort_group(e: &Element) -> Option<&str> {
+    e.gestures
+        .iter()
+        .find(|g| g.starts_with("sort:"))
+        .map(String::as_str)
+}
+
+/// Where an item of a sorted list may be dragged: onto the items after it (then before
+/// it, wrapping round), at most two, then onto the page's drop targets it is not in
+/// (another column of a board); at most `DROPS_PER_SOURCE` in all.
+fn sort_drops_for<'a>(obs: &'a Observation, source: &'a Element, group: &str) -> Vec<&'a str> {
+    let items: Vec<&Element> = obs
+        .elements
+        .iter()
+        .filter(|t| t.visible && !t.denied && sort_group(t) == Some(group))
+        .collect();
+    let at = items
+        .iter()
+        .position(|t| t.locator == source.locator)
+        .unwrap_or(0);
+    let mut out: Vec<&str> = (1..items.len())
+        .map(|k| items[(at + k) % items.len()].locator.as_str())
+        .take(2)
+        .collect();
+    for t in drops_for(obs, source) {
+        if out.len() >= DROPS_PER_SOURCE {
+            break;
+        }
+        if !out.contains(&t) {
+            out.push(t);
+        }
+    }
+    out
+}
+
 fn is_file_input(e: &Element) -> bool {
     e.tag == "input" && e.input_type.as_deref() == Some("file")
 }
@@ -218,7 +254,14 @@ pub fn candidate_actions(obs: &Observation, deny: &DenyText, can_go_back: bool) 
         if wants(e, "scroll") {
             out.push(gesture(ActionKind::Scroll));
         }
-        if wants(e, "drag") {
+        if let Some(group) = sort_group(e) {
+            let drops = sort_drops_for(obs, e, group);
+            out.extend(
+                drops
+                    .iter()
+                    .map(|t| gesture(ActionKind::Drag).with_value(*t)),
+            );
+        } else if wants(e, "drag") {
             out.extend(drops_for(obs, e).map(|t| gesture(ActionKind::Drag).with_value(t)));
         }
     }
@@ -556,6 +599,57 @@ mod tests {
             .collect();
         // The field with a key listener, and the one whose form has no button.
         assert_eq!(enter, ["#q", "#filter"]);
+    }
+
+    #[test]
+    fn a_sorted_lists_item_is_dragged_onto_the_items_after_it_then_other_drop_targets() {
+        let item = |n: usize, group: &str, y: f64| {
+            let mut e = el("li", None, "Item");
+            e.locator = format!("#{group}-{n}");
+            e.actionable.clear();
+            e.gestures = vec![format!("sort:{}", &group[1..])];
+            e.rect = crate::model::Rect {
+                x: 0.0,
+                y,
+                width: 100.0,
+                height: 20.0,
+            };
+            e
+        };
+        let mut zone = el("div", None, "Done");
+        zone.locator = "#done".into();
+        zone.actionable.clear();
+        zone.gestures = vec!["drop".into()];
+        zone.rect = crate::model::Rect {
+            x: 500.0,
+            y: 0.0,
+            width: 100.0,
+            height: 300.0,
+        };
+        let obs = Observation {
+            elements: vec![
+                item(1, "l0", 0.0),
+                item(2, "l0", 30.0),
+                item(3, "l0", 60.0),
+                item(4, "l0", 90.0),
+                item(1, "l1", 200.0),
+                zone,
+            ],
+            ..Observation::default()
+        };
+        let drags = |from: &str| -> Vec<String> {
+            candidate_actions(&obs, &DenyText::default(), false)
+                .into_iter()
+                .filter(|a| a.kind == ActionKind::Drag && a.target.as_deref() == Some(from))
+                .map(|a| a.value.unwrap())
+                .collect()
+        };
+        // The next two of its own list (wrapping round), then the board's drop target;
+        // never an item of another list.
+        assert_eq!(drags("#l0-1"), ["#l0-2", "#l0-3", "#done"]);
+        assert_eq!(drags("#l0-4"), ["#l0-1", "#l0-2", "#done"]);
+        // Alone in its list: only the drop target.
+        assert_eq!(drags("#l1-1"), ["#done"]);
     }
 
     fn presses(obs: &Observation) -> Vec<(Option<String>, String)> {

@@ -78,8 +78,9 @@ pub struct Element {
     /// Gestures other than a click the element listens for (the scan's listener record
     /// and stylesheets): "hover", "context_menu", "keys", "scroll" (a scroll listener on
     /// something scrollable), "drag" (`draggable` or a `dragstart` listener), "drop" (a
-    /// `drop` or `dragover` listener). An element with gestures alone
-    /// is offered those, not a click.
+    /// `drop` or `dragover` listener), "sort:N" (an item of the Nth list on the page that
+    /// is sorted by dragging its items, natively or with the pointer). An element with
+    /// gestures alone is offered those, not a click.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub gestures: Vec<String>,
     /// Option values of a `<select>`, in document order.
