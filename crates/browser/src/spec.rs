@@ -15,6 +15,8 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::Deserialize;
 use serde_json::{json, Value};
+use wayfarer_core::files::FileSpec;
+use wayfarer_core::keys::Chord;
 use wayfarer_core::spec_action::SpecAction;
 use wayfarer_core::summary::PropertyVerdict;
 use wayfarer_core::{Action, ActionKind, Event, EventKind};
@@ -510,8 +512,10 @@ fn partial_state(events: &[Event], last: Option<&Action>, history: Value) -> Val
     })
 }
 
-/// One of our actions as Bombadil's `Action` type names it (a click's point is unknown
-/// here: (0, 0)).
+/// One of our actions as Bombadil 0.7's `Action` type names it, so a property reading
+/// `lastAction` sees a key press as `PressKey`, a drag as `MouseDrag` (points are unknown
+/// here: (0, 0)). A hover and a right click, which Bombadil cannot take, keep names of
+/// their own (`Hover`, `ContextMenu`) rather than pass for clicks.
 fn bombadil_action(a: &Action) -> Value {
     let name = a.target.clone().unwrap_or_default();
     let point = json!({ "x": 0, "y": 0 });
@@ -528,6 +532,23 @@ fn bombadil_action(a: &Action) -> Value {
         ActionKind::DoubleClick => {
             json!({ "DoubleClick": { "name": name, "point": point, "delayMillis": 0 } })
         }
+        ActionKind::Press => {
+            let key = a.value.as_deref().unwrap_or("Enter");
+            let code = Chord::parse(key).map_or(0, |c| c.code);
+            json!({ "PressKey": { "code": code } })
+        }
+        ActionKind::Scroll => json!({
+            "ScrollDown": { "origin": point, "distance": wayfarer_core::model::SCROLL_PX }
+        }),
+        ActionKind::Upload => {
+            let file = FileSpec::parse(a.value.as_deref().unwrap_or(""));
+            json!({ "SetFileInputFiles": { "selector": name, "files": [file.name] } })
+        }
+        ActionKind::Drag => json!({
+            "MouseDrag": { "from": point, "to": point, "steps": 12, "delayMillis": 16 }
+        }),
+        ActionKind::Hover => json!({ "Hover": { "name": name, "point": point } }),
+        ActionKind::ContextMenu => json!({ "ContextMenu": { "name": name, "point": point } }),
         _ => json!({ "Click": { "name": name, "point": point } }),
     }
 }
@@ -585,5 +606,28 @@ mod tests {
         assert_eq!(p["console"].as_array().unwrap().len(), 1);
         assert_eq!(p["lastAction"], "Back");
         assert_eq!(p["navigationHistory"]["current"]["url"], "http://a/");
+    }
+
+    #[test]
+    fn gestures_reach_properties_as_bombadils_actions_not_as_clicks() {
+        let last = |a: Action| bombadil_action(&a);
+        let on = |kind| Action::on(kind, "#x");
+        assert_eq!(
+            last(on(ActionKind::Press).with_value("Escape")),
+            json!({ "PressKey": { "code": 27 } })
+        );
+        assert_eq!(
+            last(on(ActionKind::Press).with_value("Control+Shift+KeyF")),
+            json!({ "PressKey": { "code": 70 } })
+        );
+        assert_eq!(
+            last(on(ActionKind::Upload).with_value("photo.png:6291456")),
+            json!({ "SetFileInputFiles": { "selector": "#x", "files": ["photo.png"] } })
+        );
+        assert!(last(on(ActionKind::Scroll))["ScrollDown"]["distance"].as_f64() > Some(0.0));
+        assert!(last(on(ActionKind::Drag).with_value("#y"))["MouseDrag"].is_object());
+        assert!(last(on(ActionKind::Hover))["Hover"].is_object());
+        assert!(last(on(ActionKind::ContextMenu))["ContextMenu"].is_object());
+        assert!(last(on(ActionKind::Click))["Click"].is_object());
     }
 }
