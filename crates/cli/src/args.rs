@@ -438,6 +438,29 @@ mod tests {
         }
     }
 
+    /// `--strategy`'s help names every strategy of the registry (a new one is listed
+    /// there once, and here in words).
+    #[test]
+    fn the_strategy_flag_names_every_registered_strategy() {
+        let cli = Cli::command();
+        let explore = cli.find_subcommand("explore").expect("explore");
+        let flag = explore
+            .get_arguments()
+            .find(|a| a.get_id() == "strategy")
+            .expect("--strategy");
+        let help = flag.get_help().map(|h| h.to_string()).unwrap_or_default();
+        let words: Vec<&str> = help
+            .split(|c: char| c.is_whitespace() || c == ',' || c == '(' || c == ')')
+            .map(|w| w.trim_end_matches('.'))
+            .collect();
+        for name in wayfarer_strategies::registry::names() {
+            assert!(
+                words.contains(&name),
+                "--strategy's help lacks {name}: {help}"
+            );
+        }
+    }
+
     /// The completion scripts know every command and their flags.
     #[test]
     fn completions_cover_the_commands_and_their_flags() {

@@ -141,10 +141,10 @@ pub fn command(args: &BenchArgs) -> Result<i32> {
     }
     let strategies = list(&args.strategies);
     for s in &strategies {
-        if !wayfarer_strategies::NAMES.contains(&s.as_str()) {
+        if wayfarer_strategies::registry::kind(s).is_none() {
             bail!(
                 "unknown strategy {s:?} in --strategies; available: {}",
-                wayfarer_strategies::NAMES.join(", ")
+                wayfarer_strategies::registry::names().join(", ")
             );
         }
     }

@@ -571,7 +571,7 @@ quiet_ms = 150
                 .expect("a budget the file check let through parses");
         }
         assert_ne!(c.budget.episode_steps, Some(0));
-        for name in wayfarer_strategies::NAMES {
+        for name in wayfarer_strategies::registry::names() {
             let steps = wayfarer_strategies::default_episode_steps(name, &c.strategy);
             assert!(steps >= 1, "{name}: episodes of {steps} steps");
         }

@@ -32,6 +32,7 @@ use wayfarer_core::{Action, ActionKind, Agent, StateId, StrategySnapshot, Transi
 use crate::fill::{fill_noted, with_note};
 use crate::form::fill_then;
 use crate::memory::{Memory, Typed};
+use crate::registry::{Kind, Model};
 use crate::route::{Route, RouteNext};
 use crate::snapshot::{automaton_table, capped};
 
@@ -99,6 +100,28 @@ impl Graph {
         self.todo.get(&s).is_some_and(|q| !q.is_empty())
     }
 }
+
+/// `bfs` and `dfs` (DESIGN 7.2): model-based crawling of every (state, action) pair.
+pub(crate) const BFS: Kind = Kind {
+    name: "bfs",
+    summary: "breadth-first crawl of every (state, action) pair (DESIGN 7.2)",
+    inputs: "heuristic+mutate",
+    model: Model::None,
+    episode_steps: |c| c.crawl.episode_steps,
+    build: |b| {
+        let cfg = b.config.strategy.crawl.clone();
+        Ok(Box::new(CrawlAgent::new(Order::Breadth, cfg, b.inputs)))
+    },
+};
+pub(crate) const DFS: Kind = Kind {
+    name: "dfs",
+    summary: "depth-first crawl of every (state, action) pair (DESIGN 7.2)",
+    build: |b| {
+        let cfg = b.config.strategy.crawl.clone();
+        Ok(Box::new(CrawlAgent::new(Order::Depth, cfg, b.inputs)))
+    },
+    ..BFS
+};
 
 /// Cloning shares the graph (as workers do); `fork` copies it.
 #[derive(Clone)]

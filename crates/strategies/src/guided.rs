@@ -61,6 +61,7 @@ use wayfarer_core::{
 
 use crate::fill::{fill_noted, with_note};
 use crate::form::{fields_before, form_fields, sender, take};
+use crate::registry::{Kind, Model};
 use crate::route::{Route, RouteNext};
 use crate::snapshot::capped;
 
@@ -246,6 +247,20 @@ impl Mind {
             .or_else(|| newest().find_map(work))
     }
 }
+
+/// `guided` (ours, issue 40): actions valued by what they newly caused in the page and
+/// on the server, untried ones first.
+pub(crate) const KIND: Kind = Kind {
+    name: "guided",
+    summary: "actions valued by what they newly caused, untried ones first (the default)",
+    inputs: "heuristic+mutate",
+    model: Model::None,
+    episode_steps: |c| c.guided.episode_steps,
+    build: |b| {
+        let cfg = b.config.strategy.guided.clone();
+        Ok(Box::new(GuidedAgent::new(cfg, b.inputs)))
+    },
+};
 
 /// Cloning shares the mind (as workers do); `fork` copies it.
 #[derive(Clone)]

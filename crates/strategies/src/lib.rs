@@ -2,7 +2,8 @@
 //!
 //! Each strategy implements `wayfarer_core::Agent`. They see observations, abstract
 //! states and candidate actions, and get values to type from an `InputGenerator`; none
-//! knows about CDP. `by_name` builds one from the CLI's `--strategy`.
+//! knows about CDP. `registry::KINDS` lists them once (a strategy is its file and one
+//! line there); `by_name` builds one from the CLI's `--strategy`.
 //!
 //! - `random` (DESIGN 7.1): uniform over the candidates.
 //! - `bfs`, `dfs` (DESIGN 7.2): model-based crawling of every (state, action) pair.
@@ -32,6 +33,7 @@ mod form;
 mod guided;
 mod memory;
 mod random;
+pub mod registry;
 mod route;
 mod setup;
 mod snapshot;
@@ -76,23 +78,8 @@ pub use vetl::{VetlAgent, VetlVariant};
 pub use webexplor::WebExplorAgent;
 pub use webrled::{Variant, WebRledAgent};
 
-/// The strategies this build offers.
-pub const NAMES: &[&str] = &[
-    "random",
-    "bfs",
-    "dfs",
-    "webexplor",
-    "guided",
-    "webrled",
-    "webrled+",
-    "webrled-",
-    "webrled*",
-    "vetl",
-    "vetl-v1",
-    "vetl-lv",
-    "vetl-l",
-    "vetl-h",
-];
+/// Steps per episode of a strategy that names none of its own.
+pub const DEFAULT_EPISODE_STEPS: u32 = 50;
 
 /// The strategy `explore` and `demo` use when neither a flag nor the configuration names
 /// one: guided, which goes where the page newly shows something and sends the forms it
@@ -103,8 +90,8 @@ pub const DEFAULT: &str = "guided";
 /// Why a strategy could not be built.
 #[derive(Debug, thiserror::Error)]
 pub enum StrategyError {
-    /// A `--strategy` name that is not one of `NAMES`.
-    #[error("unknown strategy {0:?}; available: {names}", names = NAMES.join(", "))]
+    /// A `--strategy` name that is not one of `registry::KINDS`.
+    #[error("unknown strategy {0:?}; available: {names}", names = registry::names().join(", "))]
     Unknown(String),
     /// The networks of `--networks DIR` (`strategy.webrled.model`) could not be loaded.
     #[error("{strategy}: cannot start from the saved networks: {source}")]
@@ -134,78 +121,22 @@ pub fn by_name_with(
     inputs: Box<dyn InputGenerator + Send>,
     llm: Option<wayfarer_llm::SharedClient>,
 ) -> Result<Box<dyn Agent + Send>, StrategyError> {
-    if let Some(variant) = VetlVariant::from_name(name) {
-        let client = match llm {
-            Some(c) if !variant.heuristic_only() => c,
-            _ => wayfarer_llm::LlmClient::heuristic().shared(),
-        };
-        return Ok(Box::new(VetlAgent::new(
-            variant,
-            config.strategy.vetl.clone(),
-            inputs,
-            client,
-        )));
-    }
-    if let Some(variant) = Variant::from_name(name) {
-        let agent = WebRledAgent::new(
-            config.strategy.webrled.clone(),
-            config.abstraction.dims,
-            variant,
-            inputs,
-        )
-        .map_err(|source| StrategyError::Model {
-            strategy: name.to_string(),
-            source: Box::new(source),
-        })?;
-        return Ok(Box::new(agent));
-    }
-    let config = &config.strategy;
-    match name {
-        "random" => Ok(Box::new(RandomAgent::new(inputs))),
-        "bfs" => Ok(Box::new(CrawlAgent::new(
-            Order::Breadth,
-            config.crawl.clone(),
-            inputs,
-        ))),
-        "dfs" => Ok(Box::new(CrawlAgent::new(
-            Order::Depth,
-            config.crawl.clone(),
-            inputs,
-        ))),
-        "webexplor" => Ok(Box::new(WebExplorAgent::new(
-            config.webexplor.clone(),
-            inputs,
-        ))),
-        "guided" => Ok(Box::new(GuidedAgent::new(config.guided.clone(), inputs))),
-        other => Err(StrategyError::Unknown(other.to_string())),
-    }
+    let kind = registry::kind(name).ok_or_else(|| StrategyError::Unknown(name.to_string()))?;
+    (kind.build)(registry::Build {
+        config,
+        inputs,
+        llm,
+    })
 }
 
 /// The input generator a strategy uses when the configuration names none: its base
 /// generator with the `mutate` layer on top (boundary values once a form was accepted);
 /// naming a plain generator (`--inputs heuristic`) turns mutation off.
 pub fn default_inputs(name: &str) -> &'static str {
-    match name {
-        "random" => "random+mutate",
-        n if VetlVariant::from_name(n).is_some() => "llm+mutate",
-        _ => "heuristic+mutate",
-    }
+    registry::kind(name).map_or("heuristic+mutate", |k| k.inputs)
 }
 
-/// Steps per episode when neither a flag nor `budget.episode_steps` says. webrled's
-/// episode holds its exploring steps, then its probes, each of which may need a `back`.
+/// Steps per episode when neither a flag nor `budget.episode_steps` says.
 pub fn default_episode_steps(name: &str, config: &StrategyConfig) -> u32 {
-    match name {
-        "webexplor" => config.webexplor.episode_steps,
-        "guided" => config.guided.episode_steps,
-        "bfs" | "dfs" => config.crawl.episode_steps,
-        // Saturating: the file's counts are any u32, and a longer episode than u32 is none.
-        "webrled" | "webrled+" | "webrled*" => config
-            .webrled
-            .episode_steps
-            .saturating_add(config.webrled.probe_steps.saturating_mul(2)),
-        "webrled-" => config.webrled.episode_steps,
-        n if VetlVariant::from_name(n).is_some() => config.vetl.episode_steps,
-        _ => 50,
-    }
+    registry::kind(name).map_or(DEFAULT_EPISODE_STEPS, |k| (k.episode_steps)(config))
 }

@@ -11,6 +11,17 @@ use wayfarer_core::input::InputGenerator;
 use wayfarer_core::{Action, Agent, Transition, View};
 
 use crate::fill::fill_noted;
+use crate::registry::{Kind, Model};
+
+/// `random` (DESIGN 7.1): uniform over the candidates.
+pub(crate) const KIND: Kind = Kind {
+    name: "random",
+    summary: "uniform over the candidates (DESIGN 7.1)",
+    inputs: "random+mutate",
+    model: Model::None,
+    episode_steps: |_| crate::DEFAULT_EPISODE_STEPS,
+    build: |b| Ok(Box::new(RandomAgent::new(b.inputs))),
+};
 
 #[derive(Clone)]
 pub struct RandomAgent {

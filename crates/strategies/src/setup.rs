@@ -9,7 +9,8 @@ use wayfarer_core::{Abstraction, Agent, Config};
 use wayfarer_inputs::{Dictionary, Layered, Mutate, MUTATE_SUFFIX};
 use wayfarer_llm::{LlmClient, LlmInput, SharedClient};
 
-use crate::{by_name_with, default_episode_steps, default_inputs, StrategyError, VetlVariant};
+use crate::registry::{self, Model};
+use crate::{by_name_with, default_episode_steps, default_inputs, StrategyError};
 
 pub struct Setup {
     pub agent: Box<dyn Agent + Send>,
@@ -59,9 +60,9 @@ pub fn setup(
         pattern: e.pattern,
         reason: e.reason,
     })?;
-    let variant = VetlVariant::from_name(strategy);
-    let client = match (&llm, variant) {
-        (_, Some(v)) if v.heuristic_only() => None,
+    let model = registry::kind(strategy).map_or(Model::None, |k| k.model);
+    let client = match (&llm, model) {
+        (_, Model::HeuristicOnly) => None,
         (Some(c), _) => Some(c.clone()),
         (None, _) => None,
     };
@@ -69,13 +70,13 @@ pub fn setup(
         Some(base) => (base, true),
         None => (inputs.as_str(), false),
     };
-    let asks = base == "llm" || variant.is_some();
+    let asks = base == "llm" || model != Model::None;
     let client = asks.then(|| client.unwrap_or_else(|| LlmClient::heuristic().shared()));
     let generator: Box<dyn InputGenerator + Send> = if base == "llm" {
         let client = client
             .clone()
             .expect("a client when the generator asks one");
-        let vision = variant.is_some_and(|v| v.sees_for_values());
+        let vision = model == Model::Asks { vision: true };
         let llm = Box::new(Layered::new(dictionary, LlmInput::new(client, vision)));
         if mutate {
             Box::new(Mutate::new(llm))

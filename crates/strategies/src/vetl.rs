@@ -42,7 +42,57 @@ use wayfarer_llm::prompt::Prompts;
 use wayfarer_llm::{distance, nearest, Request, SharedClient, Task};
 
 use crate::fill::{fill_noted, with_note};
+use crate::registry::{Build, Kind, Model};
 use crate::snapshot::capped;
+use crate::StrategyError;
+
+/// `vetl` (DESIGN 7.5) and its variants: every empty field filled from its context, a
+/// bandit over the targets.
+pub(crate) const VETL: Kind = Kind {
+    name: "vetl",
+    summary:
+        "context-aware inputs and a bandit over targets; a vision model answers both (DESIGN 7.5)",
+    inputs: "llm+mutate",
+    model: Model::Asks { vision: true },
+    episode_steps: |c| c.vetl.episode_steps,
+    build: |b| build_vetl(VetlVariant::Vetl, b),
+};
+pub(crate) const V1: Kind = Kind {
+    name: "vetl-v1",
+    summary: "vetl with vision for values, the nearest button after each",
+    build: |b| build_vetl(VetlVariant::V1, b),
+    ..VETL
+};
+pub(crate) const LV: Kind = Kind {
+    name: "vetl-lv",
+    summary: "vetl with a text model for values, vision for buttons",
+    model: Model::Asks { vision: false },
+    build: |b| build_vetl(VetlVariant::LV, b),
+    ..VETL
+};
+pub(crate) const L: Kind = Kind {
+    name: "vetl-l",
+    summary: "vetl with a text model for values, the nearest button after each",
+    model: Model::Asks { vision: false },
+    build: |b| build_vetl(VetlVariant::L, b),
+    ..VETL
+};
+pub(crate) const H: Kind = Kind {
+    name: "vetl-h",
+    summary: "vetl with heuristic values and the nearest button: no model",
+    model: Model::HeuristicOnly,
+    build: |b| build_vetl(VetlVariant::H, b),
+    ..VETL
+};
+
+fn build_vetl(variant: VetlVariant, b: Build<'_>) -> Result<Box<dyn Agent + Send>, StrategyError> {
+    let client = match b.llm {
+        Some(c) if !variant.heuristic_only() => c,
+        _ => wayfarer_llm::LlmClient::heuristic().shared(),
+    };
+    let cfg = b.config.strategy.vetl.clone();
+    Ok(Box::new(VetlAgent::new(variant, cfg, b.inputs, client)))
+}
 
 /// Which model answers what.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -37,6 +37,7 @@ use crate::dfa::Edge;
 use crate::fill::{fill_noted, with_note};
 use crate::form::take;
 use crate::memory::{key, Memory, Typed};
+use crate::registry::{Kind, Model};
 use crate::route::{Route, RouteNext};
 use crate::snapshot::{automaton_table, capped};
 
@@ -143,6 +144,19 @@ impl Mind {
         acts[acts.len() - 1]
     }
 }
+
+/// `webexplor` (DESIGN 7.3): curiosity-driven Q-learning guided by an automaton.
+pub(crate) const KIND: Kind = Kind {
+    name: "webexplor",
+    summary: "curiosity-driven Q-learning guided by an automaton (DESIGN 7.3)",
+    inputs: "heuristic+mutate",
+    model: Model::None,
+    episode_steps: |c| c.webexplor.episode_steps,
+    build: |b| {
+        let cfg = b.config.strategy.webexplor.clone();
+        Ok(Box::new(WebExplorAgent::new(cfg, b.inputs)))
+    },
+};
 
 /// Cloning shares the mind (as workers do); `fork` copies it.
 #[derive(Clone)]

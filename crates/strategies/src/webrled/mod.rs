@@ -56,7 +56,9 @@ use wayfarer_ml::{Autoencoder, Classifier, MlError, QNetwork, QSample};
 
 use crate::fill::{fill_noted, with_note};
 use crate::form::take;
+use crate::registry::{Build, Kind, Model};
 use crate::route::{Route, RouteNext};
+use crate::StrategyError;
 
 pub use grid::{Cover, Grid};
 pub use novelty::{combine, Episodic, ErrorScale};
@@ -76,6 +78,52 @@ const DISC_EPOCHS: usize = 20;
 const PAYING_YIELD: f64 = 0.25;
 /// Share of probes that double-click.
 const DOUBLE_CLICK_PROBES: f64 = 0.25;
+
+/// `webrled` (DESIGN 7.4) and the paper's ablations: deep Q-learning over grid cells of
+/// the page. An episode holds its exploring steps, then its probes, each of which may
+/// need a `back`.
+pub(crate) const FULL: Kind = Kind {
+    name: "webrled",
+    summary: "deep Q-learning over grid cells, an action discriminator, novelty (DESIGN 7.4)",
+    inputs: "heuristic+mutate",
+    model: Model::None,
+    episode_steps: |c| {
+        // Saturating: the file's counts are any u32, and a longer episode than u32 is none.
+        let w = &c.webrled;
+        w.episode_steps
+            .saturating_add(w.probe_steps.saturating_mul(2))
+    },
+    build: |b| build(Variant::Full, b),
+};
+pub(crate) const LIST_BASED: Kind = Kind {
+    name: "webrled+",
+    summary: "webrled with list-based action values (ablation)",
+    build: |b| build(Variant::ListBased, b),
+    ..FULL
+};
+pub(crate) const NO_DISCRIMINATOR: Kind = Kind {
+    name: "webrled-",
+    summary: "webrled without the action discriminator, nor its probes (ablation)",
+    episode_steps: |c| c.webrled.episode_steps,
+    build: |b| build(Variant::NoDiscriminator, b),
+    ..FULL
+};
+pub(crate) const GLOBAL_ONLY: Kind = Kind {
+    name: "webrled*",
+    summary: "webrled with global novelty only (ablation)",
+    build: |b| build(Variant::GlobalOnly, b),
+    ..FULL
+};
+
+fn build(variant: Variant, b: Build<'_>) -> Result<Box<dyn Agent + Send>, StrategyError> {
+    let (cfg, dims) = (b.config.strategy.webrled.clone(), b.config.abstraction.dims);
+    let agent =
+        WebRledAgent::new(cfg, dims, variant, b.inputs).map_err(|source| StrategyError::Model {
+            strategy: variant.name().to_string(),
+            source: Box::new(source),
+        })?;
+    Ok(Box::new(agent))
+}
 
 /// Which WebRLED: the full method or one of the paper's ablations.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
