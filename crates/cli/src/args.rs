@@ -83,11 +83,17 @@ pub enum Command {
         /// The later run.
         b: PathBuf,
     },
-    /// Rebuild report.html, report.json, junit.xml and traces/ from a run's store.
-    #[command(after_help = "Example:\n  wayfarer report wayfarer-out")]
+    /// Rebuild the reports (report.html, report.json, junit.xml, ctrf.json) and traces/
+    /// from a run's store.
+    #[command(
+        after_help = "Examples:\n  wayfarer report wayfarer-out\n  wayfarer report wayfarer-out --format ctrf"
+    )]
     Report {
         /// The run's output directory (it holds run.sqlite).
         dir: PathBuf,
+        /// Only this format (repeatable): html, json, junit or ctrf. Default: all of them.
+        #[arg(long, value_name = "NAME")]
+        format: Vec<String>,
     },
     /// Re-run a failure trace and say whether the failure reproduces.
     #[command(

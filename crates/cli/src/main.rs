@@ -63,7 +63,7 @@ fn main() {
         }
         Command::Explore { url, run } => explore::explore(url.as_deref(), run),
         Command::Demo { app, fixed, run } => explore::demo(app, *fixed, run),
-        Command::Report { dir } => report::command(dir),
+        Command::Report { dir, format } => report::command(dir, format),
         Command::Diff { a, b } => report::diff(a, b),
         Command::Replay {
             trace,

@@ -13,20 +13,24 @@ use wayfarer_store::RunData;
 use crate::args::RunArgs;
 use crate::{print, seeded};
 
-/// Read the store in `dir` and write report.html, report.json, junit.xml and traces.
+/// Read the store in `dir` and write every format's report (`format::FORMATS`) and traces.
 pub fn rebuild(dir: &Path) -> Result<(RunData, Option<Vec<SeededLine>>, Written)> {
     let data = wayfarer_store::load(dir)?;
-    let seeded = data
-        .meta
+    let seeded = seeded_of(&data);
+    let written = wayfarer_report::write_all(&data, seeded.as_deref())
+        .with_context(|| format!("cannot write the reports into {}", dir.display()))?;
+    Ok((data, seeded, written))
+}
+
+/// For a run of a bundled demo app with its bugs on: which seeded bugs it found.
+fn seeded_of(data: &RunData) -> Option<Vec<SeededLine>> {
+    data.meta
         .setup
         .app
         .as_deref()
         .filter(|_| data.meta.setup.app_bugs != Some(false))
         .and_then(wayfarer_testapps::App::from_name)
-        .map(|app| seeded::found(app, &data.summary));
-    let written = wayfarer_report::write_all(&data, seeded.as_deref())
-        .with_context(|| format!("cannot write the reports into {}", dir.display()))?;
-    Ok((data, seeded, written))
+        .map(|app| seeded::found(app, &data.summary))
 }
 
 /// Write the reports of the run in `dir` and print its summary; returns the exit code
@@ -101,9 +105,28 @@ pub fn exit_code(summary: &RunSummary, fail_on: &FailOn) -> i32 {
     }
 }
 
-/// `wayfarer report DIR`.
-pub fn command(dir: &Path) -> Result<i32> {
-    let (data, _, written) = rebuild(dir)?;
+/// `wayfarer report DIR [--format NAME]...`.
+pub fn command(dir: &Path, formats: &[String]) -> Result<i32> {
+    let chosen = formats
+        .iter()
+        .map(|name| {
+            wayfarer_report::format::format(name).ok_or_else(|| {
+                anyhow::anyhow!(
+                    "--format: no format {name:?}; available: {}",
+                    wayfarer_report::format::names().join(", ")
+                )
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let data = wayfarer_store::load(dir)?;
+    let seeded = seeded_of(&data);
+    let formats = if chosen.is_empty() {
+        wayfarer_report::format::FORMATS
+    } else {
+        &chosen[..]
+    };
+    let written = wayfarer_report::write(&data, seeded.as_deref(), formats)
+        .with_context(|| format!("cannot write the reports into {}", dir.display()))?;
     if !data.complete {
         meprintln!(
             "note: the run in {} did not finish; the reports hold its {} recorded steps",
@@ -111,9 +134,9 @@ pub fn command(dir: &Path) -> Result<i32> {
             data.steps.len()
         );
     }
-    mprintln!("{}", written.html.display());
-    mprintln!("{}", written.json.display());
-    mprintln!("{}", written.junit.display());
+    for f in &written.files {
+        mprintln!("{}", f.display());
+    }
     for t in &written.traces {
         mprintln!("{}", t.display());
     }

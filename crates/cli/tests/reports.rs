@@ -74,6 +74,29 @@ fn a_run_killed_with_sigkill_is_reported_from_its_store() {
         html.contains(&format!("{n} steps")),
         "the HTML report counts {n} steps"
     );
+    let ctrf: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("ctrf.json")).unwrap())
+            .unwrap();
+    assert_eq!(ctrf["results"]["tests"][0]["status"], "failed", "{ctrf}");
+
+    // One format alone, and a name that is none: refused with the ones there are.
+    std::fs::remove_file(dir.path().join("ctrf.json")).unwrap();
+    std::fs::remove_file(dir.path().join("junit.xml")).unwrap();
+    let out = wayfarer()
+        .args(["report", "--format", "ctrf"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(dir.path().join("ctrf.json").exists() && !dir.path().join("junit.xml").exists());
+    let out = wayfarer()
+        .args(["report", "--format", "sarif"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_ne!(out.status.code(), Some(0));
+    assert!(stderr.contains("html, json, junit, ctrf"), "{stderr}");
     server.shutdown();
 }
 

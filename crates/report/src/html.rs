@@ -31,6 +31,24 @@ const CSS: &str = include_str!("../templates/report.css");
 /// Interactions of the knowledge base shown (the most confirmed first).
 const KNOWLEDGE_ROWS: usize = 200;
 
+/// One self-contained page for people: summary, failures, state graph, features, plots.
+pub struct Html;
+
+impl crate::format::Format for Html {
+    fn name(&self) -> &'static str {
+        "html"
+    }
+    fn about(&self) -> &'static str {
+        "One self-contained page for people: summary, failures, state graph, features, plots."
+    }
+    fn file(&self) -> &'static str {
+        "report.html"
+    }
+    fn render(&self, input: &crate::format::Input<'_>) -> String {
+        render(input.data, input.seeded)
+    }
+}
+
 /// Render the whole report as one self-contained HTML document. Never fails: should the
 /// template fail, the page says so instead.
 pub fn render(data: &RunData, seeded: Option<&[SeededLine]>) -> String {

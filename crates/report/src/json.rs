@@ -222,6 +222,24 @@ struct Report<'a> {
     knowledge: &'a [wayfarer_core::runner::KnowledgeRow],
 }
 
+/// The --json summary plus the failures with their traces, for scripts.
+pub struct Json;
+
+impl crate::format::Format for Json {
+    fn name(&self) -> &'static str {
+        "json"
+    }
+    fn about(&self) -> &'static str {
+        "The --json summary plus the failures with their traces, for scripts."
+    }
+    fn file(&self) -> &'static str {
+        "report.json"
+    }
+    fn render(&self, input: &crate::format::Input<'_>) -> String {
+        render(input.data, input.seeded)
+    }
+}
+
 pub fn render(data: &RunData, seeded: Option<&[SeededLine]>) -> String {
     let details = data
         .failures

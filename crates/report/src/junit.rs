@@ -36,6 +36,24 @@ fn short(s: &str, n: usize) -> String {
     }
 }
 
+/// JUnit XML: one test case per unique failure plus one for the run, for CI.
+pub struct Junit;
+
+impl crate::format::Format for Junit {
+    fn name(&self) -> &'static str {
+        "junit"
+    }
+    fn about(&self) -> &'static str {
+        "JUnit XML: one test case per unique failure plus one for the run, for CI."
+    }
+    fn file(&self) -> &'static str {
+        "junit.xml"
+    }
+    fn render(&self, input: &crate::format::Input<'_>) -> String {
+        render(input.data)
+    }
+}
+
 pub fn render(data: &RunData) -> String {
     let s = &data.summary;
     let n = data.failures.len();
@@ -87,59 +105,7 @@ pub fn render(data: &RunData) -> String {
     for (i, sf) in data.failures.iter().enumerate() {
         let f = &sf.failure;
         let kind = f.kind.as_str();
-        let mut body = format!(
-            "{kind}: {}\nsignature: {}\nfirst seen at step {} (episode {}), {} time(s), on {}\n",
-            f.message, f.signature, f.step, f.episode, f.count, f.page_url
-        );
-        if let (Some(src), Some(line)) = (&f.source, f.line) {
-            let _ = writeln!(body, "source: {src}:{line}:{}", f.column.unwrap_or(0));
-        }
-        let line = s.line(&f.signature);
-        if let Some(b) = line.and_then(|l| l.baseline) {
-            let _ = writeln!(
-                body,
-                "baseline: {}",
-                match b {
-                    NewOrKnown::New => "new",
-                    NewOrKnown::Known => "known",
-                }
-            );
-        }
-        let shrunk = line.and_then(|l| l.shrunk.as_ref());
-        // Every failure has one; one the summary does not list was never replayed.
-        let _ = writeln!(body, "verdict: {}", Verdict::of(shrunk).text(shrunk));
-        let mut file = file_name(i, f);
-        match shrunk
-            .filter(|s| s.shortened())
-            .and_then(|s| Some((s, s.steps(&f.trace)?)))
-        {
-            Some((sh, kept)) => {
-                let _ = writeln!(
-                    body,
-                    "minimal steps from a reset ({} of {}):",
-                    sh.kept.len(),
-                    f.trace.len()
-                );
-                for (k, st) in kept.iter().enumerate() {
-                    let _ = writeln!(body, "  {}. {}", k + 1, st.describe());
-                }
-                file = crate::traces::minimised_name(&file);
-            }
-            None => {
-                let _ = writeln!(body, "steps from a reset ({}):", f.trace.len());
-                for (k, st) in f.trace.iter().enumerate() {
-                    let _ = writeln!(body, "  {}. {}", k + 1, st.describe());
-                }
-            }
-        }
-        let _ = writeln!(body, "replay: wayfarer replay traces/{file}");
-        if !f.server_output.is_empty() {
-            // A CI log shows this body: the server's own account of the failure goes with it.
-            let _ = writeln!(body, "the server's output at step {}:", f.step);
-            for line in f.server_output.tail(40) {
-                let _ = writeln!(body, "  | {line}");
-            }
-        }
+        let body = failure_text(data, i);
         let _ = writeln!(
             x,
             "    <testcase classname=\"wayfarer.{kind}\" name=\"{}\" time=\"0\">\n      <failure message=\"{}\" type=\"{kind}\">{}</failure>\n    </testcase>",
@@ -150,6 +116,69 @@ pub fn render(data: &RunData) -> String {
     }
     x.push_str("  </testsuite>\n</testsuites>\n");
     x
+}
+
+/// A failure for a CI log: what, where, first seen when, its verdict, the steps to
+/// reproduce it (the minimal ones when shrinking found them), how to replay it and the
+/// server's output; the body of its JUnit case and its CTRF test's trace.
+pub(crate) fn failure_text(data: &RunData, i: usize) -> String {
+    let s = &data.summary;
+    let f = &data.failures[i].failure;
+    let kind = f.kind.as_str();
+    let mut body = format!(
+        "{kind}: {}\nsignature: {}\nfirst seen at step {} (episode {}), {} time(s), on {}\n",
+        f.message, f.signature, f.step, f.episode, f.count, f.page_url
+    );
+    if let (Some(src), Some(line)) = (&f.source, f.line) {
+        let _ = writeln!(body, "source: {src}:{line}:{}", f.column.unwrap_or(0));
+    }
+    let line = s.line(&f.signature);
+    if let Some(b) = line.and_then(|l| l.baseline) {
+        let _ = writeln!(
+            body,
+            "baseline: {}",
+            match b {
+                NewOrKnown::New => "new",
+                NewOrKnown::Known => "known",
+            }
+        );
+    }
+    let shrunk = line.and_then(|l| l.shrunk.as_ref());
+    // Every failure has one; one the summary does not list was never replayed.
+    let _ = writeln!(body, "verdict: {}", Verdict::of(shrunk).text(shrunk));
+    let mut file = file_name(i, f);
+    match shrunk
+        .filter(|s| s.shortened())
+        .and_then(|s| Some((s, s.steps(&f.trace)?)))
+    {
+        Some((sh, kept)) => {
+            let _ = writeln!(
+                body,
+                "minimal steps from a reset ({} of {}):",
+                sh.kept.len(),
+                f.trace.len()
+            );
+            for (k, st) in kept.iter().enumerate() {
+                let _ = writeln!(body, "  {}. {}", k + 1, st.describe());
+            }
+            file = crate::traces::minimised_name(&file);
+        }
+        None => {
+            let _ = writeln!(body, "steps from a reset ({}):", f.trace.len());
+            for (k, st) in f.trace.iter().enumerate() {
+                let _ = writeln!(body, "  {}. {}", k + 1, st.describe());
+            }
+        }
+    }
+    let _ = writeln!(body, "replay: wayfarer replay traces/{file}");
+    if !f.server_output.is_empty() {
+        // A CI log shows this body: the server's own account of the failure goes with it.
+        let _ = writeln!(body, "the server's output at step {}:", f.step);
+        for line in f.server_output.tail(40) {
+            let _ = writeln!(body, "  | {line}");
+        }
+    }
+    body
 }
 
 /// ISO 8601 without time zone, as the JUnit schema wants, from Unix seconds (UTC).

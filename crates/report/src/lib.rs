@@ -5,10 +5,15 @@
 //!   features and their tests, plots)
 //! - `json`: `report.json`, the `--json` summary plus the failures with their traces
 //! - `junit`: `junit.xml`, one test case per unique failure plus one for the run
+//! - `ctrf`: `ctrf.json`, the Common Test Report Format
 //! - `traces`: `traces/*.json`, one replayable trace per unique failure
+//!
+//! The file formats are listed once, in `format::FORMATS`.
 
 pub mod baseline;
 pub mod ci;
+pub mod ctrf;
+pub mod format;
 pub mod html;
 pub mod json;
 pub mod junit;
@@ -16,6 +21,7 @@ pub mod traces;
 
 use std::path::{Path, PathBuf};
 
+use format::Format as _;
 use serde::{Deserialize, Serialize};
 use wayfarer_store::RunData;
 
@@ -69,24 +75,36 @@ pub fn one_line(text: &str, max: usize) -> String {
 /// What `write_all` wrote.
 #[derive(Clone, Debug, Default)]
 pub struct Written {
+    /// The page people open (`report.html`).
     pub html: PathBuf,
-    pub json: PathBuf,
-    pub junit: PathBuf,
+    /// Every format's file, in `format::FORMATS` order.
+    pub files: Vec<PathBuf>,
     pub traces: Vec<PathBuf>,
 }
 
 /// Write every report of `data` into its run directory.
 pub fn write_all(data: &RunData, seeded: Option<&[SeededLine]>) -> Result<Written, WriteError> {
+    write(data, seeded, format::FORMATS)
+}
+
+/// Write the traces and the reports of `formats` into the run directory of `data`.
+pub fn write(
+    data: &RunData,
+    seeded: Option<&[SeededLine]>,
+    formats: &[&dyn format::Format],
+) -> Result<Written, WriteError> {
     let dir = &data.dir;
     let traces = traces::write(data)?;
-    let w = Written {
-        html: dir.join("report.html"),
-        json: dir.join("report.json"),
-        junit: dir.join("junit.xml"),
+    let input = format::Input { data, seeded };
+    let mut files = Vec::new();
+    for f in formats {
+        let path = dir.join(f.file());
+        write_file(&path, &f.render(&input))?;
+        files.push(path);
+    }
+    Ok(Written {
+        html: dir.join(html::Html.file()),
+        files,
         traces,
-    };
-    write_file(&w.json, &json::render(data, seeded))?;
-    write_file(&w.junit, &junit::render(data))?;
-    write_file(&w.html, &html::render(data, seeded))?;
-    Ok(w)
+    })
 }
