@@ -1,6 +1,7 @@
 // The scan: a function returning the whole observation as a JSON string shaped like
 // wayfarer_core::Observation. It is installed once per document (scan.rs) and called with
-// cfg = {deny: [{selector, text}], maxElements, maxTags, maxHtml, errorsOnly}.
+// cfg = {deny: [{selector, text}], maxElements, maxTags, maxHtml, errorsOnly, facts}, facts
+// the page checks' extractors by name (functions; an answer is kept only when it is JSON).
 // With errorsOnly it returns {error_text} alone, found exactly as a full scan finds it
 // (state inference's probe), and skips the walk when no error pattern is in the page text.
 (function (cfg) {
@@ -391,6 +392,21 @@
     return cursor === "grab" || cursor === "move" || cursor === "-webkit-grab";
   }
 
+  // The page checks' extractors' answers; one that throws or answers nothing (null, an
+  // empty list) is left out: most pages have nothing to say to most checks.
+  function factsOf(extractors) {
+    const out = {};
+    if (!extractors) return out;
+    for (const name of Object.keys(extractors)) {
+      try {
+        const v = extractors[name]();
+        if (v === undefined || v === null || (Array.isArray(v) && !v.length)) continue;
+        out[name] = JSON.parse(JSON.stringify(v));
+      } catch (e) { /* a check's script failing is not the page's failure */ }
+    }
+    return out;
+  }
+
   // What the page listens for on the window, the document, its root and body: handlers
   // of the whole page's events, which read `event.target` (a delegated double click).
   function delegatedTypes() {
@@ -677,6 +693,7 @@
     placeholder_text: placeholders,
     broken_images: brokenImages(),
     unnamed_controls: unnamed,
+    facts: factsOf(cfg.facts),
     regions: regionsOf(),
     delegated: delegatedTypes(),
     app: appProbe(),

@@ -97,7 +97,16 @@ pub(crate) fn scan_script(deny: &[DenyRule]) -> ScanScript {
         "errorsOnly": true,
     })
     .to_string();
-    let body = format!("return f({cfg});");
+    // The page checks' own extractors (`wayfarer_core::check::Extractor`), as functions
+    // the scan calls: JSON cannot carry them.
+    let facts: Vec<String> = wayfarer_core::check::extractors()
+        .iter()
+        .map(|x| format!("{}: () => {{ {} }}", serde_json::Value::from(x.name), x.js))
+        .collect();
+    let body = format!(
+        "return f(Object.assign({cfg}, {{ facts: {{ {} }} }}));",
+        facts.join(", ")
+    );
     ScanScript {
         call: with_scan_fn("", &body, ""),
         install: installing_scan_fn("", &body, ""),

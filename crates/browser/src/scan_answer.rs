@@ -18,6 +18,8 @@ pub(crate) struct Caps {
 
 const HTML_SLACK: usize = 8;
 /// scan.js keeps the last 5000 ids of the instrumentation log.
+/// The largest answer of a page check's extractor kept (serialized JSON).
+const MAX_FACT_BYTES: usize = 4096;
 const MAX_APP_ACTIONS: usize = 5000;
 /// scan.js cuts the error text to 200 characters.
 const MAX_ERROR_TEXT: usize = 1000;
@@ -63,6 +65,8 @@ pub(crate) fn observation(json: &str, caps: &Caps) -> Result<Observation, Browse
     // listeners.js records a dozen event types: anything else is the page's doing.
     o.delegated.retain(|t| t.len() <= 20);
     o.delegated.truncate(MAX_DELEGATED);
+    // A check's extractor answers a little, on every page: a big answer is a wrong one.
+    o.facts.retain(|_, v| v.to_string().len() <= MAX_FACT_BYTES);
     if let Some(app) = &mut o.app {
         let extra = app.actions.len().saturating_sub(MAX_APP_ACTIONS);
         app.actions.drain(..extra);

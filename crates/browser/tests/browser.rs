@@ -1689,3 +1689,45 @@ fn drags_reach_html5_pointer_driven_and_sortable_lists() {
     }
     env.close();
 }
+
+const IMAGES_PAGE: &str = r#"<!doctype html><body>
+<img id="bare" src="/pics/bare.png" width="40" height="40">
+<img src="/pics/named.png" alt="Our logo" width="40" height="40">
+<img src="/pics/decor.png" alt="" width="40" height="40">
+<img src="/pics/hidden.png" width="40" height="40" style="display:none">
+<button>Ok</button>
+</body>"#;
+
+/// A page check's own extractor runs in the scan and its check judges the answer: an
+/// image shown without a text alternative is a warning (`image_alt`), one marked
+/// decorative or hidden is not.
+#[test]
+fn a_checks_extractor_feeds_its_judge_through_the_scan() {
+    let srv = TestServer::start(vec![("/", html(IMAGES_PAGE))]);
+    let mut env = launch(options(&srv.url("/")));
+    let obs = env.reset().unwrap().observation;
+    let srcs = obs
+        .facts
+        .get("image_alt")
+        .expect("the image_alt extractor answered");
+    let srcs: Vec<&str> = srcs
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|v| v.as_str())
+        .collect();
+    assert_eq!(srcs.len(), 1, "{srcs:?}");
+    assert!(srcs[0].ends_with("/pics/bare.png"), "{srcs:?}");
+    let origin = srv.url("/").trim_end_matches('/').to_string();
+    let findings =
+        wayfarer_core::Oracles::new(wayfarer_core::config::OracleConfig::default(), vec![origin])
+            .unwrap()
+            .judge(&[], Some(&obs));
+    let alt: Vec<_> = findings
+        .iter()
+        .filter(|f| f.kind.as_str() == "image_alt")
+        .collect();
+    assert_eq!(alt.len(), 1, "{findings:?}");
+    assert!(alt[0].warning);
+    env.close();
+}

@@ -903,6 +903,9 @@ pub struct OracleConfig {
     pub duplicate_ids: Severity,
     /// A form control without an accessible name (`unnamed_control`): a warning by default.
     pub unnamed_controls: Severity,
+    /// Any page check by its id (`crate::check::CHECKS`): "off", "warn" or "fail"; wins
+    /// over the fields above.
+    pub checks: std::collections::BTreeMap<String, Severity>,
 }
 
 impl Default for OracleConfig {
@@ -915,6 +918,7 @@ impl Default for OracleConfig {
             broken_resources: true,
             duplicate_ids: Severity::Warn,
             unnamed_controls: Severity::Warn,
+            checks: std::collections::BTreeMap::new(),
         }
     }
 }

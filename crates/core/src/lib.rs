@@ -20,6 +20,7 @@ pub use model::{Action, ActionKind, AppProbe, Element, Event, EventKind, Observa
 pub mod agent;
 pub mod budget;
 pub mod candidates;
+pub mod check;
 pub mod ddmin;
 pub mod embed;
 pub mod files;

@@ -255,6 +255,10 @@ pub struct Observation {
     /// `unnamed_control`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unnamed_controls: Vec<String>,
+    /// What the page checks' own extractors answered on this page, by name
+    /// (`crate::check::Extractor`).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub facts: std::collections::BTreeMap<String, serde_json::Value>,
     /// What an instrumented application says about itself (see [`AppProbe`]).
     #[serde(default)]
     pub app: Option<AppProbe>,

@@ -6,56 +6,87 @@ use std::collections::{BTreeMap, BTreeSet};
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 
-use crate::config::{OracleConfig, Severity};
+use crate::config::OracleConfig;
 use crate::model::{Event, EventKind, Observation};
 use crate::server::ServerOutput;
-use crate::signature::{normalize_message, signature};
+use crate::signature::signature;
 use crate::trace::TraceStep;
 
-/// The kinds of failure wayfarer reports.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum FailureKind {
-    Exception,
-    UnhandledRejection,
-    ConsoleError,
-    Http5xx,
-    Http4xx,
-    RequestFailed,
-    PageCrash,
-    ErrorText,
-    Hang,
+/// The kind of a failure: the id of what raised it ("exception", "http_5xx", a page
+/// check's id such as "unnamed_control"). The built-in kinds are constants; a check
+/// (`crate::check`) brings its own id, so a new check adds no variant here.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FailureKind(&'static str);
+
+#[allow(non_upper_case_globals)]
+impl FailureKind {
+    pub const Exception: FailureKind = FailureKind("exception");
+    pub const UnhandledRejection: FailureKind = FailureKind("unhandled_rejection");
+    pub const ConsoleError: FailureKind = FailureKind("console_error");
+    pub const Http5xx: FailureKind = FailureKind("http_5xx");
+    pub const Http4xx: FailureKind = FailureKind("http_4xx");
+    pub const RequestFailed: FailureKind = FailureKind("request_failed");
+    pub const PageCrash: FailureKind = FailureKind("page_crash");
+    pub const ErrorText: FailureKind = FailureKind("error_text");
+    pub const Hang: FailureKind = FailureKind("hang");
     /// A property of the user's specification was violated (or could not be evaluated).
-    Property,
-    /// Visible text "undefined", "NaN", "[object Object]" or "null" where a value should be.
-    PlaceholderText,
-    /// A broken image, or an image, script, stylesheet, font or media file of the
-    /// application answering 4xx.
-    BrokenResource,
-    /// Two interactive elements of one page share an `id`.
-    DuplicateId,
-    /// A form control has no accessible name.
-    UnnamedControl,
+    pub const Property: FailureKind = FailureKind("property");
+    /// An image, script, stylesheet, font or media file of the application answering 4xx.
+    pub const BrokenResource: FailureKind = FailureKind("broken_resource");
+
+    /// The kinds of the built-in page checks (`crate::check`), by name for code that
+    /// matches on them; a new check needs none.
+    pub const PlaceholderText: FailureKind = FailureKind("placeholder_text");
+    pub const DuplicateId: FailureKind = FailureKind("duplicate_id");
+    pub const UnnamedControl: FailureKind = FailureKind("unnamed_control");
+
+    /// The kinds raised from events, besides the page checks' (`crate::check::CHECKS`).
+    pub const EVENT_KINDS: [FailureKind; 11] = [
+        FailureKind::Exception,
+        FailureKind::UnhandledRejection,
+        FailureKind::ConsoleError,
+        FailureKind::Http5xx,
+        FailureKind::Http4xx,
+        FailureKind::RequestFailed,
+        FailureKind::PageCrash,
+        FailureKind::ErrorText,
+        FailureKind::Hang,
+        FailureKind::Property,
+        FailureKind::BrokenResource,
+    ];
+
+    /// A check's kind: its id.
+    pub const fn new(id: &'static str) -> FailureKind {
+        FailureKind(id)
+    }
+
+    pub fn as_str(&self) -> &'static str {
+        self.0
+    }
+
+    /// The kind `id` names, as a store or trace wrote it: a kind of this build, or one
+    /// it does not know (written by another version), kept as read.
+    pub fn named(id: &str) -> FailureKind {
+        let known = FailureKind::EVENT_KINDS
+            .into_iter()
+            .chain(crate::check::CHECKS.iter().map(|c| c.kind()))
+            .find(|k| k.0 == id);
+        // Unknown ids are rare (a file from another version) and few: leaking each
+        // keeps the kind a cheap copyable value.
+        known.unwrap_or_else(|| FailureKind(Box::leak(id.to_string().into_boxed_str())))
+    }
 }
 
-impl FailureKind {
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            FailureKind::Exception => "exception",
-            FailureKind::UnhandledRejection => "unhandled_rejection",
-            FailureKind::ConsoleError => "console_error",
-            FailureKind::Http5xx => "http_5xx",
-            FailureKind::Http4xx => "http_4xx",
-            FailureKind::RequestFailed => "request_failed",
-            FailureKind::PageCrash => "page_crash",
-            FailureKind::ErrorText => "error_text",
-            FailureKind::Hang => "hang",
-            FailureKind::Property => "property",
-            FailureKind::PlaceholderText => "placeholder_text",
-            FailureKind::BrokenResource => "broken_resource",
-            FailureKind::DuplicateId => "duplicate_id",
-            FailureKind::UnnamedControl => "unnamed_control",
-        }
+impl Serialize for FailureKind {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for FailureKind {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let id = std::borrow::Cow::<'de, str>::deserialize(d)?;
+        Ok(FailureKind::named(&id))
     }
 }
 
@@ -75,7 +106,7 @@ pub struct Finding {
 }
 
 impl Finding {
-    fn new(kind: FailureKind, message: String, ev: Option<&Event>) -> Finding {
+    pub(crate) fn new(kind: FailureKind, message: String, ev: Option<&Event>) -> Finding {
         let (source, line, column) = match ev {
             Some(e) => (e.url.clone(), e.line, e.column),
             None => (None, None, None),
@@ -114,7 +145,7 @@ impl Finding {
     }
 
     /// This finding, signed by `parts` (kind first) instead of its message.
-    fn signed(mut self, parts: &[&str]) -> Finding {
+    pub(crate) fn signed(mut self, parts: &[&str]) -> Finding {
         let mut sig = self.kind.as_str().to_string();
         for p in parts {
             sig.push('|');
@@ -284,97 +315,17 @@ impl Oracles {
             out.extend(error_text(o, typed));
         }
         if let Some(o) = obs {
-            out.extend(self.page_checks(o, typed));
+            out.extend(crate::check::judge_page(
+                &self.config,
+                &self.app_origins,
+                o,
+                typed,
+            ));
         }
         out.retain(|f| {
             let line = format!("{}: {}", f.kind.as_str(), f.message);
             !self.ignore.iter().any(|r| r.is_match(&line))
         });
-        out
-    }
-}
-
-impl Oracles {
-    /// The built-in checks of what a page shows (`[oracles]` placeholder_text,
-    /// broken_resources, duplicate_ids, unnamed_controls), each signed once per kind of page.
-    fn page_checks(&self, o: &Observation, typed: &BTreeSet<String>) -> Vec<Finding> {
-        let c = &self.config;
-        let mut out = Vec::new();
-        let page = normalize_message(&crate::signature::normalize_source(&o.url));
-        if c.placeholder_text {
-            for t in &o.placeholder_text {
-                let token = PLACEHOLDERS
-                    .iter()
-                    .find(|p| t.contains(**p))
-                    .copied()
-                    .unwrap_or("?");
-                if typed
-                    .iter()
-                    .any(|v| v.contains(token) && t.contains(v.as_str()))
-                {
-                    continue;
-                }
-                out.push(
-                    Finding::new(
-                        FailureKind::PlaceholderText,
-                        format!("the page shows {token:?} where a value should be: {t:?}"),
-                        None,
-                    )
-                    .signed(&[token, &page]),
-                );
-            }
-        }
-        if c.broken_resources {
-            // A broken image of another origin may be one the scope blocked.
-            for src in o.broken_images.iter().filter(|s| self.same_origin(s)) {
-                let src = crate::signature::normalize_source(src);
-                out.push(
-                    Finding::new(
-                        FailureKind::BrokenResource,
-                        format!("broken image {src} (it loaded without pixels)"),
-                        None,
-                    )
-                    .signed(&[&src]),
-                );
-            }
-        }
-        if c.duplicate_ids != Severity::Off {
-            for (id, els) in duplicate_ids(o) {
-                let shown: Vec<String> = els.iter().take(3).map(|e| describe(e)).collect();
-                let mut f = Finding::new(
-                    FailureKind::DuplicateId,
-                    format!(
-                        "id {id:?} is on {} interactive elements: {}",
-                        els.len(),
-                        shown.join(", ")
-                    ),
-                    None,
-                )
-                .signed(&[&id, &page]);
-                f.warning = c.duplicate_ids == Severity::Warn;
-                out.push(f);
-            }
-        }
-        if c.unnamed_controls != Severity::Off {
-            for locator in &o.unnamed_controls {
-                let shown = o
-                    .elements
-                    .iter()
-                    .find(|e| &e.locator == locator)
-                    // No name shown: the scan's label is a guess from nearby text.
-                    .map_or_else(|| locator.clone(), |e| format!("{} ({})", e.tag, e.locator));
-                let mut f = Finding::new(
-                    FailureKind::UnnamedControl,
-                    format!(
-                        "{shown} has no accessible name (no label, aria-label, aria-labelledby, title or placeholder)"
-                    ),
-                    None,
-                )
-                .signed(&[locator, &page]);
-                f.warning = c.unnamed_controls == Severity::Warn;
-                out.push(f);
-            }
-        }
         out
     }
 }
@@ -410,43 +361,6 @@ fn echoes(text: &str, v: &str) -> bool {
         let apart = |c: Option<char>| c.is_none_or(|c| !c.is_alphanumeric() && c != '_');
         (quoted(before) && quoted(after)) || (word && apart(before) && apart(after))
     })
-}
-
-/// What `placeholder_text` looks for, in the order a message names it.
-const PLACEHOLDERS: [&str; 4] = ["[object Object]", "NaN", "undefined", "null"];
-
-/// An element as a message names it: `button "Save" (#save)`.
-fn describe(e: &crate::model::Element) -> String {
-    format!("{} ({})", e.describe(), e.locator)
-}
-
-/// Ids shared by interactive elements of one document or shadow root (a locator's part
-/// before its last `>>>`), in page order.
-fn duplicate_ids(o: &Observation) -> Vec<(String, Vec<&crate::model::Element>)> {
-    let mut by: BTreeMap<(String, String), Vec<&crate::model::Element>> = BTreeMap::new();
-    let mut order = Vec::new();
-    for e in o.elements.iter().filter(|e| !e.actionable.is_empty()) {
-        let Some(id) = e.attrs.get("id").filter(|i| !i.trim().is_empty()) else {
-            continue;
-        };
-        let root = e
-            .locator
-            .rsplit_once(">>>")
-            .map_or("", |(r, _)| r)
-            .to_string();
-        let key = (root, id.clone());
-        if !by.contains_key(&key) {
-            order.push(key.clone());
-        }
-        by.entry(key).or_default().push(e);
-    }
-    order
-        .into_iter()
-        .filter_map(|k| {
-            let els = by.remove(&k)?;
-            (els.len() > 1).then_some((k.1, els))
-        })
-        .collect()
 }
 
 /// A unique failure of the run: the first finding of its signature and how often it recurred.
@@ -568,6 +482,14 @@ impl FailureBook {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::Severity;
+
+    impl Oracles {
+        /// The page checks' findings on `o` alone.
+        fn page_checks(&self, o: &Observation, typed: &BTreeSet<String>) -> Vec<Finding> {
+            crate::check::judge_page(&self.config, &self.app_origins, o, typed)
+        }
+    }
 
     fn oracles() -> Oracles {
         Oracles::new(OracleConfig::default(), vec!["http://app".into()]).unwrap()

@@ -21,11 +21,8 @@ fn kind_phrase(kind: &str) -> &str {
         "error_text" => "error page",
         "hang" => "hang",
         "property" => "property violation",
-        "placeholder_text" => "placeholder text",
-        "broken_resource" => "broken resource",
-        "duplicate_id" => "duplicate id",
-        "unnamed_control" => "unnamed control",
-        other => other,
+        // A page check says its own kind.
+        other => wayfarer_core::check::check(other).map_or(other, |c| c.phrase()),
     }
 }
 
@@ -35,7 +32,7 @@ fn unchecked_note(kind: &str) -> Option<&'static str> {
         "request_failed" => Some("failed requests are not checked by this test (only page errors, console errors and HTTP errors)"),
         "error_text" => Some("error text shown on a page is not checked by this test (only page errors, console errors and HTTP errors)"),
         "hang" => Some("pages that never settle are not checked by this test beyond Playwright's timeouts"),
-        "placeholder_text" | "broken_resource" | "duplicate_id" | "unnamed_control" => Some(
+        k if wayfarer_core::check::check(k).is_some() => Some(
             "wayfarer's page checks are not repeated by this test (only page errors, console errors and HTTP errors)",
         ),
         _ => None,
@@ -262,5 +259,8 @@ mod tests {
         assert_eq!(kind_phrase("new_kind"), "new_kind");
         assert!(unchecked_note("error_text").is_some());
         assert!(unchecked_note("exception").is_none());
+        // A page check's wording comes from the check.
+        assert_eq!(kind_phrase("image_alt"), "image without alt text");
+        assert!(unchecked_note("image_alt").is_some());
     }
 }

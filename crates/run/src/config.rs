@@ -106,6 +106,18 @@ fn check(text: &str) -> Result<Config, RunError> {
             return Err(usage!("deny rule {} needs a selector or a text", i + 1));
         }
     }
+    for id in config.oracles.checks.keys() {
+        if wayfarer_core::check::check(id).is_none() {
+            let ids: Vec<&str> = wayfarer_core::check::CHECKS
+                .iter()
+                .map(|c| c.id())
+                .collect();
+            return Err(usage!(
+                "[oracles.checks]: no check {id:?}; the page checks are {}",
+                ids.join(", ")
+            ));
+        }
+    }
     config.validate().map_err(RunError::Usage)?;
     if let Some(sh) = &config.budget.shrink {
         sh.parse::<crate::ShrinkBudget>()
@@ -580,6 +592,26 @@ quiet_ms = 150
             let _ = wayfarer_strategies::setup(name, c, None, None, None);
         }
         let _ = c.reset.http_request();
+    }
+
+    #[test]
+    fn a_check_is_set_by_its_id_and_an_unknown_id_is_refused_with_the_known_ones() {
+        let c = parse(
+            "[oracles.checks]\nimage_alt = \"fail\"\nduplicate_id = \"off\"\n",
+            |_| None,
+        )
+        .unwrap();
+        assert_eq!(
+            c.oracles.checks.get("image_alt"),
+            Some(&wayfarer_core::config::Severity::Fail)
+        );
+        let e = parse("[oracles.checks]\nimage_alts = \"warn\"\n", |_| None)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("image_alts") && e.ends_with("unnamed_control, image_alt"),
+            "{e}"
+        );
     }
 
     /// Parse `text`; a configuration must be usable, an error must say something.
