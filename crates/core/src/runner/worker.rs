@@ -197,6 +197,58 @@ fn hand_over(w: &mut Worker, hub: &Hub) -> bool {
     served
 }
 
+/// What a phase of a step tells the loop.
+enum Flow<T> {
+    /// Go on with the step.
+    Go(T),
+    /// Skip to the next turn of the loop (the episode may have been ended).
+    Next,
+    /// Leave the loop.
+    Stop,
+}
+
+/// A step's start: the candidates and what the specification offers, and the time
+/// spent getting them.
+struct Begun {
+    step_start: Instant,
+    /// Training at the episode's end, counted with this step.
+    train: Duration,
+    candidates: Vec<crate::model::Action>,
+    spec_choice: Option<crate::model::Action>,
+    listing: Duration,
+}
+
+/// The action to take, why, and the time deciding took (the model's share apart).
+struct Decided {
+    action: crate::model::Action,
+    decision: Option<String>,
+    decided: Duration,
+    asked: Duration,
+}
+
+/// The action performed, with what state inference planned for it and what it cost.
+struct Acted {
+    done: Done,
+    trace_step: TraceStep,
+    target: Option<String>,
+    keys: Option<(crate::infer::keys::Key, crate::infer::keys::Key)>,
+    plan: Option<Plan>,
+    inference: Option<super::predict::StepInference>,
+    server_lines: Option<u64>,
+    server_time: Duration,
+    restarts: u64,
+}
+
+/// Where the step led, as the run's abstraction and novelty see it.
+struct Seen {
+    analysis: Analysis,
+    new_state: bool,
+    novelty: crate::novelty::Novelty,
+    time: Duration,
+}
+
+/// The steps of one worker, each in its phases: begin (episode bookkeeping, the
+/// candidates), decide, act, analyse, learn, judge and record, then move on.
 fn steps(w: &mut Worker, hub: &Hub) {
     let opts = hub.opts;
     let Some(mut cur) = w.reset(hub) else {
@@ -206,444 +258,589 @@ fn steps(w: &mut Worker, hub: &Hub) {
     let mut train_time = Duration::ZERO;
 
     while !hub.exhausted() && hub.halted().is_none() {
-        if opts.stop.load(Ordering::Relaxed) {
-            hub.halt("interrupted".to_string(), false);
-            break;
-        }
-        // A failure found is shrunk while the others explore: this browser's turn.
-        // The page is wherever the work left it: the episode ends here.
-        if hand_over(w, hub) {
-            cur.episode_step = opts.episode_steps;
-            continue;
-        }
-        if cur.episode_step >= opts.episode_steps {
-            let t_train = Instant::now();
-            w.agent.get().on_episode_end();
-            train_time += t_train.elapsed();
-            share_snapshot(w.agent.get(), hub.lock().observers);
-            match w.reset(hub) {
-                Some(next) => cur = next,
-                None => break,
-            }
-        }
-        // Training at the episode's end is counted with the step that follows it.
-        let now = Instant::now();
-        let step_start = now.checked_sub(train_time).unwrap_or(now);
-        let train = std::mem::take(&mut train_time);
-        let candidates = offered_actions(&cur.obs, &opts.deny, cur.episode_step > 0, w.agent.get());
-        // The specification's generators offer theirs at this state (none without them),
-        // and may take the step instead of the strategy.
-        let generated = match cur.planned {
-            None => w.env.spec_actions(spec_mix::seed(opts.seed, w.id, w.steps)),
-            Some(_) => Vec::new(),
+        let begun = match begin(w, hub, &mut cur, &mut train_time, &mut empty_starts) {
+            Flow::Go(b) => b,
+            Flow::Next => continue,
+            Flow::Stop => break,
         };
-        let spec_choice = spec_mix::pick(&generated, !candidates.is_empty(), &mut w.rng);
-        // Listing the candidates is part of deciding.
-        let listing = step_start.elapsed();
-        {
-            let mut s = hub.lock();
-            for a in &candidates {
-                s.tally.actions.insert((
-                    cur.analysis.url.clone(),
-                    format!("{} {}", a.kind.as_str(), a.target.as_deref().unwrap_or("")),
-                ));
-            }
-        }
-        if candidates.is_empty() && spec_choice.is_none() {
-            if cur.episode_step == 0 {
-                match empty_start(w, hub, &mut cur, &mut empty_starts) {
-                    Start::Again => continue,
-                    Start::Empty => {}
-                    Start::Over => break,
-                }
-            }
-            // A dead end with nowhere to go back to: start a new episode.
-            cur.episode_step = opts.episode_steps;
-            continue;
-        }
-        empty_starts = 0;
-        let (action, decision, decided, asked) = match (cur.planned.take(), spec_choice) {
-            (Some(Planned::Reset), _) => {
+        let decided = match decide(w, hub, &mut cur, &begun) {
+            Flow::Go(d) => d,
+            Flow::Next => {
                 cur.episode_step = opts.episode_steps;
                 continue;
             }
-            (
-                Some(Planned::Act {
-                    action,
-                    decision,
-                    decide,
-                }),
-                _,
-            ) => (action, decision, decide, Duration::ZERO),
-            (None, Some(action)) => (
-                action,
-                Some("offered by the specification's action generators".to_string()),
-                Duration::ZERO,
-                Duration::ZERO,
-            ),
-            (None, None) => {
-                let t_decide = Instant::now();
-                let view = View {
-                    observation: &cur.obs,
-                    analysis: &cur.analysis,
-                    actions: &candidates,
-                    episode_step: cur.episode_step,
-                };
-                let agent = w.agent.get();
-                // Only mid-episode: a reset at the start would change nothing and could
-                // repeat forever.
-                if cur.episode_step > 0 && agent.wants_reset(&view) {
-                    cur.episode_step = opts.episode_steps;
-                    continue;
-                }
-                // A picture of the page for a vision prompt, only when the agent asks.
-                let mut pictured = Duration::ZERO;
-                if let Some(region) = agent.wants_picture(&view) {
-                    let t_picture = Instant::now();
-                    cur.obs.picture = w.env.picture(region).map(|png| Picture {
-                        png: Arc::new(png),
-                        region,
-                    });
-                    pictured = t_picture.elapsed();
-                }
-                let view = View {
-                    observation: &cur.obs,
-                    analysis: &cur.analysis,
-                    actions: &candidates,
-                    episode_step: cur.episode_step,
-                };
-                let asked_before = llm_seconds(opts);
-                let action = agent.choose(&view, &mut w.rng);
-                let asked =
-                    Duration::from_secs_f64((llm_seconds(opts) - asked_before).max(0.0)) + pictured;
-                (
-                    action,
-                    agent.rationale(),
-                    t_decide.elapsed().saturating_sub(asked),
-                    asked,
-                )
-            }
+            Flow::Stop => break,
         };
         // Another worker may have taken the budget's last step meanwhile.
         if !hub.claim() {
             break;
         }
-        let decide = decided + listing;
         w.steps += 1;
         cur.episode_step += 1;
-        let target = action
-            .target
-            .as_deref()
-            .and_then(|t| cur.obs.element(t))
-            .map(|e| e.describe());
-        let mut trace_step = TraceStep::new(action.clone(), &cur.obs);
-
-        // State inference: the interaction's keys, and whether to try guesses.
-        let keys = w.predictor.as_mut().map(|p| p.keys(&cur.obs, &action));
-        let (plan, mut inference) = match (&w.predictor, keys) {
-            (Some(p), Some(k)) => {
-                let (plan, info) = p.plan(k);
-                (Some(plan), Some(info))
-            }
-            _ => (None, None),
+        let Some(mut acted) = act(w, hub, &cur, &decided.action) else {
+            break;
         };
-        let guesses = match &plan {
-            Some(Plan::Try(g)) => Some(g.as_slice()),
-            _ => None,
-        };
-        let ctx = TrialCtx {
-            deny: &opts.deny,
-            last: cur.episode_step >= opts.episode_steps || hub.exhausted(),
-            next_episode_step: cur.episode_step,
-        };
-        let tried = match (w.predictor.as_mut(), guesses) {
-            (Some(p), Some(g)) => Some(Trying {
-                predictor: p,
-                guesses: g,
-                agent: w.agent.get(),
-                rng: &w.rng,
-                ctx,
-            }),
-            _ => None,
-        };
-        let Done {
-            outcome,
-            error,
-            mut accepted,
-            validate,
-        } = match perform(w.env, &action, (&cur.obs, &cur.analysis), tried) {
-            Ok(done) => done,
-            Err(e) => {
-                // The step never happened: another worker may take it.
-                hub.release();
-                w.steps -= 1;
-                w.fail(e, hub);
-                break;
-            }
-        };
-        // What the step made the server run, while nothing else asks it for more.
-        let t_server = Instant::now();
-        let server_lines = w.env.server_take();
-        let server_time = t_server.elapsed();
-        if let Some(p) = w.predictor.as_mut() {
-            p.stats.steps += 1;
-            if accepted.is_some() {
-                p.stats.predicted += 1;
-            }
+        if acted.done.error.is_none() {
+            cur.trace.push(acted.trace_step.clone());
         }
-        // The browser read the target's role and name from its accessibility tree, and
-        // counted Playwright's other ways to it, just before acting: what the trace, the
-        // report and exported tests name it by.
-        // A target the observation did not hold (the page changed since it was read) is
-        // named all the same.
-        if let (Some(n), Some(t)) = (w.env.target_name(), trace_step.action.target.as_deref()) {
-            trace_step
-                .element
-                .get_or_insert_with(ElementHint::default)
-                .name_from_target(&n, t);
-        }
-        if error.is_none() {
-            cur.trace.push(trace_step.clone());
-        }
-        let restarts = if outcome.restarted {
-            outcome
-                .events
-                .iter()
-                .filter(|e| e.kind == EventKind::BrowserRestart)
-                .count()
-                .max(1) as u64
-        } else {
-            0
-        };
-        w.restarts += restarts;
-
-        let t_analysis = Instant::now();
-        let (analysis, new_state) = match &accepted {
-            // A guessed state comes with its analysis: it was seen before.
-            Some(a) => (a.guess.analysis.clone(), false),
-            None => {
-                let (mut analysis, new_state) = {
-                    let mut s = hub.lock();
-                    let states_before = s.abstraction.states();
-                    let analysis = s.abstraction.analyse(&outcome.observation);
-                    (analysis, s.abstraction.states() > states_before)
-                };
-                w.agent
-                    .get()
-                    .annotate(&outcome.observation, analysis.data_mut());
-                (analysis, new_state)
-            }
-        };
-        // What the action newly caused (a script, an endpoint, a page, functions): cheap
-        // set lookups over the step's events. Functions come from the coverage taken so
-        // far, which lazy coverage takes at page leaves: they may be credited late.
-        let functions = w.env.coverage().map(|c| c.functions_covered);
-        let novelty = {
-            let mut s = hub.lock();
-            let mut n = s
-                .novelty
-                .absorb(&outcome.events, &outcome.observation.url, functions);
-            n.regions = s
-                .novelty
-                .regions(&outcome.observation.url, &outcome.observation.regions);
-            n.server_lines = server_lines;
-            n
-        };
-        let analysis_time = t_analysis.elapsed();
-        let t_learn = Instant::now();
-        if let (Some(p), Some(k), Some(info)) = (w.predictor.as_mut(), keys, inference.as_mut()) {
-            match &mut accepted {
-                Some(a) => {
-                    p.confirm(k, &a.guess);
-                    info.accepted = Some(a.index);
-                    // Data that grows with the run is refined on the guessed page, and the
-                    // knowledge base keeps the refined value.
-                    let mut refined = a.guess.analysis.clone();
-                    // With other workers the worker's own agent lives the guess (below).
-                    let refiner = match w.shares {
-                        true => w.agent.get(),
-                        false => a.agent.as_mut(),
-                    };
-                    if refiner.refine(&a.obs, refined.data_mut()) {
-                        a.guess = p.refine(k, &a.guess, refined);
-                    }
-                }
-                // What a scan found after a performed action is knowledge; a failed step or
-                // a restart says nothing about the interaction.
-                None if error.is_none()
-                    && !outcome.restarted
-                    && matches!(plan, Some(Plan::Try(_)) | Some(Plan::Scan { record: true })) =>
-                {
-                    p.record(k, &outcome.observation, &analysis);
-                }
-                None => {}
-            }
-        }
-        match accepted {
-            // A copy's learning would stay in the copy, away from the mind the workers
-            // share: the worker's own agent learns the guessed transition, and chooses its
-            // next action anew on the guessed page (the copy's choice validated the page).
-            Some(a) if w.shares => {
-                w.agent.get().learn(&Transition {
-                    state: cur.analysis.state,
-                    observation: &cur.obs,
-                    action: &action,
-                    next_state: analysis.state,
-                    next_observation: &a.obs,
-                    events: &outcome.events,
-                    new_state: false,
-                    failed: false,
-                    novelty,
-                });
-                cur.planned = None;
-            }
-            // The copy that lived the guess already learned it and chose the next action.
-            Some(a) => {
-                w.agent = Driver::Owned(a.agent);
-                w.rng = a.rng;
-                cur.planned = a.planned;
-            }
-            None => w.agent.get().learn(&Transition {
-                state: cur.analysis.state,
-                observation: &cur.obs,
-                action: &action,
-                next_state: analysis.state,
-                next_observation: &outcome.observation,
-                events: &outcome.events,
-                new_state,
-                failed: error.is_some(),
-                novelty,
-            }),
-        }
-        let learn_time = t_learn.elapsed();
-        // Training along the episode (inside `learn`) is reported as training.
-        let trained = w.agent.get().take_train_time();
-        let learn_time = learn_time.saturating_sub(trained);
-        let train = train + trained;
-        let logged_out = outcome
+        w.restarts += acted.restarts;
+        let seen = analyse(w, hub, &acted);
+        let (learn_time, trained) = learn(w, &mut cur, &decided.action, &mut acted, &seen);
+        let restarted = acted.done.outcome.restarted;
+        let logged_out = acted
+            .done
+            .outcome
             .events
             .iter()
             .any(|e| e.kind == EventKind::LoggedOut);
-        let form = if error.is_none() {
-            w.forms
-                .step(&cur.obs, &action, &outcome.observation, decision.as_deref())
-        } else {
-            None
-        };
-
-        // Last before judging: the server's lines of the step may come after the page settled.
-        let server = w.env.server_output();
-        // Judge and record under the lock: the step takes its number here, so the store
-        // sees the steps of all workers in order, each once.
-        {
-            let mut guard = hub.lock();
-            let s = &mut *guard;
-            s.steps += 1;
-            let step = s.steps;
-            s.tally.urls.insert(analysis.url.clone());
-            if error.is_some() {
-                s.tally.step_errors += 1;
-            }
-            s.tally.restarts += restarts;
-            // Failures are judged before a restart clears the trace, so it keeps the
-            // actions that led to the crash.
-            let t_judge = Instant::now();
-            if action.kind == ActionKind::Type {
-                if let Some(v) = action.value.as_ref().filter(|v| !v.is_empty()) {
-                    s.typed.insert(v.clone());
-                }
-            }
-            let findings = judge(
-                &opts.oracles,
-                &cur,
-                (&outcome.events, &server),
-                step,
-                &mut s.book,
-                s.observers,
-                &outcome.observation,
-                &s.typed,
-                w.env,
-            );
-            let timings = StepTimings {
-                scan: outcome.timings.scan,
-                analysis: analysis_time,
-                decide,
-                act: outcome.timings.act,
-                wait: outcome.timings.wait,
-                validate,
-                coverage: outcome.timings.coverage,
-                judge: t_judge.elapsed(),
-                learn: learn_time,
-                name: outcome.timings.name,
-                spec: outcome.timings.spec,
-                train,
-                llm: asked,
-                server: server_time,
-                total: step_start.elapsed(),
-            };
-            s.tally.timings.push(timings);
-            if w.id == 0 {
-                hub.probe(s, w.steps);
-            }
-            let record = StepRecord {
-                step,
-                episode: cur.episode,
-                worker: w.id,
-                episode_step: cur.episode_step,
-                action,
-                target,
-                state_before: cur.analysis.state,
-                state_after: analysis.state,
-                url_after: outcome.observation.url.clone(),
-                title_after: outcome.observation.title.clone(),
-                element: trace_step.element,
-                new_state,
-                events: outcome.events,
-                timings,
-                error,
-                findings,
-                app_actions: AppProbe::logged_since(&cur.obs, &outcome.observation),
-                app_state: outcome
-                    .observation
-                    .app
-                    .as_ref()
-                    .and_then(|a| a.state.clone()),
-                decision,
-                form,
-                inference,
-                novelty,
-            };
-            let progress = progress(s, opts, hub.started, hub.active(), w.env);
-            let t_observers = Instant::now();
-            for o in s.observers.iter_mut() {
-                o.on_step(&record, &progress);
-            }
-            s.tally.observers.push(t_observers.elapsed());
-            if logged_out && !outcome.restarted {
-                s.tally.logged_out += 1;
-            }
-        }
-        cur.obs = outcome.observation;
-        cur.analysis = analysis;
-        if logged_out && !outcome.restarted {
+        let next_obs = judge_and_record(
+            w,
+            hub,
+            &cur,
+            begun,
+            decided,
+            acted,
+            &seen,
+            (learn_time, trained),
+        );
+        cur.obs = next_obs;
+        cur.analysis = seen.analysis;
+        if logged_out && !restarted {
             // Exploring the login page until the episode ends would waste it: reset now.
             cur.episode_step = opts.episode_steps;
         }
-        if outcome.restarted {
-            // The environment reset itself: a new episode from its start page.
-            let t_train = Instant::now();
-            w.agent.get().on_episode_end();
-            train_time += t_train.elapsed();
-            let mut s = hub.lock();
-            share_snapshot(w.agent.get(), s.observers);
-            s.episodes += 1;
-            cur.episode = s.episodes;
-            w.episodes += 1;
-            cur.episode_step = 0;
-            cur.trace.clear();
-            cur.planned = None;
+        if restarted {
+            restarted_episode(w, hub, &mut cur, &mut train_time);
         }
     }
+}
+
+/// Begin a step: stop when asked, hand the browser over to shrinking when it is its
+/// turn, end the episode when it is over, and list what may be done here.
+fn begin(
+    w: &mut Worker,
+    hub: &Hub,
+    cur: &mut Cursor,
+    train_time: &mut Duration,
+    empty_starts: &mut u32,
+) -> Flow<Begun> {
+    let opts = hub.opts;
+    if opts.stop.load(Ordering::Relaxed) {
+        hub.halt("interrupted".to_string(), false);
+        return Flow::Stop;
+    }
+    // A failure found is shrunk while the others explore: this browser's turn.
+    // The page is wherever the work left it: the episode ends here.
+    if hand_over(w, hub) {
+        cur.episode_step = opts.episode_steps;
+        return Flow::Next;
+    }
+    if cur.episode_step >= opts.episode_steps {
+        let t_train = Instant::now();
+        w.agent.get().on_episode_end();
+        *train_time += t_train.elapsed();
+        share_snapshot(w.agent.get(), hub.lock().observers);
+        match w.reset(hub) {
+            Some(next) => *cur = next,
+            None => return Flow::Stop,
+        }
+    }
+    // Training at the episode's end is counted with the step that follows it.
+    let now = Instant::now();
+    let step_start = now.checked_sub(*train_time).unwrap_or(now);
+    let train = std::mem::take(train_time);
+    let candidates = offered_actions(&cur.obs, &opts.deny, cur.episode_step > 0, w.agent.get());
+    // The specification's generators offer theirs at this state (none without them),
+    // and may take the step instead of the strategy.
+    let generated = match cur.planned {
+        None => w.env.spec_actions(spec_mix::seed(opts.seed, w.id, w.steps)),
+        Some(_) => Vec::new(),
+    };
+    let spec_choice = spec_mix::pick(&generated, !candidates.is_empty(), &mut w.rng);
+    // Listing the candidates is part of deciding.
+    let listing = step_start.elapsed();
+    {
+        let mut s = hub.lock();
+        for a in &candidates {
+            s.tally.actions.insert((
+                cur.analysis.url.clone(),
+                format!("{} {}", a.kind.as_str(), a.target.as_deref().unwrap_or("")),
+            ));
+        }
+    }
+    if candidates.is_empty() && spec_choice.is_none() {
+        if cur.episode_step == 0 {
+            match empty_start(w, hub, cur, empty_starts) {
+                Start::Again => return Flow::Next,
+                Start::Empty => {}
+                Start::Over => return Flow::Stop,
+            }
+        }
+        // A dead end with nowhere to go back to: start a new episode.
+        cur.episode_step = opts.episode_steps;
+        return Flow::Next;
+    }
+    *empty_starts = 0;
+    Flow::Go(Begun {
+        step_start,
+        train,
+        candidates,
+        spec_choice,
+        listing,
+    })
+}
+
+/// Decide the action: one planned while a guessed state was validated, one the
+/// specification's generators offered, or the strategy's choice. `Next`: the episode
+/// ends here (a planned reset, or the strategy asked for one).
+fn decide(w: &mut Worker, hub: &Hub, cur: &mut Cursor, begun: &Begun) -> Flow<Decided> {
+    let opts = hub.opts;
+    match (cur.planned.take(), begun.spec_choice.clone()) {
+        (Some(Planned::Reset), _) => Flow::Next,
+        (
+            Some(Planned::Act {
+                action,
+                decision,
+                decide,
+            }),
+            _,
+        ) => Flow::Go(Decided {
+            action,
+            decision,
+            decided: decide,
+            asked: Duration::ZERO,
+        }),
+        (None, Some(action)) => Flow::Go(Decided {
+            action,
+            decision: Some("offered by the specification's action generators".to_string()),
+            decided: Duration::ZERO,
+            asked: Duration::ZERO,
+        }),
+        (None, None) => {
+            let t_decide = Instant::now();
+            let view = View {
+                observation: &cur.obs,
+                analysis: &cur.analysis,
+                actions: &begun.candidates,
+                episode_step: cur.episode_step,
+            };
+            let agent = w.agent.get();
+            // Only mid-episode: a reset at the start would change nothing and could
+            // repeat forever.
+            if cur.episode_step > 0 && agent.wants_reset(&view) {
+                return Flow::Next;
+            }
+            // A picture of the page for a vision prompt, only when the agent asks.
+            let mut pictured = Duration::ZERO;
+            if let Some(region) = agent.wants_picture(&view) {
+                let t_picture = Instant::now();
+                cur.obs.picture = w.env.picture(region).map(|png| Picture {
+                    png: Arc::new(png),
+                    region,
+                });
+                pictured = t_picture.elapsed();
+            }
+            let view = View {
+                observation: &cur.obs,
+                analysis: &cur.analysis,
+                actions: &begun.candidates,
+                episode_step: cur.episode_step,
+            };
+            let asked_before = llm_seconds(opts);
+            let agent = w.agent.get();
+            let action = agent.choose(&view, &mut w.rng);
+            let asked =
+                Duration::from_secs_f64((llm_seconds(opts) - asked_before).max(0.0)) + pictured;
+            Flow::Go(Decided {
+                action,
+                decision: agent.rationale(),
+                decided: t_decide.elapsed().saturating_sub(asked),
+                asked,
+            })
+        }
+    }
+}
+
+/// Perform `action` (trying state inference's guesses where it has some), then read
+/// what the step made the server run and name its target. None: the browser is gone
+/// (the step is given back and the worker retires).
+fn act(w: &mut Worker, hub: &Hub, cur: &Cursor, action: &crate::model::Action) -> Option<Acted> {
+    let opts = hub.opts;
+    let target = action
+        .target
+        .as_deref()
+        .and_then(|t| cur.obs.element(t))
+        .map(|e| e.describe());
+    let mut trace_step = TraceStep::new(action.clone(), &cur.obs);
+
+    // State inference: the interaction's keys, and whether to try guesses.
+    let keys = w.predictor.as_mut().map(|p| p.keys(&cur.obs, action));
+    let (plan, inference) = match (&w.predictor, keys) {
+        (Some(p), Some(k)) => {
+            let (plan, info) = p.plan(k);
+            (Some(plan), Some(info))
+        }
+        _ => (None, None),
+    };
+    let guesses = match &plan {
+        Some(Plan::Try(g)) => Some(g.as_slice()),
+        _ => None,
+    };
+    let ctx = TrialCtx {
+        deny: &opts.deny,
+        last: cur.episode_step >= opts.episode_steps || hub.exhausted(),
+        next_episode_step: cur.episode_step,
+    };
+    let tried = match (w.predictor.as_mut(), guesses) {
+        (Some(p), Some(g)) => Some(Trying {
+            predictor: p,
+            guesses: g,
+            agent: w.agent.get(),
+            rng: &w.rng,
+            ctx,
+        }),
+        _ => None,
+    };
+    let done = match perform(w.env, action, (&cur.obs, &cur.analysis), tried) {
+        Ok(done) => done,
+        Err(e) => {
+            // The step never happened: another worker may take it.
+            hub.release();
+            w.steps -= 1;
+            w.fail(e, hub);
+            return None;
+        }
+    };
+    // What the step made the server run, while nothing else asks it for more.
+    let t_server = Instant::now();
+    let server_lines = w.env.server_take();
+    let server_time = t_server.elapsed();
+    if let Some(p) = w.predictor.as_mut() {
+        p.stats.steps += 1;
+        if done.accepted.is_some() {
+            p.stats.predicted += 1;
+        }
+    }
+    // The browser read the target's role and name from its accessibility tree, and
+    // counted Playwright's other ways to it, just before acting: what the trace, the
+    // report and exported tests name it by.
+    // A target the observation did not hold (the page changed since it was read) is
+    // named all the same.
+    if let (Some(n), Some(t)) = (w.env.target_name(), trace_step.action.target.as_deref()) {
+        trace_step
+            .element
+            .get_or_insert_with(ElementHint::default)
+            .name_from_target(&n, t);
+    }
+    let restarts = if done.outcome.restarted {
+        done.outcome
+            .events
+            .iter()
+            .filter(|e| e.kind == EventKind::BrowserRestart)
+            .count()
+            .max(1) as u64
+    } else {
+        0
+    };
+    Some(Acted {
+        done,
+        trace_step,
+        target,
+        keys,
+        plan,
+        inference,
+        server_lines,
+        server_time,
+        restarts,
+    })
+}
+
+/// Where the step led: its state (a guessed one comes with its analysis), and what it
+/// newly caused (a script, an endpoint, a page, functions, server lines): cheap set
+/// lookups over the step's events. Functions come from the coverage taken so far, which
+/// lazy coverage takes at page leaves: they may be credited late.
+fn analyse(w: &mut Worker, hub: &Hub, acted: &Acted) -> Seen {
+    let outcome = &acted.done.outcome;
+    let t_analysis = Instant::now();
+    let (analysis, new_state) = match &acted.done.accepted {
+        Some(a) => (a.guess.analysis.clone(), false),
+        None => {
+            let (mut analysis, new_state) = {
+                let mut s = hub.lock();
+                let states_before = s.abstraction.states();
+                let analysis = s.abstraction.analyse(&outcome.observation);
+                (analysis, s.abstraction.states() > states_before)
+            };
+            w.agent
+                .get()
+                .annotate(&outcome.observation, analysis.data_mut());
+            (analysis, new_state)
+        }
+    };
+    let functions = w.env.coverage().map(|c| c.functions_covered);
+    let novelty = {
+        let mut s = hub.lock();
+        let mut n = s
+            .novelty
+            .absorb(&outcome.events, &outcome.observation.url, functions);
+        n.regions = s
+            .novelty
+            .regions(&outcome.observation.url, &outcome.observation.regions);
+        n.server_lines = acted.server_lines;
+        n
+    };
+    Seen {
+        analysis,
+        new_state,
+        novelty,
+        time: t_analysis.elapsed(),
+    }
+}
+
+/// What the step teaches: state inference's knowledge base (a guess confirmed, or the
+/// scan recorded), and the strategy (the transition it saw, or the one the copy that
+/// lived an accepted guess saw). The learning time, less the training inside it, and
+/// that training.
+fn learn(
+    w: &mut Worker,
+    cur: &mut Cursor,
+    action: &crate::model::Action,
+    acted: &mut Acted,
+    seen: &Seen,
+) -> (Duration, Duration) {
+    let t_learn = Instant::now();
+    let Done {
+        outcome,
+        error,
+        accepted,
+        ..
+    } = &mut acted.done;
+    if let (Some(p), Some(k), Some(info)) =
+        (w.predictor.as_mut(), acted.keys, acted.inference.as_mut())
+    {
+        match accepted {
+            Some(a) => {
+                p.confirm(k, &a.guess);
+                info.accepted = Some(a.index);
+                // Data that grows with the run is refined on the guessed page, and the
+                // knowledge base keeps the refined value.
+                let mut refined = a.guess.analysis.clone();
+                // With other workers the worker's own agent lives the guess (below).
+                let refiner = match w.shares {
+                    true => w.agent.get(),
+                    false => a.agent.as_mut(),
+                };
+                if refiner.refine(&a.obs, refined.data_mut()) {
+                    a.guess = p.refine(k, &a.guess, refined);
+                }
+            }
+            // What a scan found after a performed action is knowledge; a failed step or
+            // a restart says nothing about the interaction.
+            None if error.is_none()
+                && !outcome.restarted
+                && matches!(
+                    acted.plan,
+                    Some(Plan::Try(_)) | Some(Plan::Scan { record: true })
+                ) =>
+            {
+                p.record(k, &outcome.observation, &seen.analysis);
+            }
+            None => {}
+        }
+    }
+    match accepted.take() {
+        // A copy's learning would stay in the copy, away from the mind the workers
+        // share: the worker's own agent learns the guessed transition, and chooses its
+        // next action anew on the guessed page (the copy's choice validated the page).
+        Some(a) if w.shares => {
+            w.agent.get().learn(&Transition {
+                state: cur.analysis.state,
+                observation: &cur.obs,
+                action,
+                next_state: seen.analysis.state,
+                next_observation: &a.obs,
+                events: &outcome.events,
+                new_state: false,
+                failed: false,
+                novelty: seen.novelty,
+            });
+            cur.planned = None;
+        }
+        // The copy that lived the guess already learned it and chose the next action.
+        Some(a) => {
+            w.agent = Driver::Owned(a.agent);
+            w.rng = a.rng;
+            cur.planned = a.planned;
+        }
+        None => w.agent.get().learn(&Transition {
+            state: cur.analysis.state,
+            observation: &cur.obs,
+            action,
+            next_state: seen.analysis.state,
+            next_observation: &outcome.observation,
+            events: &outcome.events,
+            new_state: seen.new_state,
+            failed: error.is_some(),
+            novelty: seen.novelty,
+        }),
+    }
+    let learn_time = t_learn.elapsed();
+    // Training along the episode (inside `learn`) is reported as training.
+    let trained = w.agent.get().take_train_time();
+    (learn_time.saturating_sub(trained), trained)
+}
+
+/// Judge the step's events and page and record the step, under the hub's lock: the step
+/// takes its number here, so the store sees the steps of all workers in order, each
+/// once. Failures are judged before a restart clears the trace, so it keeps the actions
+/// that led to the crash. Returns the page the step led to.
+#[allow(clippy::too_many_arguments)]
+fn judge_and_record(
+    w: &mut Worker,
+    hub: &Hub,
+    cur: &Cursor,
+    begun: Begun,
+    decided: Decided,
+    acted: Acted,
+    seen: &Seen,
+    (learn_time, trained): (Duration, Duration),
+) -> Observation {
+    let opts = hub.opts;
+    let Decided {
+        action,
+        decision,
+        decided,
+        asked,
+    } = decided;
+    let Acted {
+        done,
+        trace_step,
+        target,
+        inference,
+        server_time,
+        restarts,
+        ..
+    } = acted;
+    let Done {
+        outcome,
+        error,
+        validate,
+        ..
+    } = done;
+    let train = begun.train + trained;
+    let form = if error.is_none() {
+        w.forms
+            .step(&cur.obs, &action, &outcome.observation, decision.as_deref())
+    } else {
+        None
+    };
+    // Last before judging: the server's lines of the step may come after the page settled.
+    let server = w.env.server_output();
+    let logged_out = outcome
+        .events
+        .iter()
+        .any(|e| e.kind == EventKind::LoggedOut);
+    let mut guard = hub.lock();
+    let s = &mut *guard;
+    s.steps += 1;
+    let step = s.steps;
+    s.tally.urls.insert(seen.analysis.url.clone());
+    if error.is_some() {
+        s.tally.step_errors += 1;
+    }
+    s.tally.restarts += restarts;
+    let t_judge = Instant::now();
+    if action.kind == ActionKind::Type {
+        if let Some(v) = action.value.as_ref().filter(|v| !v.is_empty()) {
+            s.typed.insert(v.clone());
+        }
+    }
+    let findings = judge(
+        &opts.oracles,
+        cur,
+        (&outcome.events, &server),
+        step,
+        &mut s.book,
+        s.observers,
+        &outcome.observation,
+        &s.typed,
+        w.env,
+    );
+    let timings = StepTimings {
+        scan: outcome.timings.scan,
+        analysis: seen.time,
+        decide: decided + begun.listing,
+        act: outcome.timings.act,
+        wait: outcome.timings.wait,
+        validate,
+        coverage: outcome.timings.coverage,
+        judge: t_judge.elapsed(),
+        learn: learn_time,
+        name: outcome.timings.name,
+        spec: outcome.timings.spec,
+        train,
+        llm: asked,
+        server: server_time,
+        total: begun.step_start.elapsed(),
+    };
+    s.tally.timings.push(timings);
+    if w.id == 0 {
+        hub.probe(s, w.steps);
+    }
+    let record = StepRecord {
+        step,
+        episode: cur.episode,
+        worker: w.id,
+        episode_step: cur.episode_step,
+        action,
+        target,
+        state_before: cur.analysis.state,
+        state_after: seen.analysis.state,
+        url_after: outcome.observation.url.clone(),
+        title_after: outcome.observation.title.clone(),
+        element: trace_step.element,
+        new_state: seen.new_state,
+        events: outcome.events,
+        timings,
+        error,
+        findings,
+        app_actions: AppProbe::logged_since(&cur.obs, &outcome.observation),
+        app_state: outcome
+            .observation
+            .app
+            .as_ref()
+            .and_then(|a| a.state.clone()),
+        decision,
+        form,
+        inference,
+        novelty: seen.novelty,
+    };
+    let progress = progress(s, opts, hub.started, hub.active(), w.env);
+    let t_observers = Instant::now();
+    for o in s.observers.iter_mut() {
+        o.on_step(&record, &progress);
+    }
+    s.tally.observers.push(t_observers.elapsed());
+    if logged_out && !outcome.restarted {
+        s.tally.logged_out += 1;
+    }
+    outcome.observation
+}
+
+/// The environment reset itself (a restarted browser, a crashed page): a new episode
+/// from its start page.
+fn restarted_episode(w: &mut Worker, hub: &Hub, cur: &mut Cursor, train_time: &mut Duration) {
+    let t_train = Instant::now();
+    w.agent.get().on_episode_end();
+    *train_time += t_train.elapsed();
+    let mut s = hub.lock();
+    share_snapshot(w.agent.get(), s.observers);
+    s.episodes += 1;
+    cur.episode = s.episodes;
+    w.episodes += 1;
+    cur.episode_step = 0;
+    cur.trace.clear();
+    cur.planned = None;
 }
 
 /// What became of a start page that offered nothing.
