@@ -353,12 +353,8 @@ pub(crate) fn seeded(known: &Known, s: &RunSummary) -> Vec<(String, u64)> {
         .bugs
         .iter()
         .filter_map(|b| {
-            s.failures
-                .iter()
-                .filter(|f| b.matches(&f.kind, &f.message))
-                .map(|f| f.step)
-                .min()
-                .map(|step| (b.id.to_string(), step))
+            s.first_matching(|kind, message| b.matches(kind, message))
+                .map(|f| (b.id.to_string(), f.step))
         })
         .collect()
 }

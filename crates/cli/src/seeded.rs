@@ -9,11 +9,7 @@ pub fn found(app: App, summary: &RunSummary) -> Vec<SeededLine> {
     seeded_bugs(app)
         .iter()
         .map(|bug| {
-            let first = summary
-                .failures
-                .iter()
-                .filter(|f| bug.matches(&f.kind, &f.message))
-                .min_by_key(|f| f.step);
+            let first = summary.first_matching(|kind, message| bug.matches(kind, message));
             let shrunk = first.and_then(|f| f.shrunk.as_ref());
             SeededLine {
                 id: bug.id.to_string(),

@@ -348,6 +348,15 @@ impl RunSummary {
     pub fn line(&self, signature: &str) -> Option<&FailureLine> {
         self.failures.iter().find(|l| l.signature == signature)
     }
+
+    /// The failure first seen among those `matches(kind, message)` accepts (a seeded
+    /// bug's, for the demo's table and the bench's counts).
+    pub fn first_matching(&self, matches: impl Fn(&str, &str) -> bool) -> Option<&FailureLine> {
+        self.failures
+            .iter()
+            .filter(|f| matches(&f.kind, &f.message))
+            .min_by_key(|f| f.step)
+    }
 }
 
 /// One worker of a run with several.

@@ -10,5 +10,7 @@
 mod server;
 mod watchdog;
 
-pub use server::{answers, free_port, OutputCursor, Ready, Server, ServerError, ServerSpec};
+pub use server::{
+    answers, free_port, signal_group, OutputCursor, Ready, Server, ServerError, ServerSpec,
+};
 pub use watchdog::{alive, Watchdog};

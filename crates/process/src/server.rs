@@ -438,12 +438,14 @@ impl OutputCursor {
     }
 }
 
-/// Send `sig` to process group `pgid`; a group that no longer exists is fine.
-fn signal_group(pgid: libc::pid_t, sig: libc::c_int) {
+/// Send `sig` to process group `pgid` (one this process made: a server's, a peer's); a
+/// group that no longer exists is fine. Never the caller's own group nor init's.
+pub fn signal_group(pgid: libc::pid_t, sig: libc::c_int) {
     if pgid > 1 {
         // SAFETY: kill(2) with a negative pid signals that group only; no memory involved.
-        unsafe {
-            libc::kill(-pgid, sig);
+        let r = unsafe { libc::kill(-pgid, sig) };
+        if r != 0 {
+            tracing::debug!(group = pgid, sig, err = %std::io::Error::last_os_error(), "signal to a process group");
         }
     }
 }

@@ -508,13 +508,9 @@ impl Group {
         })
     }
 
+    /// The group is the one made for this run (process_group(0) makes its id Bombadil's pid).
     fn signal(self, sig: i32) {
-        // SAFETY: killpg has no memory-safety preconditions; the group is the one we
-        // created for this run (process_group(0) makes its id Bombadil's pid).
-        let r = unsafe { libc::killpg(self.0, sig) };
-        if r != 0 {
-            tracing::debug!(group = self.0, sig, err = %std::io::Error::last_os_error(), "killpg");
-        }
+        wayfarer_process::signal_group(self.0, sig);
     }
 }
 
