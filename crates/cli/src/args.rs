@@ -83,7 +83,7 @@ pub enum Command {
         /// The later run.
         b: PathBuf,
     },
-    /// Rebuild the reports (report.html, report.json, junit.xml, ctrf.json) and traces/
+    /// Rebuild the reports (report.html, report.json, junit.xml, ctrf.json, summary.txt) and traces/
     /// from a run's store.
     #[command(
         after_help = "Examples:\n  wayfarer report wayfarer-out\n  wayfarer report wayfarer-out --format ctrf"
@@ -91,7 +91,7 @@ pub enum Command {
     Report {
         /// The run's output directory (it holds run.sqlite).
         dir: PathBuf,
-        /// Only this format (repeatable): html, json, junit or ctrf. Default: all of them.
+        /// Only this format (repeatable): html, json, junit, ctrf or text. Default: all of them.
         #[arg(long, value_name = "NAME")]
         format: Vec<String>,
     },

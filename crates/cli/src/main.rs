@@ -15,7 +15,6 @@ mod export;
 mod features;
 mod init;
 mod minimize;
-mod print;
 mod progress;
 mod replay;
 mod report;

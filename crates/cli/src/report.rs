@@ -11,7 +11,8 @@ use wayfarer_report::{SeededLine, Written};
 use wayfarer_store::RunData;
 
 use crate::args::RunArgs;
-use crate::{print, seeded};
+use crate::seeded;
+use wayfarer_report::format::Format as _;
 
 /// Read the store in `dir` and write every format's report (`format::FORMATS`) and traces.
 pub fn rebuild(dir: &Path) -> Result<(RunData, Option<Vec<SeededLine>>, Written)> {
@@ -47,14 +48,12 @@ pub fn emit(dir: &Path, args: &RunArgs) -> Result<i32> {
             })?
         );
     } else if !args.quiet {
-        mprint!("{}", print::summary_text(summary));
-        mprint!(
-            "{}",
-            print::failures_text(summary, &|sig| recorded(&data, sig))
-        );
-        if let Some(seeded) = &seeded {
-            mprint!("{}", seeded::text(seeded));
-        }
+        // The terminal summary is the `text` format, as summary.txt holds it.
+        let input = wayfarer_report::format::Input {
+            data: &data,
+            seeded: seeded.as_deref(),
+        };
+        mprint!("{}", wayfarer_report::text::Text.render(&input));
         mprintln!("Report: {}", written.html.display());
         if !written.traces.is_empty() {
             mprintln!(
@@ -83,14 +82,6 @@ pub fn emit(dir: &Path, args: &RunArgs) -> Result<i32> {
         }
     }
     Ok(exit_code(summary, &args.fail_on))
-}
-
-/// A failure's recorded steps (secrets as references), by signature.
-fn recorded(data: &RunData, signature: &str) -> Option<wayfarer_core::Failure> {
-    data.failures
-        .iter()
-        .find(|f| f.failure.signature == signature)
-        .map(|f| f.failure.clone())
 }
 
 /// 2 when the environment ended the run early (the report says why), else 1 when the run

@@ -26,34 +26,6 @@ pub fn found(app: App, summary: &RunSummary) -> Vec<SeededLine> {
         .collect()
 }
 
-pub fn text(results: &[SeededLine]) -> String {
-    let hits = results.iter().filter(|r| r.found_at_step.is_some()).count();
-    let mut s = format!(
-        "Seeded bugs of the demo app found: {hits} of {}\n",
-        results.len()
-    );
-    for r in results {
-        let status = match r.found_at_step {
-            Some(step) => {
-                let mut s = format!("found at step {step}");
-                if let Some(n) = r.reported_actions {
-                    s.push_str(&format!(", reported with {n} action(s)"));
-                }
-                if let Some(v) = &r.reproduced {
-                    s.push_str(&format!(", {v}"));
-                }
-                s
-            }
-            None => "not found".to_string(),
-        };
-        s.push_str(&format!(
-            "  {} (needs {} actions): {status}\n",
-            r.id, r.min_actions
-        ));
-    }
-    s
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -97,7 +69,7 @@ mod tests {
         };
         let line = |summary: &RunSummary| {
             let r = found(App::Expense, summary);
-            text(&r)
+            wayfarer_report::text::seeded_text(&r)
                 .lines()
                 .find(|l| l.contains("expense-register-email-500"))
                 .unwrap()

@@ -30,6 +30,7 @@ pub const FORMATS: &[&dyn Format] = &[
     &crate::json::Json,
     &crate::junit::Junit,
     &crate::ctrf::Ctrf,
+    &crate::text::Text,
 ];
 
 /// The format called `name`.

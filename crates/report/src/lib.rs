@@ -6,6 +6,7 @@
 //! - `json`: `report.json`, the `--json` summary plus the failures with their traces
 //! - `junit`: `junit.xml`, one test case per unique failure plus one for the run
 //! - `ctrf`: `ctrf.json`, the Common Test Report Format
+//! - `text`: `summary.txt`, the summary a terminal shows at the run's end
 //! - `traces`: `traces/*.json`, one replayable trace per unique failure
 //!
 //! The file formats are listed once, in `format::FORMATS`.
@@ -17,6 +18,7 @@ pub mod format;
 pub mod html;
 pub mod json;
 pub mod junit;
+pub mod text;
 pub mod traces;
 
 use std::path::{Path, PathBuf};

@@ -1,10 +1,75 @@
-//! The human summary printed at the end of a run.
+//! `summary.txt`: the run for people in a terminal, as `explore` and `demo` print it at
+//! their end: the summary, each failure with its steps to reproduce, and for a bundled
+//! demo app which of its seeded bugs the run found.
 
 use std::fmt::Write;
 
 use wayfarer_core::findings::NewOrKnown;
 use wayfarer_core::{Failure, RunSummary, TraceStep};
-use wayfarer_report::one_line;
+use wayfarer_store::RunData;
+
+use crate::format::{Format, Input};
+use crate::{one_line, SeededLine};
+
+pub struct Text;
+
+impl Format for Text {
+    fn name(&self) -> &'static str {
+        "text"
+    }
+    fn about(&self) -> &'static str {
+        "the summary a terminal shows at the run's end, for people and CI logs"
+    }
+    fn file(&self) -> &'static str {
+        "summary.txt"
+    }
+    fn render(&self, input: &Input<'_>) -> String {
+        let data = input.data;
+        let mut out = summary_text(&data.summary);
+        out.push_str(&failures_text(&data.summary, &|sig| recorded(data, sig)));
+        if let Some(seeded) = input.seeded {
+            out.push_str(&seeded_text(seeded));
+        }
+        out
+    }
+}
+
+/// The stored failure with this signature (its trace, its server output).
+fn recorded(data: &RunData, signature: &str) -> Option<Failure> {
+    data.failures
+        .iter()
+        .find(|f| f.failure.signature == signature)
+        .map(|f| f.failure.clone())
+}
+
+/// The demo's table of seeded bugs: which the run found, when and how short.
+pub fn seeded_text(results: &[SeededLine]) -> String {
+    let hits = results.iter().filter(|r| r.found_at_step.is_some()).count();
+    let mut s = format!(
+        "Seeded bugs of the demo app found: {hits} of {}\n",
+        results.len()
+    );
+    for r in results {
+        let status = match r.found_at_step {
+            Some(step) => {
+                let mut s = format!("found at step {step}");
+                if let Some(n) = r.reported_actions {
+                    s.push_str(&format!(", reported with {n} action(s)"));
+                }
+                if let Some(v) = &r.reproduced {
+                    s.push_str(&format!(", {v}"));
+                }
+                s
+            }
+            None => "not found".to_string(),
+        };
+        s.push_str(&format!(
+            "  {} (needs {} actions): {status}\n",
+            r.id, r.min_actions
+        ));
+    }
+    s
+}
 
 pub fn summary_text(s: &RunSummary) -> String {
     let mut o = String::new();
