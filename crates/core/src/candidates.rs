@@ -181,12 +181,14 @@ fn wants_tab(obs: &Observation, e: &Element) -> bool {
     e.is_text_input() && e.tag != "textarea" && completes && listens
 }
 
-/// Whether something that closes on Escape is open: a dialog, a menu or a list box
-/// (the regions the scan records). Escape is then pressed wherever the focus is.
+/// Whether a dialog is open (a region the scan records): it should close on Escape,
+/// pressed wherever the focus is. Menus and list boxes are left out: many stay shown
+/// (a navigation menu, a list of options), and Escape there would be offered on every
+/// step of the page for nothing.
 fn popup_open(obs: &Observation) -> bool {
     obs.regions.iter().any(|r| {
         let role = r.split(':').next().unwrap_or("");
-        matches!(role, "dialog" | "alertdialog" | "menu" | "listbox")
+        matches!(role, "dialog" | "alertdialog")
     })
 }
 
@@ -201,7 +203,7 @@ fn popup_open(obs: &Observation) -> bool {
 /// attribute): a delegated handler's branches follow the target's kind, and one of each
 /// keeps the offer small. Keys: Enter, Tab and the arrow keys where a field or widget
 /// takes them, the shortcut an element declares (`aria-keyshortcuts`, `accesskey`), and
-/// Escape, pressed wherever the focus is, while a dialog or menu is open.
+/// Escape, pressed wherever the focus is, while a dialog is open.
 pub fn candidate_actions(obs: &Observation, deny: &DenyText, can_go_back: bool) -> Vec<Action> {
     let mut out: Vec<Action> = Vec::new();
     let delegated = |t: &str| obs.delegated.iter().any(|d| d == t);
@@ -689,8 +691,9 @@ mod tests {
             pressed("#city", "Tab"),
         ];
         assert_eq!(presses(&obs), expected);
-        // Escape, with no element, once a dialog or menu is open; not for a tab panel.
-        obs.regions = vec!["tabpanel:Settings".into()];
+        // Escape, with no element, once a dialog is open; not for a tab panel or a menu
+        // that stays shown.
+        obs.regions = vec!["tabpanel:Settings".into(), "menu:Main".into()];
         assert_eq!(presses(&obs), expected);
         obs.regions.push("dialog:Edit item #".into());
         let mut with_escape = expected.clone();
