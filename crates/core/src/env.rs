@@ -106,9 +106,8 @@ pub struct TestId {
     pub same: u32,
 }
 
-/// The attributes read as test ids unless configured otherwise (`[browser]
-/// test_id_attributes` adds more): Playwright's default and the common variants.
-pub const TEST_ID_ATTRS: &[&str] = &["data-testid", "data-test-id", "data-test", "data-cy"];
+// The configuration owns the default (`[browser] test_id_attributes` adds more).
+pub use crate::config::TEST_ID_ATTRS;
 
 /// What the browser read about the last action's target just before acting.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -297,7 +296,7 @@ pub trait Environment {
     /// The element a Playwright-style locator (`c`: a test id, role and name, label or
     /// text) finds in the live page, as a target `step` takes; an error when it finds
     /// none or several (Playwright's strictness). Replays act as an exported test would.
-    fn resolve(&mut self, _c: &crate::trace::Chosen) -> Result<String, EnvError> {
+    fn resolve(&mut self, _c: &Chosen) -> Result<String, EnvError> {
         Err(EnvError::Step(
             "this environment cannot resolve locators".into(),
         ))
@@ -306,11 +305,7 @@ pub trait Environment {
     /// `resolve` for a replay that must go on where the locator finds several elements:
     /// the one the CSS path `near` finds now if it is among them, else the first of them
     /// in document order; an error when it finds none. By default, `resolve`'s strictness.
-    fn resolve_near(
-        &mut self,
-        c: &crate::trace::Chosen,
-        _near: &str,
-    ) -> Result<Resolved, EnvError> {
+    fn resolve_near(&mut self, c: &Chosen, _near: &str) -> Result<Resolved, EnvError> {
         self.resolve(c).map(|target| Resolved {
             target,
             count: 1,
@@ -359,7 +354,7 @@ pub trait Environment {
 
     /// The verdicts of the specification's properties over the episodes so far (the one
     /// under way ends here); empty without a specification.
-    fn properties(&mut self) -> Vec<crate::summary::PropertyVerdict> {
+    fn properties(&mut self) -> Vec<PropertyVerdict> {
         Vec::new()
     }
 
@@ -551,10 +546,10 @@ impl<E: Environment> Environment for WithApp<E> {
         let r = self.inner.probe(locator);
         self.checked(r)
     }
-    fn resolve(&mut self, c: &crate::trace::Chosen) -> Result<String, EnvError> {
+    fn resolve(&mut self, c: &Chosen) -> Result<String, EnvError> {
         self.inner.resolve(c)
     }
-    fn resolve_near(&mut self, c: &crate::trace::Chosen, near: &str) -> Result<Resolved, EnvError> {
+    fn resolve_near(&mut self, c: &Chosen, near: &str) -> Result<Resolved, EnvError> {
         self.inner.resolve_near(c, near)
     }
     fn spec_actions(&mut self, seed: u32) -> Vec<(f64, Action)> {
@@ -575,7 +570,7 @@ impl<E: Environment> Environment for WithApp<E> {
     fn measure(&mut self, on: bool) {
         self.inner.measure(on)
     }
-    fn properties(&mut self) -> Vec<crate::summary::PropertyVerdict> {
+    fn properties(&mut self) -> Vec<PropertyVerdict> {
         self.inner.properties()
     }
     fn screenshot(&mut self) -> Option<Vec<u8>> {
@@ -683,4 +678,73 @@ mod tests {
     fn an_application_that_stays_as_it_is_keeps_its_page_until_the_reset() {
         assert_eq!(resets(false), ["refresh", "reset", "refresh", "reset"]);
     }
+}
+
+/// How a property of the user's specification fared, episode by episode: each episode
+/// checks it from its first state to its last.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PropertyVerdict {
+    /// Its export's name in the specification.
+    pub name: String,
+    /// Its formula, as the specification wrote it (shortened).
+    #[serde(default)]
+    pub formula: String,
+    /// Episodes in which it was violated.
+    pub violated: u64,
+    /// Episodes that ended with it undecided: an `eventually` not yet met is pending, not a
+    /// pass.
+    pub pending: u64,
+    /// Episodes in which it held (an `always` that held to the end counts here).
+    pub held: u64,
+    /// Episodes in which evaluating it threw.
+    pub errors: u64,
+}
+
+impl PropertyVerdict {
+    /// The one-word verdict over the run: violated beats error beats pending beats held.
+    pub fn verdict(&self) -> &'static str {
+        if self.violated > 0 {
+            "violated"
+        } else if self.errors > 0 {
+            "error"
+        } else if self.pending > 0 {
+            "pending"
+        } else if self.held > 0 {
+            "held"
+        } else {
+            "unchecked"
+        }
+    }
+}
+
+/// How a locator finds its element.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LocatorKind {
+    /// A test id attribute (`getByTestId`, or an attribute selector for another attribute).
+    TestId,
+    /// Role and accessible name (`getByRole`).
+    Role,
+    /// A label (`getByLabel`).
+    Label,
+    /// The element's own text (`getByText`).
+    Text,
+    /// wayfarer's CSS locator (a list of them through frames and shadow roots).
+    Css,
+}
+
+/// The locator chosen for a step's target.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Chosen {
+    pub kind: LocatorKind,
+    /// The role (`role`) or the attribute (`testid`); empty for the others.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub by: String,
+    /// The name, test id, label or text; empty for `css` (the action's target is the locator).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub value: String,
+    /// Exactly one element answered to it when the step was taken (counted in the page;
+    /// false: judged from the scan's approximation).
+    #[serde(default)]
+    pub verified: bool,
 }

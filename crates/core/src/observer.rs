@@ -5,6 +5,7 @@ use crate::agent::StrategySnapshot;
 use crate::oracle::Failure;
 use crate::record::{ResetRecord, StepRecord};
 use crate::summary::RunSummary;
+use serde::{Deserialize, Serialize};
 
 /// Live counters handed to observers with every step.
 #[derive(Clone, Debug, Default)]
@@ -36,7 +37,7 @@ pub trait Observer {
     /// What the strategy has learned, at the end of each episode and of the run.
     fn on_strategy(&mut self, _snapshot: &StrategySnapshot) {}
     /// The state-inference knowledge base at the end of the run, when inference was on.
-    fn on_knowledge(&mut self, _rows: &[crate::runner::KnowledgeRow]) {}
+    fn on_knowledge(&mut self, _rows: &[KnowledgeRow]) {}
     /// A worker stopped for good before the run did: its browser (`browser`, a CDP
     /// endpoint or a launched Chromium) died and could not be brought back.
     fn on_retire(&mut self, _worker: u32, _browser: &str, _why: &str) {}
@@ -45,4 +46,14 @@ pub trait Observer {
     /// could take one. The run tries a fresh browser next, or halts when it just did.
     fn on_empty_start(&mut self, _worker: u32, _seen: &str, _screenshot: Option<&[u8]>) {}
     fn on_end(&mut self, _summary: &RunSummary) {}
+}
+
+/// One interaction of the knowledge base, for the run store and the report.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct KnowledgeRow {
+    pub state: String,
+    pub action: String,
+    /// "s3 http://.../owners (12×)" per candidate; empty when non-deterministic.
+    pub candidates: Vec<String>,
+    pub nondeterministic: bool,
 }

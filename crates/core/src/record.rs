@@ -123,7 +123,7 @@ pub struct StepRecord {
     pub form: Option<crate::forms::Verdict>,
     /// How the step used state inference, when it is on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub inference: Option<crate::runner::StepInference>,
+    pub inference: Option<StepInference>,
     /// What the step caused for the first time in the run (scripts, endpoints, pages,
     /// functions): "what this action opened".
     #[serde(default, skip_serializing_if = "crate::novelty::Novelty::is_empty")]
@@ -153,4 +153,17 @@ pub struct ResetRecord {
 
 fn is_zero(n: &u32) -> bool {
     *n == 0
+}
+
+/// How a step used the knowledge base, recorded with the step.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StepInference {
+    /// Candidates the knowledge base offered for the interaction.
+    pub candidates: u32,
+    /// 1-based index of the candidate accepted; none means the page was scanned.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub accepted: Option<u32>,
+    /// The interaction is marked non-deterministic: scanned without asking.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub nondeterministic: bool,
 }

@@ -35,11 +35,12 @@ mod start_tests;
 #[cfg(test)]
 mod tests;
 
+pub use crate::observer::KnowledgeRow;
+pub use crate::record::StepInference;
 pub use auto::{cpu_ticks, workers_for, AutoWorkers};
 pub use handover::{Duty, Handover};
 use hub::Hub;
 use predict::Predictor;
-pub use predict::{KnowledgeRow, StepInference};
 use worker::{Cursor, Driver, Worker};
 
 /// Resets in a row that found no action on the start page, each waited for, before the

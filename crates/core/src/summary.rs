@@ -225,42 +225,7 @@ impl From<&Failure> for FailureLine {
     }
 }
 
-/// How a property of the user's specification fared, episode by episode: each episode
-/// checks it from its first state to its last.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PropertyVerdict {
-    /// Its export's name in the specification.
-    pub name: String,
-    /// Its formula, as the specification wrote it (shortened).
-    #[serde(default)]
-    pub formula: String,
-    /// Episodes in which it was violated.
-    pub violated: u64,
-    /// Episodes that ended with it undecided: an `eventually` not yet met is pending, not a
-    /// pass.
-    pub pending: u64,
-    /// Episodes in which it held (an `always` that held to the end counts here).
-    pub held: u64,
-    /// Episodes in which evaluating it threw.
-    pub errors: u64,
-}
-
-impl PropertyVerdict {
-    /// The one-word verdict over the run: violated beats error beats pending beats held.
-    pub fn verdict(&self) -> &'static str {
-        if self.violated > 0 {
-            "violated"
-        } else if self.errors > 0 {
-            "error"
-        } else if self.pending > 0 {
-            "pending"
-        } else if self.held > 0 {
-            "held"
-        } else {
-            "unchecked"
-        }
-    }
-}
+pub use crate::env::PropertyVerdict;
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct RunSummary {

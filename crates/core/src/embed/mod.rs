@@ -20,10 +20,8 @@ pub use simplify::{mask_digits, render, simplify, Child, Node};
 use crate::model::Observation;
 use crate::state::{normalize_url, Abstraction, Analysis, StateId};
 
-/// Slots of an embedding unless configured.
-pub const DEFAULT_DIMS: usize = 512;
-/// Cosine at or above which two pages of one URL are one state.
-pub const DEFAULT_COSINE: f64 = 0.95;
+// The configuration owns the defaults (`[abstraction]`); named here too, where they act.
+pub use crate::config::{DEFAULT_COSINE, DEFAULT_DIMS};
 
 /// A page's embedding, L2-normalised (all zeros for an empty page). Kept in the state data
 /// of every analysed page by the `embedding` abstraction.

@@ -12,7 +12,6 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use rand_chacha::ChaCha8Rng;
-use serde::{Deserialize, Serialize};
 
 use crate::agent::{Agent, Transition, View};
 use crate::candidates::{offered_actions, DenyText};
@@ -20,6 +19,8 @@ use crate::env::{Environment, Probe};
 use crate::infer::keys::{self, Key};
 use crate::infer::{InferStats, InferenceConfig, InferenceSummary, Knowledge, Lookup};
 use crate::model::{Action, Event, Observation};
+use crate::observer::KnowledgeRow;
+use crate::record::StepInference;
 use crate::state::{normalize_url, Analysis};
 
 use super::carry::carry_fields;
@@ -56,29 +57,6 @@ pub(crate) struct Accepted {
     pub probe: Probe,
     /// 1-based index of the accepted candidate.
     pub index: u32,
-}
-
-/// How a step used the knowledge base, recorded with the step.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct StepInference {
-    /// Candidates the knowledge base offered for the interaction.
-    pub candidates: u32,
-    /// 1-based index of the candidate accepted; none means the page was scanned.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub accepted: Option<u32>,
-    /// The interaction is marked non-deterministic: scanned without asking.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub nondeterministic: bool,
-}
-
-/// One interaction of the knowledge base, for the run store and the report.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct KnowledgeRow {
-    pub state: String,
-    pub action: String,
-    /// "s3 http://.../owners (12×)" per candidate; empty when non-deterministic.
-    pub candidates: Vec<String>,
-    pub nondeterministic: bool,
 }
 
 /// What the step's keys found in the knowledge base.

@@ -233,7 +233,7 @@ struct Acted {
     target: Option<String>,
     keys: Option<(crate::infer::keys::Key, crate::infer::keys::Key)>,
     plan: Option<Plan>,
-    inference: Option<super::predict::StepInference>,
+    inference: Option<crate::record::StepInference>,
     server_lines: Option<u64>,
     server_time: Duration,
     restarts: u64,

@@ -4,27 +4,10 @@
 //! from what the page counted just before acting; traces without those counts (older
 //! builds, environments without a page) are judged from the scan's approximation.
 
-use serde::{Deserialize, Serialize};
-
 use super::role::{fits, role_with_name};
 use super::ElementHint;
 use crate::env::PageNames;
-
-/// How a locator finds its element.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum LocatorKind {
-    /// A test id attribute (`getByTestId`, or an attribute selector for another attribute).
-    TestId,
-    /// Role and accessible name (`getByRole`).
-    Role,
-    /// A label (`getByLabel`).
-    Label,
-    /// The element's own text (`getByText`).
-    Text,
-    /// wayfarer's CSS locator (a list of them through frames and shadow roots).
-    Css,
-}
+pub use crate::env::{Chosen, LocatorKind};
 
 impl LocatorKind {
     pub fn as_str(self) -> &'static str {
@@ -36,22 +19,6 @@ impl LocatorKind {
             LocatorKind::Css => "css",
         }
     }
-}
-
-/// The locator chosen for a step's target.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Chosen {
-    pub kind: LocatorKind,
-    /// The role (`role`) or the attribute (`testid`); empty for the others.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub by: String,
-    /// The name, test id, label or text; empty for `css` (the action's target is the locator).
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub value: String,
-    /// Exactly one element answered to it when the step was taken (counted in the page;
-    /// false: judged from the scan's approximation).
-    #[serde(default)]
-    pub verified: bool,
 }
 
 impl Chosen {
