@@ -562,24 +562,25 @@ fn act(w: &mut Worker, hub: &Hub, cur: &Cursor, action: &crate::model::Action) -
 fn analyse(w: &mut Worker, hub: &Hub, acted: &Acted) -> Seen {
     let outcome = &acted.done.outcome;
     let t_analysis = Instant::now();
-    let (analysis, new_state) = match &acted.done.accepted {
-        Some(a) => (a.guess.analysis.clone(), false),
-        None => {
-            let (mut analysis, new_state) = {
-                let mut s = hub.lock();
+    let functions = w.env.coverage().map(|c| c.functions_covered);
+    // A guessed state comes with its analysis: it was seen before.
+    let guessed = acted
+        .done
+        .accepted
+        .as_ref()
+        .map(|a| a.guess.analysis.clone());
+    // One lock for the state and the novelty: the hub is shared by every worker.
+    let (mut analysis, scanned, new_state, novelty) = {
+        let mut s = hub.lock();
+        let (analysis, scanned, new_state) = match guessed {
+            Some(g) => (g, false, false),
+            None => {
                 let states_before = s.abstraction.states();
                 let analysis = s.abstraction.analyse(&outcome.observation);
-                (analysis, s.abstraction.states() > states_before)
-            };
-            w.agent
-                .get()
-                .annotate(&outcome.observation, analysis.data_mut());
-            (analysis, new_state)
-        }
-    };
-    let functions = w.env.coverage().map(|c| c.functions_covered);
-    let novelty = {
-        let mut s = hub.lock();
+                let new_state = s.abstraction.states() > states_before;
+                (analysis, true, new_state)
+            }
+        };
         let mut n = s
             .novelty
             .absorb(&outcome.events, &outcome.observation.url, functions);
@@ -587,8 +588,13 @@ fn analyse(w: &mut Worker, hub: &Hub, acted: &Acted) -> Seen {
             .novelty
             .regions(&outcome.observation.url, &outcome.observation.regions);
         n.server_lines = acted.server_lines;
-        n
+        (analysis, scanned, new_state, n)
     };
+    if scanned {
+        w.agent
+            .get()
+            .annotate(&outcome.observation, analysis.data_mut());
+    }
     Seen {
         analysis,
         new_state,
