@@ -209,6 +209,11 @@ mod tests {
             placeholder_text: vec!["Total: NaN".into()],
             broken_images: vec!["http://127.0.0.1:1/logo.png".into()],
             unnamed_controls: vec!["#q".into()],
+            facts: [(
+                "image_alt".to_string(),
+                serde_json::json!(["http://127.0.0.1:1/logo.png"]),
+            )]
+            .into(),
             regions: vec!["dialog:Edit item #".into()],
             delegated: vec!["dblclick".into()],
             app: Some(AppProbe {
@@ -218,6 +223,16 @@ mod tests {
             dom_size: Some(42),
             picture: None,
         }
+    }
+
+    #[test]
+    fn a_checks_answer_past_its_cap_is_dropped() {
+        let mut o = full();
+        o.facts
+            .insert("big".into(), serde_json::json!("x".repeat(MAX_FACT_BYTES)));
+        let back = observation(&serde_json::to_string(&o).unwrap(), &CAPS).unwrap();
+        assert!(back.facts.contains_key("image_alt"));
+        assert!(!back.facts.contains_key("big"));
     }
 
     #[test]
