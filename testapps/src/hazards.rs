@@ -15,6 +15,7 @@ mod hostile;
 mod late;
 mod props;
 mod throttle;
+mod token;
 mod verdicts;
 
 pub use checks::CHECK_PAGES;
@@ -123,6 +124,7 @@ pub(crate) fn router() -> Router {
         .merge(checks::router())
         .merge(hostile::router())
         .merge(late::router())
+        .merge(token::router())
         .route(
             "/worker",
             get(|| async { page("A Web Worker", "worker", WORKER) }),

@@ -174,3 +174,41 @@ fn bombadil_07_from_npm_explores_behind_the_login() {
         "{log}"
     );
 }
+
+/// A login kept in local storage (Verdaccio's way): no cookie to hand over, so the bench
+/// writes the login's local storage into Bombadil's browser before it starts, and Bombadil
+/// explores the account page, not the sign-in form.
+#[test]
+fn bombadil_07_gets_a_login_kept_in_local_storage() {
+    let cache = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("peers");
+    let mut b = Bombadil::npm(cache);
+    b.ensure_installed().expect("bombadil installs from npm");
+    let server = Server::start(App::Hazards, ServeOptions::default()).unwrap();
+    let logs = tempfile::tempdir().unwrap();
+    let step = |goto: Option<&str>, fill: Option<(&str, &str)>, click: Option<&str>| LoginStep {
+        goto: goto.map(String::from),
+        fill: fill.map(|f| f.0.to_string()),
+        value: fill.map(|f| f.1.to_string()),
+        click: click.map(String::from),
+    };
+    let login = vec![
+        step(Some("/token/login"), None, None),
+        step(None, Some(("#user", "ada")), None),
+        step(None, Some(("#password", "pw")), None),
+        step(None, None, Some("button[type=submit]")),
+    ];
+    let start = format!("{}token/home", server.url());
+    let opts = PeerOptions {
+        log_dir: Some(logs.path().to_path_buf()),
+        login,
+        ..peer_options(&start, Duration::from_secs(10))
+    };
+    let r = run_peer(&b, &opts).expect("bombadil runs with a login kept in local storage");
+    assert!(r.steps > 0, "no action in the trace");
+    assert!(
+        r.behind_login.is_some_and(|n| n >= 1),
+        "bombadil never got past the login: {:?} (ended early: {:?})",
+        r.behind_login,
+        r.ended_early
+    );
+}

@@ -569,6 +569,8 @@ struct BombadilRun<'a> {
     command_line: Option<String>,
     interrupted: Option<(Instant, &'static str)>,
     killed: bool,
+    /// The local storage our login left, written into its browser before it starts.
+    storage: Vec<(String, String)>,
 }
 
 impl<'a> BombadilRun<'a> {
@@ -621,18 +623,19 @@ impl<'a> BombadilRun<'a> {
         let log2 = log.try_clone().map_err(|e| io("bombadil.log", e))?;
         // Logged in like its users log in: our browser runs the login, Bombadil gets the
         // cookies (0.4.5 has no way to take them: it sees the login page).
-        let cookies = match release {
+        let (cookies, storage) = match release {
             Release::Npm if !opts.login.is_empty() => {
                 let session = super::login::log_in(opts)
                     .map_err(|e| Self::fail(format!("logging in for bombadil: {e}")))?;
                 tracing::info!(
                     cookies = session.cookies.len(),
+                    storage = session.storage.len(),
                     landed = %session.landed,
                     "logged in for bombadil"
                 );
-                session.cookies
+                (session.cookies, session.storage)
             }
-            _ => Vec::new(),
+            _ => (Vec::new(), Vec::new()),
         };
         let args = arguments(
             release,
@@ -691,6 +694,7 @@ impl<'a> BombadilRun<'a> {
             command_line: None,
             interrupted: None,
             killed: false,
+            storage,
         };
         if let Err(e) = run.attach(&chromium_log, &gate) {
             run.stop_all();
@@ -734,6 +738,11 @@ impl<'a> BombadilRun<'a> {
             std::thread::sleep(Duration::from_millis(10));
         };
         let mut socket = Socket::connect(&endpoint, POLL)?;
+        if !self.storage.is_empty() {
+            let origin = self.opts.start_url.origin().ascii_serialization();
+            super::storage::seed(&mut socket, &origin, &self.storage)
+                .map_err(|e| format!("handing over the login's local storage: {e}"))?;
+        }
         self.monitor.begin();
         for m in self.monitor.outgoing() {
             socket.send(m)?;

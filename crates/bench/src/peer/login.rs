@@ -1,17 +1,19 @@
 //! A login done for a peer that drives a browser of its own (Bombadil): our browser runs
 //! the application's login steps, as a strategy's reset does, and the peer is handed the
-//! session's cookies, as its users hand it theirs (`--cookie`).
+//! session's cookies, as its users hand it theirs (`--cookie`), and the local storage the
+//! login left (`storage`), written into its browser before it starts.
 
 use wayfarer_browser::{find_chrome, BrowserEnv, BrowserOptions};
 use wayfarer_core::Environment;
 
 use super::PeerOptions;
 
-/// What the login left: the session's cookies (`Set-Cookie` values) and the page it
-/// ended on.
+/// What the login left: the session's cookies (`Set-Cookie` values), the entries of the
+/// page's local storage (a login kept there: Verdaccio's token), and the page it ended on.
 #[derive(Debug)]
 pub(crate) struct Session {
     pub cookies: Vec<String>,
+    pub storage: Vec<(String, String)>,
     pub landed: String,
 }
 
@@ -33,15 +35,19 @@ pub(crate) fn log_in(opts: &PeerOptions) -> Result<Session, String> {
         let cookies = env
             .session_cookies(&[opts.start_url.to_string()])
             .map_err(|e| e.to_string())?;
-        if cookies.is_empty() {
+        let storage = env
+            .evaluate(super::storage::READ_JS)
+            .map(|v| super::storage::parse(&v))
+            .unwrap_or_default();
+        if cookies.is_empty() && storage.is_empty() {
             return Err(format!(
-                "the login left no cookie (landed on {}): a login kept in local storage cannot \
-                 be handed over",
+                "the login left neither a cookie nor local storage (landed on {})",
                 out.observation.url
             ));
         }
         Ok(Session {
             cookies,
+            storage,
             landed: out.observation.url,
         })
     })();

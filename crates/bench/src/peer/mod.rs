@@ -14,6 +14,7 @@ mod install;
 mod login;
 mod monitor;
 mod session;
+mod storage;
 mod tally;
 
 use std::path::PathBuf;
