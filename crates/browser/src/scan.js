@@ -374,18 +374,30 @@
   }
   const POINTER_DOWN = ["pointerdown", "mousedown", "touchstart"];
   const sortLists = new Map();
+  // Children of a list by tag name, counted once per list in a scan.
+  const alikeCounts = new Map();
+  function alikeCount(list, tag) {
+    let counts = alikeCounts.get(list);
+    if (!counts) {
+      counts = new Map();
+      for (const c of list.children) counts.set(c.localName, (counts.get(c.localName) || 0) + 1);
+      alikeCounts.set(list, counts);
+    }
+    return counts.get(tag) || 0;
+  }
   // An item of a list sorted by dragging: one of at least two alike children of a list
   // that takes the pointer going down (or that its items take themselves) and says it
   // sorts: by native drags over it (SortableJS), a move or grab cursor on the items
   // (jQuery UI, most hand-made lists), a "sortable" class or an ARIA role description.
+  // Checked cheapest first: a page of 50,000 buttons under one parent must not count
+  // their siblings 50,000 times (the children of a list are counted once, `alikeCount`).
   function sortableItem(el) {
     const p = el.parentElement;
     if (!p || p === document.body || p === document.documentElement) return false;
-    const alike = Array.from(p.children).filter(c => c.localName === el.localName);
-    if (alike.length < 2) return false;
     const described = /sortable|draggable/i.test(el.getAttribute("aria-roledescription") || "");
+    if (!described && !listensFor(p, POINTER_DOWN) && !listensFor(el, POINTER_DOWN)) return false;
+    if (alikeCount(p, el.localName) < 2) return false;
     if (described) return true;
-    if (!listensFor(p, POINTER_DOWN) && !listensFor(el, POINTER_DOWN)) return false;
     if (listensFor(p, ["dragover", "drop", "dragstart"])) return true;
     if (/(^|[\s_-])(ui-)?sortable([\s_-]|$)/.test(typeof p.className === "string" ? p.className : "")) return true;
     const cursor = getComputedStyle(el).cursor;

@@ -64,9 +64,24 @@ impl FailureKind {
         self.0
     }
 
-    /// The kind `id` names, as a store or trace wrote it: a kind of this build, or one
-    /// it does not know (written by another version), kept as read.
+    /// How stores, traces and report.json spell the kind: its id, but for the two HTTP
+    /// kinds, which keep the spelling files have always had ("http5xx", "http4xx").
+    fn stored(self) -> &'static str {
+        match self.0 {
+            "http_5xx" => "http5xx",
+            "http_4xx" => "http4xx",
+            id => id,
+        }
+    }
+
+    /// The kind `id` names, as a store or trace wrote it (or as its id): a kind of this
+    /// build, or one it does not know (written by another version), kept as read.
     pub fn named(id: &str) -> FailureKind {
+        let id = match id {
+            "http5xx" => "http_5xx",
+            "http4xx" => "http_4xx",
+            other => other,
+        };
         let known = FailureKind::EVENT_KINDS
             .into_iter()
             .chain(crate::check::CHECKS.iter().map(|c| c.kind()))
@@ -79,7 +94,7 @@ impl FailureKind {
 
 impl Serialize for FailureKind {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.0)
+        s.serialize_str(self.stored())
     }
 }
 
@@ -483,6 +498,34 @@ impl FailureBook {
 mod tests {
     use super::*;
     use crate::config::Severity;
+
+    #[test]
+    fn kinds_keep_the_spelling_files_have_always_had() {
+        for k in FailureKind::EVENT_KINDS {
+            let json = serde_json::to_string(&k).unwrap();
+            assert_eq!(
+                serde_json::from_str::<FailureKind>(&json).unwrap(),
+                k,
+                "{json}"
+            );
+        }
+        assert_eq!(
+            serde_json::to_string(&FailureKind::Http5xx).unwrap(),
+            "\"http5xx\""
+        );
+        assert_eq!(
+            serde_json::to_string(&FailureKind::Http4xx).unwrap(),
+            "\"http4xx\""
+        );
+        assert_eq!(
+            serde_json::to_string(&FailureKind::UnnamedControl).unwrap(),
+            "\"unnamed_control\""
+        );
+        // Its id reads back too, and an id no check of this build has is kept.
+        assert_eq!(FailureKind::named("http_5xx"), FailureKind::Http5xx);
+        let other: FailureKind = serde_json::from_str("\"some_new_check\"").unwrap();
+        assert_eq!(other.as_str(), "some_new_check");
+    }
 
     impl Oracles {
         /// The page checks' findings on `o` alone.

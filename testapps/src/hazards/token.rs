@@ -10,8 +10,14 @@ use crate::common;
 
 pub(super) fn router() -> Router {
     Router::new()
-        .route("/token/login", get(|| async { common::html(LOGIN.to_string()) }))
-        .route("/token/home", get(|| async { common::html(HOME.to_string()) }))
+        .route(
+            "/token/login",
+            get(|| async { common::html(LOGIN.to_string()) }),
+        )
+        .route(
+            "/token/home",
+            get(|| async { common::html(HOME.to_string()) }),
+        )
 }
 
 const LOGIN: &str = r#"<!doctype html>

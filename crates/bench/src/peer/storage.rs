@@ -25,11 +25,26 @@ pub(crate) fn parse(answer: &Value) -> Vec<(String, String)> {
 
 /// Write `entries` into the local storage of `origin` (`http://127.0.0.1:PORT`) in the
 /// browser behind `socket`, through a tab opened there for it and closed after.
-pub(crate) fn seed(socket: &mut Socket, origin: &str, entries: &[(String, String)]) -> Result<(), String> {
+pub(crate) fn seed(
+    socket: &mut Socket,
+    origin: &str,
+    entries: &[(String, String)],
+) -> Result<(), String> {
     let until = Instant::now() + DEADLINE;
-    let mut cdp = Calls { socket, next: 1_000_000 };
-    let target = cdp.call(None, "Target.createTarget", json!({ "url": format!("{origin}/") }), until)?;
-    let target_id = target["targetId"].as_str().ok_or("Target.createTarget: no targetId")?.to_string();
+    let mut cdp = Calls {
+        socket,
+        next: 1_000_000,
+    };
+    let target = cdp.call(
+        None,
+        "Target.createTarget",
+        json!({ "url": format!("{origin}/") }),
+        until,
+    )?;
+    let target_id = target["targetId"]
+        .as_str()
+        .ok_or("Target.createTarget: no targetId")?
+        .to_string();
     let result = (|| {
         let attached = cdp.call(
             None,
@@ -37,7 +52,10 @@ pub(crate) fn seed(socket: &mut Socket, origin: &str, entries: &[(String, String
             json!({ "targetId": target_id, "flatten": true }),
             until,
         )?;
-        let session = attached["sessionId"].as_str().ok_or("Target.attachToTarget: no sessionId")?.to_string();
+        let session = attached["sessionId"]
+            .as_str()
+            .ok_or("Target.attachToTarget: no sessionId")?
+            .to_string();
         // Local storage belongs to the document's origin: wait until the tab is there.
         loop {
             let here = cdp.eval(&session, "location.origin", until)?;
@@ -57,7 +75,12 @@ pub(crate) fn seed(socket: &mut Socket, origin: &str, entries: &[(String, String
         tracing::info!(entries = entries.len(), stored = %n, %origin, "local storage handed over");
         Ok(())
     })();
-    let closed = cdp.call(None, "Target.closeTarget", json!({ "targetId": target_id }), until);
+    let closed = cdp.call(
+        None,
+        "Target.closeTarget",
+        json!({ "targetId": target_id }),
+        until,
+    );
     result.and(closed.map(|_| ()))
 }
 
@@ -69,7 +92,13 @@ struct Calls<'a> {
 }
 
 impl Calls<'_> {
-    fn call(&mut self, session: Option<&str>, method: &str, params: Value, until: Instant) -> Result<Value, String> {
+    fn call(
+        &mut self,
+        session: Option<&str>,
+        method: &str,
+        params: Value,
+        until: Instant,
+    ) -> Result<Value, String> {
         self.next += 1;
         let id = self.next;
         let mut msg = json!({ "id": id, "method": method, "params": params });
@@ -90,10 +119,15 @@ impl Calls<'_> {
                     return Ok(v["result"].clone());
                 }
                 Read::Nothing => {}
-                Read::Closed(why) => return Err(format!("{method}: the browser closed the socket: {why}")),
+                Read::Closed(why) => {
+                    return Err(format!("{method}: the browser closed the socket: {why}"))
+                }
             }
             if Instant::now() >= until {
-                return Err(format!("{method}: no answer within {} s", DEADLINE.as_secs()));
+                return Err(format!(
+                    "{method}: no answer within {} s",
+                    DEADLINE.as_secs()
+                ));
             }
         }
     }
@@ -121,7 +155,10 @@ mod tests {
         let answer = json!(r#"[["username","admin"],["token","ey.J"]]"#);
         assert_eq!(
             parse(&answer),
-            [("username".to_string(), "admin".to_string()), ("token".into(), "ey.J".into())]
+            [
+                ("username".to_string(), "admin".to_string()),
+                ("token".into(), "ey.J".into())
+            ]
         );
         assert!(parse(&json!(null)).is_empty());
         assert!(parse(&json!("not json")).is_empty());
