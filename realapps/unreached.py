@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 
 # Where an application's own package starts inside an installed path.
-ROOTS = ("site-packages/", "node_modules/", "/gems/", "/app/", "/lib/")
+ROOTS = ("site-packages/", "node_modules/", "/gems/", "/app/", "/www/", "/lib/")
 
 
 def package_path(path):
@@ -33,8 +33,8 @@ def package_path(path):
 
 def folder(path, depth=3):
     """The file's folder, `depth` levels into its package (a scoped npm package's name is
-    one level; a build folder, `dist`, `build` or `lib`, adds one)."""
-    parts = package_path(path).split("/")[:-1]
+    one level; a build folder, `dist`, `build` or `lib`, adds one); `path` from the package."""
+    parts = path.split("/")[:-1]
     if parts and parts[0].startswith("@") and len(parts) > 1:
         parts = [parts[0] + "/" + parts[1]] + parts[2:]
     depth += sum(1 for p in parts[:depth] if p in ("dist", "build", "lib", "node_modules"))
@@ -72,8 +72,10 @@ def main():
             runs += 1
             for f in by_file:
                 lines, cov, first = f["lines"], f["covered"], f.get("first_covered", 0)
-                old = files.get(f["path"], (lines, 0, 0))
-                files[f["path"]] = (lines, max(old[1], cov), max(old[2], cov - first))
+                # One file, wherever a run's fresh copy of the application put it.
+                key = package_path(f["path"])
+                old = files.get(key, (lines, 0, 0))
+                files[key] = (lines, max(old[1], cov), max(old[2], cov - first))
         if not files:
             continue
         total = sum(v[0] for v in files.values())
