@@ -12,6 +12,7 @@
 //! The file formats are listed once, in `format::FORMATS`.
 
 pub mod baseline;
+pub mod chart;
 pub mod ci;
 pub mod ctrf;
 pub mod format;

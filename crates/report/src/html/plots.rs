@@ -1,151 +1,25 @@
-//! Hand-written SVG charts: a line chart of a counter over steps, and the stacked bar
-//! of where a step's time goes. Plain SVG needs no fonts or system libraries, and the
-//! page's own CSS styles the text.
+//! The page's charts: a counter over steps (`crate::chart` in the page's look), and the
+//! stacked bar of where a step's time goes, styled by the page's own CSS.
 
 use std::fmt::Write as _;
 
 use serde::Serialize;
 use wayfarer_core::summary::TimeSplit;
 
-use super::text::{escape, ms};
+use super::text::ms;
 
-/// Points drawn per line at most: more than a chart's width in pixels adds nothing.
-pub const MAX_POINTS: usize = 500;
+pub use crate::chart::Unit;
+use crate::chart::{Line, Look};
 
-const W: f64 = 420.0;
-const H: f64 = 210.0;
-const LEFT: f64 = 50.0;
-const RIGHT: f64 = 14.0;
-const TOP: f64 = 30.0;
-const BOTTOM: f64 = 34.0;
-
-/// At most `max` points of `pts`, keeping the first and the last of each bucket's
-/// values (the counters only grow, so the last of a bucket is its highest).
-pub fn downsample(pts: &[(f64, f64)], max: usize) -> Vec<(f64, f64)> {
-    if pts.len() <= max || max < 2 {
-        return pts.to_vec();
-    }
-    let stride = pts.len().div_ceil(max - 1);
-    let mut out = vec![pts[0]];
-    out.extend(pts.chunks(stride).filter_map(|c| c.last().copied()));
-    out.dedup_by(|a, b| a.0 == b.0);
-    out
-}
-
-/// What a chart's values are, for its tick labels.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Unit {
-    /// Whole numbers: no tick between two integers.
-    Count,
-    Percent,
-    Seconds,
-}
-
-/// Round tick values from `lo` to at least `hi`: steps of 1, 2 or 5 times a power of
-/// ten, about `n` of them, and no finer than `min_step`.
-pub fn ticks(lo: f64, hi: f64, n: usize, min_step: f64) -> Vec<f64> {
-    let span = (hi - lo).max(1e-9);
-    let raw = (span / n.max(1) as f64).max(min_step);
-    let mag = 10f64.powf(raw.log10().floor());
-    let step = [1.0, 2.0, 5.0, 10.0]
-        .into_iter()
-        .map(|m| m * mag)
-        .find(|s| *s >= raw)
-        .unwrap_or(10.0 * mag);
-    let first = (lo / step).floor() * step;
-    let mut out = Vec::new();
-    let mut v = first;
-    while v < hi + step * 0.999 && out.len() < 50 {
-        out.push(v);
-        v += step;
-    }
-    out
-}
-
-/// A tick label for `v`.
-pub fn label(v: f64, unit: Unit) -> String {
-    if unit == Unit::Percent {
-        format!("{v:.0}%")
-    } else if v.abs() >= 10_000.0 {
-        format!("{:.0}k", v / 1000.0)
-    } else if v.fract().abs() < 1e-9 {
-        format!("{v:.0}")
-    } else {
-        format!("{v:.1}")
-    }
-}
-
-/// A line chart of `pts` (step, value).
+/// A line chart of `pts` (step, value) for the page.
 pub fn line_chart(title: &str, pts: &[(f64, f64)], color: &str, unit: Unit) -> String {
-    let pts = downsample(pts, MAX_POINTS);
-    let x_hi = pts.iter().map(|p| p.0).fold(1.0, f64::max);
-    let y_hi = pts.iter().map(|p| p.1).fold(1.0, f64::max);
-    let xt = ticks(0.0, x_hi, 5, 1.0);
-    let yt = ticks(0.0, y_hi, 4, if unit == Unit::Count { 1.0 } else { 0.0 });
-    let x_max = *xt.last().unwrap_or(&x_hi);
-    let y_max = *yt.last().unwrap_or(&y_hi);
-    let (pw, ph) = (W - LEFT - RIGHT, H - TOP - BOTTOM);
-    let x = |v: f64| LEFT + v / x_max * pw;
-    let y = |v: f64| TOP + ph - v / y_max * ph;
-    let mut s = String::new();
-    let _ = write!(
-        s,
-        r#"<svg class="chart" viewBox="0 0 {W} {H}" role="img" aria-label="{t}"><text class="ctitle" x="{LEFT}" y="17">{t}</text>"#,
-        t = escape(title)
-    );
-    for v in &yt {
-        let _ = write!(
-            s,
-            r#"<line class="grid" x1="{LEFT}" x2="{:.1}" y1="{yy:.1}" y2="{yy:.1}"/><text class="tick" x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"#,
-            W - RIGHT,
-            LEFT - 6.0,
-            y(*v) + 4.0,
-            label(*v, unit),
-            yy = y(*v)
-        );
-    }
-    for v in &xt {
-        let _ = write!(
-            s,
-            r#"<line class="axis" x1="{xx:.1}" x2="{xx:.1}" y1="{:.1}" y2="{:.1}"/><text class="tick" x="{xx:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
-            TOP + ph,
-            TOP + ph + 4.0,
-            TOP + ph + 17.0,
-            label(*v, Unit::Count),
-            xx = x(*v)
-        );
-    }
-    let _ = write!(
-        s,
-        r#"<line class="axis" x1="{LEFT}" x2="{:.1}" y1="{b:.1}" y2="{b:.1}"/><text class="tick" x="{:.1}" y="{:.1}" text-anchor="end">step</text>"#,
-        W - RIGHT,
-        W - RIGHT,
-        H - 3.0,
-        b = TOP + ph
-    );
-    if let (Some(first), Some(last)) = (pts.first(), pts.last()) {
-        let mut line = String::new();
-        for (i, p) in pts.iter().enumerate() {
-            let _ = write!(
-                line,
-                "{}{:.1},{:.1}",
-                if i == 0 { "M" } else { " L" },
-                x(p.0),
-                y(p.1)
-            );
-        }
-        let _ = write!(
-            s,
-            r#"<path d="{line} L{:.1},{b:.1} L{:.1},{b:.1} Z" fill="{color}" fill-opacity="0.10" stroke="none"/><path d="{line}" fill="none" stroke="{color}" stroke-width="1.8" stroke-linejoin="round"/><circle cx="{:.1}" cy="{:.1}" r="2.8" fill="{color}"/>"#,
-            x(last.0),
-            x(first.0),
-            x(last.0),
-            y(last.1),
-            b = TOP + ph
-        );
-    }
-    s.push_str("</svg>");
-    s
+    let line = Line {
+        name: title.to_string(),
+        points: pts.to_vec(),
+        color: color.to_string(),
+        dashed: false,
+    };
+    crate::chart::line_chart(title, &[line], unit, &Look::PAGE)
 }
 
 /// One part of a step in the time split.
@@ -229,27 +103,4 @@ pub fn time_bar(t: &TimeSplit) -> String {
     }
     s.push_str("</svg>");
     s
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn ticks_are_round_and_cover_the_range() {
-        assert_eq!(ticks(0.0, 300.0, 5, 1.0), vec![0.0, 100.0, 200.0, 300.0]);
-        assert_eq!(ticks(0.0, 23.0, 4, 1.0), vec![0.0, 10.0, 20.0, 30.0]);
-        assert_eq!(ticks(0.0, 2.0, 4, 1.0), vec![0.0, 1.0, 2.0]);
-        let t = ticks(0.0, 1.0, 4, 0.0);
-        assert!(t.last().unwrap() >= &1.0 && t.len() <= 6);
-    }
-
-    #[test]
-    fn downsampling_keeps_ends_and_bounds_the_count() {
-        let pts: Vec<_> = (0..10_000).map(|i| (i as f64, i as f64)).collect();
-        let d = downsample(&pts, MAX_POINTS);
-        assert!(d.len() <= MAX_POINTS + 1, "{}", d.len());
-        assert_eq!(d.first(), pts.first());
-        assert_eq!(d.last(), pts.last());
-    }
 }
