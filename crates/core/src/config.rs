@@ -12,12 +12,6 @@ pub const DEFAULT_COSINE: f64 = 0.95;
 /// The attributes read as test ids unless configured otherwise (`[browser]
 /// test_id_attributes` adds more): Playwright's default and the common variants.
 pub const TEST_ID_ATTRS: &[&str] = &["data-testid", "data-test-id", "data-test", "data-cy"];
-/// New server lines that weigh as much as a new endpoint in [`Novelty::score`]. Measured,
-/// not guessed: over 408 steps that ran new server code (one-minute guided runs on ten
-/// real applications, docs/src/real-apps.md), the median step ran 30 new lines (p25 9,
-/// p75 99), and the median step new to the client weighed 0.5 (a page); at 60 lines a
-/// unit the two medians weigh the same.
-pub const SERVER_LINES_PER_UNIT: f64 = 60.0;
 
 /// The whole configuration file. Every section is optional.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -355,8 +349,9 @@ pub struct BudgetConfig {
     pub confirm: Option<u32>,
 }
 
+/// `[strategy]`: what every strategy reads, and each strategy's own table.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
+#[serde(default)]
 pub struct StrategyConfig {
     pub name: Option<String>,
     pub seed: Option<u64>,
@@ -365,44 +360,32 @@ pub struct StrategyConfig {
     pub inputs: Option<String>,
     /// Strategy parameters by name, read by the strategy that knows them.
     pub params: BTreeMap<String, serde_json::Value>,
-    pub webexplor: WebExplorConfig,
-    pub guided: GuidedConfig,
-    pub crawl: CrawlConfig,
-    pub webrled: WebRledConfig,
-    pub vetl: VetlConfig,
+    /// Each strategy's own table, `[strategy.NAME]`, as written: its type lives in the
+    /// strategy's file (wayfarer-strategies), which reads it with its defaults and refuses
+    /// what it does not know; a name no strategy owns is refused there too.
+    #[serde(flatten)]
+    pub sections: BTreeMap<String, serde_json::Value>,
 }
 
-/// `vetl` and its variants (DESIGN 7.5): every empty field filled with a value from its
-/// context, an interested element asked per value, a bandit over the targets.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct VetlConfig {
-    /// Probability of a uniformly random target among all candidates.
-    pub epsilon: f64,
-    /// Steps per episode before a reset, unless `budget.episode_steps` says otherwise.
-    pub episode_steps: u32,
-    /// Size of the screenshot sent to a vision model, CSS pixels.
-    pub picture_width: f64,
-    pub picture_height: f64,
-    /// Clickables numbered on a screenshot (or listed to a text model) at most.
-    pub max_buttons: usize,
-    /// Ours, not the paper's: the bandit picks the target first and only the fields that
-    /// target sends (its interested fields and the rest of its form) are typed before it.
-    /// Off, every empty field of the page is typed before any target (the paper), and
-    /// most of that typing is never sent (see docs/src/inputs.md).
-    pub target_first: bool,
-}
+impl StrategyConfig {
+    /// The keys of `[strategy]` that are not a strategy's table.
+    pub const KEYS: &'static [&'static str] = &["name", "seed", "inputs", "params"];
 
-impl Default for VetlConfig {
-    fn default() -> Self {
-        VetlConfig {
-            epsilon: 0.3,
-            episode_steps: 100,
-            picture_width: 1280.0,
-            picture_height: 800.0,
-            max_buttons: 30,
-            target_first: true,
+    /// `[strategy.NAME] key = value`, as if the file said it (the run's flags that set a
+    /// strategy's key, as `--networks`).
+    pub fn set(&mut self, section: &str, key: &str, value: serde_json::Value) {
+        let table = self
+            .sections
+            .entry(section.to_string())
+            .or_insert_with(|| serde_json::Value::Object(Default::default()));
+        if let serde_json::Value::Object(map) = table {
+            map.insert(key.to_string(), value);
         }
+    }
+
+    /// `[strategy.NAME] key`, when the file (or [`StrategyConfig::set`]) gave it.
+    pub fn get(&self, section: &str, key: &str) -> Option<&serde_json::Value> {
+        self.sections.get(section)?.get(key)
     }
 }
 
@@ -446,229 +429,9 @@ impl Default for AbstractionConfig {
     }
 }
 
-/// `webexplor` (DESIGN 7.3): curiosity-driven Q-learning guided by an automaton.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct WebExplorConfig {
-    /// Learning rate; 1 reproduces the paper's plain assignment.
-    pub alpha: f64,
-    /// Discount of the next state's best value.
-    pub gamma: f64,
-    /// Value of an action never tried. Unset: 1 / (1 - gamma), the most a discounted
-    /// sum of curiosity rewards (each at most 1) can reach, so no tried action outranks
-    /// an untried one; at 1, loops and short cycles soon do (see `initial_value`).
-    pub initial_q: Option<f64>,
-    /// Gumbel-softmax temperature: lower is greedier.
-    pub tau: f64,
-    /// Steps per episode before a reset, unless `budget.episode_steps` says otherwise.
-    pub episode_steps: u32,
-    /// Steps without a new state that count as stagnation.
-    pub stagnation_steps: u32,
-    /// Seconds without a new state that count as stagnation.
-    pub stagnation_secs: f64,
-    /// Fill the empty fields of a form (with the input generator) before clicking its
-    /// buttons; typing stays an action the policy learns either way.
-    pub fill_forms: bool,
-    /// Weight of what an action newly caused in the page (new scripts, endpoints, pages,
-    /// functions: `Novelty::score`, in [0, 1)) added to the curiosity reward 1/sqrt(N).
-    /// 0 is the paper's reward.
-    pub novelty_weight: f64,
-}
-
-impl Default for WebExplorConfig {
-    fn default() -> Self {
-        WebExplorConfig {
-            alpha: 1.0,
-            gamma: 0.95,
-            initial_q: None,
-            tau: 1.0,
-            episode_steps: 100,
-            stagnation_steps: 30,
-            stagnation_secs: 60.0,
-            fill_forms: true,
-            novelty_weight: 0.0,
-        }
-    }
-}
-
-/// `guided` (ours, issue 40): actions valued by what they newly caused in the page, the
-/// untried first, breadth through the links seen and never followed.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct GuidedConfig {
-    /// Steps per episode before a reset, unless `budget.episode_steps` says otherwise. A
-    /// failure's trace is at most an episode long: at 400 the demo's one failure kept its
-    /// 247 recorded actions, too long to shrink in 24 s (docs/src/strategies.md, "Which
-    /// strategy by default").
-    pub episode_steps: u32,
-    /// Probability of following a link seen and never visited (a kind of page the run has
-    /// not shown) while the current state still has untried actions; with none left, a
-    /// link is always preferred.
-    pub frontier_share: f64,
-    /// Exploration weight of the UCB choice among tried actions, once nothing is untried.
-    pub ucb: f64,
-    /// Steps without anything new (state, script, endpoint, page, functions) and no work
-    /// left anywhere known before asking for a reset.
-    pub stuck_steps: u32,
-    /// Fill the empty fields of a form before clicking its buttons.
-    pub fill_forms: bool,
-    /// New lines of the server's own code (read where `[server] coverage` is on) worth as
-    /// much as a new endpoint in an action's value (docs/src/strategies.md); 0: the
-    /// server is no reward (the client's signals alone).
-    pub server_lines_per_unit: f64,
-}
-
-impl Default for GuidedConfig {
-    fn default() -> Self {
-        GuidedConfig {
-            episode_steps: 100,
-            frontier_share: 0.3,
-            ucb: 0.5,
-            stuck_steps: 40,
-            fill_forms: true,
-            server_lines_per_unit: SERVER_LINES_PER_UNIT,
-        }
-    }
-}
-
-impl WebExplorConfig {
-    /// The value of an action never tried: `initial_q`, else 1 / (1 - gamma).
-    pub fn initial_value(&self) -> f64 {
-        self.initial_q.unwrap_or(1.0 / (1.0 - self.gamma))
-    }
-}
-
-/// `webrled` and its ablations `webrled+`, `webrled-`, `webrled*` (DESIGN 7.4): deep
-/// Q-learning over grid cells of the page, with an action discriminator and an episodic x
-/// global novelty reward.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct WebRledConfig {
-    /// Probability of a uniformly random action (epsilon-greedy).
-    pub epsilon: f64,
-    /// Discount of the next state's best value.
-    pub gamma: f64,
-    /// The page is a `grid` x `grid` lattice of cells in normalised coordinates.
-    pub grid: usize,
-    /// An action's value sums the cells whose centres lie within this many cell lengths
-    /// of its element's centre.
-    pub radius: f64,
-    /// How an action's value is read from its cells: `sum` (DESIGN 7.4) or `mean`, what
-    /// the bootstrap target already uses, which does not favour elements with more cells
-    /// inside the page over those at its edges (or over `back`, one slot). Measured on
-    /// expense (3 seeds, 500 actions): `mean` covered less JavaScript than `sum`.
-    pub action_value: CellValue,
-    /// Choose uniformly at random until the Q-network has trained once (DQN's replay
-    /// start): an untrained network's values are noise that favours the same cells.
-    /// Measured with `mean` on expense and board: no gain.
-    pub random_until_trained: bool,
-    /// L: the global novelty multiplies the episodic reward by at most this much.
-    pub reward_cap: f64,
-    /// Nearest states of the episode's memory counted by the episodic novelty.
-    pub knn: usize,
-    /// Exploring steps per episode; the probes follow them.
-    pub episode_steps: u32,
-    /// Probes per episode, at its end, at most: elements no rule selected, clicked (or
-    /// double-clicked) to see whether the page changes (each may add a `back`). All of
-    /// them while one probe in four finds a control, fewer as probes stop finding any.
-    pub probe_steps: u32,
-    /// zeta: labelled samples before the discriminator is first trained and used.
-    pub zeta: usize,
-    /// Episodes between two trainings of the discriminator once it is on.
-    pub retrain_every: u32,
-    pub learning_rate: f64,
-    /// Minibatch size of the Q-network.
-    pub batch: usize,
-    /// Q-network minibatches trained per episode: all at its end, or spread over it with
-    /// `train_every`.
-    pub train_batches: usize,
-    /// Train the Q-network every this many steps (its share of `train_batches`) instead
-    /// of at the end of each episode (0, the default: the paper's Algorithm 1). A network
-    /// frozen for an episode repeats its greedy choice on every return to a page; trained
-    /// along the episode it covered more JavaScript on expense but found fewer seeded
-    /// bugs over the four test apps (docs/src/strategies.md, "webrled against webexplor").
-    pub train_every: u32,
-    /// Transitions kept for experience replay.
-    pub replay: usize,
-    /// Width of the Q-network's two hidden layers.
-    pub hidden: usize,
-    /// `webrled+`: action slots of the list-based Q-network (the i-th candidate is slot i).
-    pub list_size: usize,
-    /// Fill the empty fields of a form (with the input generator) before clicking its
-    /// buttons, as webexplor does.
-    pub fill_forms: bool,
-    /// A directory of networks saved by an earlier run (`--networks DIR`) to start from.
-    pub model: Option<String>,
-    /// Where to save the networks after every episode (the CLI sets the run directory's
-    /// `model/`); nothing is saved when unset.
-    pub save: Option<String>,
-}
-
-impl Default for WebRledConfig {
-    fn default() -> Self {
-        WebRledConfig {
-            epsilon: 0.4,
-            gamma: 0.95,
-            grid: 20,
-            radius: 1.5,
-            action_value: CellValue::Sum,
-            random_until_trained: false,
-            reward_cap: 5.0,
-            knn: 10,
-            episode_steps: 50,
-            probe_steps: 10,
-            zeta: 200,
-            retrain_every: 10,
-            learning_rate: 1e-3,
-            batch: 32,
-            train_batches: 32,
-            train_every: 0,
-            replay: 5000,
-            hidden: 256,
-            list_size: 64,
-            fill_forms: true,
-            model: None,
-            save: None,
-        }
-    }
-}
-
-/// How webrled reads an action's value from the cells it covers.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum CellValue {
-    /// The sum of the cells' values (DESIGN 7.4).
-    #[default]
-    Sum,
-    /// The mean of the cells' values.
-    Mean,
-}
-
-/// `bfs` and `dfs` (DESIGN 7.2): model-based crawling.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct CrawlConfig {
-    /// Steps per episode before a reset, unless `budget.episode_steps` says otherwise.
-    pub episode_steps: u32,
-    /// Fill the empty fields of a form (values from the input generator) before clicking
-    /// its buttons.
-    pub fill_forms: bool,
-    /// Also crawl `back` as an action of every state.
-    pub back: bool,
-}
-
-impl Default for CrawlConfig {
-    fn default() -> Self {
-        CrawlConfig {
-            episode_steps: 100,
-            fill_forms: true,
-            back: false,
-        }
-    }
-}
-
 impl Config {
-    /// Check the numbers a type cannot: ranges of the strategy parameters.
+    /// Check the numbers a type cannot (a strategy's own table is checked by the
+    /// strategy: wayfarer-strategies' `registry::check`).
     pub fn validate(&self) -> Result<(), String> {
         let a = &self.abstraction;
         if !["tagseq", "structure", "embedding"].contains(&a.kind.as_str()) {
@@ -710,111 +473,6 @@ impl Config {
                 "browser.test_id_attributes: {n:?} is not an attribute name (letters, digits, - _ . :)"
             ));
         }
-        let w = &self.strategy.webexplor;
-        let g = &self.strategy.guided;
-        let r = &self.strategy.webrled;
-        let checks = [
-            (
-                w.alpha > 0.0 && w.alpha <= 1.0,
-                "strategy.webexplor.alpha must be in (0, 1]",
-            ),
-            (
-                w.gamma >= 0.0 && w.gamma < 1.0,
-                "strategy.webexplor.gamma must be in [0, 1)",
-            ),
-            (
-                w.tau > 0.0 && w.tau.is_finite(),
-                "strategy.webexplor.tau must be above 0",
-            ),
-            (
-                w.initial_q.is_none_or(f64::is_finite),
-                "strategy.webexplor.initial_q must be a number",
-            ),
-            (
-                w.episode_steps > 0,
-                "strategy.webexplor.episode_steps must be at least 1",
-            ),
-            (
-                w.stagnation_steps > 0,
-                "strategy.webexplor.stagnation_steps must be at least 1",
-            ),
-            (
-                w.stagnation_secs > 0.0 && seconds(w.stagnation_secs),
-                "strategy.webexplor.stagnation_secs must be above 0",
-            ),
-            (
-                w.novelty_weight >= 0.0 && w.novelty_weight.is_finite(),
-                "strategy.webexplor.novelty_weight must be 0 or more",
-            ),
-            (
-                g.episode_steps > 0,
-                "strategy.guided.episode_steps must be at least 1",
-            ),
-            (
-                (0.0..=1.0).contains(&g.frontier_share),
-                "strategy.guided.frontier_share must be in [0, 1]",
-            ),
-            (
-                g.ucb >= 0.0 && g.ucb.is_finite(),
-                "strategy.guided.ucb must be 0 or more",
-            ),
-            (
-                g.stuck_steps > 0,
-                "strategy.guided.stuck_steps must be at least 1",
-            ),
-            (
-                self.strategy.crawl.episode_steps > 0,
-                "strategy.crawl.episode_steps must be at least 1",
-            ),
-            (
-                (0.0..=1.0).contains(&r.epsilon),
-                "strategy.webrled.epsilon must be in [0, 1]",
-            ),
-            (
-                r.gamma >= 0.0 && r.gamma < 1.0,
-                "strategy.webrled.gamma must be in [0, 1)",
-            ),
-            (
-                (2..=100).contains(&r.grid),
-                "strategy.webrled.grid must be between 2 and 100",
-            ),
-            (
-                r.radius >= 0.5 && r.radius.is_finite(),
-                "strategy.webrled.radius must be at least 0.5 (cell lengths)",
-            ),
-            (
-                r.reward_cap >= 1.0 && r.reward_cap.is_finite(),
-                "strategy.webrled.reward_cap must be at least 1",
-            ),
-            (r.knn > 0, "strategy.webrled.knn must be at least 1"),
-            (
-                r.episode_steps > 0,
-                "strategy.webrled.episode_steps must be at least 1",
-            ),
-            (
-                r.retrain_every > 0,
-                "strategy.webrled.retrain_every must be at least 1",
-            ),
-            (
-                r.learning_rate > 0.0 && r.learning_rate < 1.0,
-                "strategy.webrled.learning_rate must be in (0, 1)",
-            ),
-            (
-                r.batch > 0 && r.replay >= r.batch,
-                "strategy.webrled.batch must be at least 1 and at most replay",
-            ),
-            (
-                (8..=4096).contains(&r.hidden),
-                "strategy.webrled.hidden must be between 8 and 4096",
-            ),
-            (
-                (2..=4096).contains(&r.list_size),
-                "strategy.webrled.list_size must be between 2 and 4096",
-            ),
-        ];
-        if let Some((_, msg)) = checks.iter().find(|(ok, _)| !ok) {
-            return Err(msg.to_string());
-        }
         self.validate_runs()?;
         self.reset.http_request()?;
         if self
@@ -837,7 +495,7 @@ impl Config {
 
 /// Whether `s` seconds make a `Duration` (finite, not negative, not past u64 seconds):
 /// `Duration::from_secs_f64` panics on the others.
-fn seconds(s: f64) -> bool {
+pub fn seconds(s: f64) -> bool {
     std::time::Duration::try_from_secs_f64(s).is_ok()
 }
 
@@ -857,7 +515,6 @@ impl Config {
                 return Err("server.timeout_s must be at least 1 (seconds)".into());
             }
         }
-        let v = &self.strategy.vetl;
         let checks = [
             (
                 self.budget.episode_steps != Some(0),
@@ -866,21 +523,6 @@ impl Config {
             (
                 self.budget.confirm != Some(0),
                 "budget.confirm must be at least 1 (replays of each minimal trace)",
-            ),
-            (
-                v.episode_steps > 0,
-                "strategy.vetl.episode_steps must be at least 1",
-            ),
-            (
-                (0.0..=1.0).contains(&v.epsilon),
-                "strategy.vetl.epsilon must be in [0, 1]",
-            ),
-            (
-                v.picture_width >= 1.0
-                    && v.picture_height >= 1.0
-                    && v.picture_width.is_finite()
-                    && v.picture_height.is_finite(),
-                "strategy.vetl.picture_width and picture_height must be at least 1 (CSS pixels)",
             ),
             (
                 self.llm.timeout_s > 0.0 && seconds(self.llm.timeout_s),

@@ -118,12 +118,19 @@ fn check(text: &str) -> Result<Config, RunError> {
             ));
         }
     }
-    config.validate().map_err(RunError::Usage)?;
+    validate(&config)?;
     if let Some(sh) = &config.budget.shrink {
         sh.parse::<crate::ShrinkBudget>()
             .map_err(|e| usage!("budget.shrink: {}", e.replace("--shrink ", "")))?;
     }
     Ok(config)
+}
+
+/// Check what types cannot: the ranges of the file's values, each strategy's own table
+/// by the strategy that owns it.
+pub fn validate(config: &Config) -> Result<(), RunError> {
+    config.validate().map_err(RunError::Usage)?;
+    wayfarer_strategies::registry::check(&config.strategy).map_err(RunError::Usage)
 }
 
 /// `text` with each TOML comment (a `#` outside any string, to the end of its line) cut
@@ -248,6 +255,8 @@ mod tests {
     use std::collections::{BTreeMap, BTreeSet};
 
     use super::*;
+    use wayfarer_strategies::settings::read;
+    use wayfarer_strategies::{CrawlConfig, WebExplorConfig};
 
     const SAMPLE: &str = r##"
 [scope]
@@ -360,12 +369,10 @@ quiet_ms = 150
         .unwrap();
         assert_eq!(c.abstraction.threshold, 0.9);
         assert_eq!(c.abstraction.kind, "tagseq");
-        assert_eq!(
-            (c.strategy.webexplor.gamma, c.strategy.webexplor.tau),
-            (0.5, 0.25)
-        );
-        assert_eq!(c.strategy.webexplor.stagnation_steps, 30);
-        assert!(c.strategy.crawl.back);
+        let w: WebExplorConfig = read(&c.strategy).unwrap();
+        assert_eq!((w.gamma, w.tau), (0.5, 0.25));
+        assert_eq!(w.stagnation_steps, 30);
+        assert!(read::<CrawlConfig>(&c.strategy).unwrap().back);
         for (text, names) in [
             ("[strategy.webexplor]\ntau = 0\n", "strategy.webexplor.tau"),
             (
@@ -374,7 +381,16 @@ quiet_ms = 150
             ),
             ("[abstraction]\nthreshold = 1.5\n", "abstraction.threshold"),
             ("[abstraction]\nkind = \"pixels\"\n", "abstraction.kind"),
-            ("[strategy.webexplor]\ngama = 0.9\n", "unknown field"),
+            ("[strategy.webexplor]\ngama = 0.9\n", "unknown field `gama`"),
+            ("[strategy.guided]\nucb = -1\n", "strategy.guided.ucb"),
+            ("[strategy.webrled]\ngrid = 1\n", "strategy.webrled.grid"),
+            ("[strategy.vetl]\nepsilon = 2\n", "strategy.vetl.epsilon"),
+            (
+                "[strategy.crawl]\nepisode_steps = 0\n",
+                "strategy.crawl.episode_steps",
+            ),
+            ("[strategy.gided]\nucb = 1\n", "unknown field `gided`"),
+            ("[strategy]\nsed = 1\n", "unknown field `sed`"),
         ] {
             let e = format!("{:#}", parse(text, env).unwrap_err());
             assert!(e.contains(names), "{text}: {e}");
@@ -394,8 +410,14 @@ quiet_ms = 150
         let c = parse(text, |k| Some(format!("<{k}>"))).unwrap();
         let d = Config::default();
         assert_eq!(c.browser, d.browser, "[browser] of the example");
-        assert_eq!(c.strategy.webexplor, d.strategy.webexplor);
-        assert_eq!(c.strategy.crawl, d.strategy.crawl);
+        assert_eq!(
+            read::<WebExplorConfig>(&c.strategy),
+            read::<WebExplorConfig>(&d.strategy)
+        );
+        assert_eq!(
+            read::<CrawlConfig>(&c.strategy),
+            read::<CrawlConfig>(&d.strategy)
+        );
         assert_eq!(c.abstraction, d.abstraction);
         assert_eq!(
             (c.reset.explore, c.reset.timeout_s),
@@ -421,7 +443,7 @@ quiet_ms = 150
     /// serde lists them when it refuses an unknown one; `None` when `header` opens no table
     /// of named keys (a map, a list, a value).
     fn keys_under(header: &str) -> Option<Vec<String>> {
-        let e = toml::from_str::<Config>(&format!("{header}\n{PROBE} = 0\n"))
+        let e = parse(&format!("{header}\n{PROBE} = 0\n"), env)
             .err()?
             .to_string();
         let refusal = format!("unknown field `{PROBE}`");
@@ -546,7 +568,11 @@ quiet_ms = 150
             server: Some(Default::default()),
             ..Config::default()
         };
-        let defaults = toml::Value::try_from(&config).unwrap();
+        let mut defaults = toml::Value::try_from(&config).unwrap();
+        defaults["strategy"]
+            .as_table_mut()
+            .unwrap()
+            .extend(strategy_defaults());
         for (header, rows) in &documented {
             let path = header.trim_start_matches('[').trim_end_matches(']');
             let Some(table) = path.split('.').try_fold(&defaults, |v, k| v.get(k)) else {
@@ -573,6 +599,32 @@ quiet_ms = 150
             wrong.join("\n")
         );
         assert!(accepted.len() > 15, "{accepted:?}");
+    }
+
+    /// Every strategy's table with its defaults, as TOML writes it (an unset key left out).
+    fn strategy_defaults() -> toml::Table {
+        fn to_toml(v: &serde_json::Value) -> Option<toml::Value> {
+            use serde_json::Value as J;
+            Some(match v {
+                J::Null => return None,
+                J::Bool(b) => toml::Value::Boolean(*b),
+                J::Number(n) => match n.as_i64() {
+                    Some(i) => toml::Value::Integer(i),
+                    None => toml::Value::Float(n.as_f64()?),
+                },
+                J::String(s) => toml::Value::String(s.clone()),
+                J::Array(a) => toml::Value::Array(a.iter().filter_map(to_toml).collect()),
+                J::Object(o) => toml::Value::Table(
+                    o.iter()
+                        .filter_map(|(k, v)| Some((k.clone(), to_toml(v)?)))
+                        .collect(),
+                ),
+            })
+        }
+        wayfarer_strategies::registry::sections()
+            .iter()
+            .map(|s| (s.name.to_string(), to_toml(&(s.defaults)()).unwrap()))
+            .collect()
     }
 
     /// What the run does with a configuration right after reading it: none of it may
@@ -674,7 +726,12 @@ quiet_ms = 150
         c.strategy.name = Some("webexplor".into());
         c.strategy.seed = Some(7);
         c.strategy.inputs = Some("heuristic+mutate".into());
-        c.strategy.webexplor.initial_q = Some(1.0);
+        // Every strategy's table in full, so each of its keys is a place too.
+        for (name, table) in strategy_defaults() {
+            let json = serde_json::to_value(table).unwrap();
+            c.strategy.sections.insert(name, json);
+        }
+        c.strategy.set("webexplor", "initial_q", 1.0.into());
         c.oracles.ignore = vec!["console_error: .*favicon".into()];
         c.browser.chrome = Some("/usr/bin/chromium".into());
         c.browser.test_id_attributes = vec!["data-qa".into()];

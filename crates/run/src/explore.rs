@@ -123,11 +123,12 @@ pub fn explore(
         } else {
             dir.clone()
         };
-        config.strategy.webrled.model = Some(dir.to_string_lossy().into_owned());
+        let dir = dir.to_string_lossy().into_owned();
+        config.strategy.set("webrled", "model", dir.into());
     }
-    if config.strategy.webrled.save.is_none() {
-        let save = s.out.join("model");
-        config.strategy.webrled.save = Some(save.to_string_lossy().into_owned());
+    if config.strategy.get("webrled", "save").is_none() {
+        let save = s.out.join("model").to_string_lossy().into_owned();
+        config.strategy.set("webrled", "save", save.into());
     }
     config.llm = wayfarer_llm::with_flags(&config.llm, s.llm.as_deref(), s.model.as_deref());
     let llm = crate::llm::client(&config.llm, &s.out, secrets.clone())?;

@@ -25,7 +25,10 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
-use wayfarer_core::config::CrawlConfig;
+use serde::{Deserialize, Serialize};
+
+use crate::settings::{read, read_checked, Section, Settings};
+use crate::StrategyError;
 use wayfarer_core::input::InputGenerator;
 use wayfarer_core::{Action, ActionKind, Agent, StateId, StrategySnapshot, Transition, View};
 
@@ -107,9 +110,10 @@ pub(crate) const BFS: Kind = Kind {
     summary: "breadth-first crawl of every (state, action) pair (DESIGN 7.2)",
     inputs: "heuristic+mutate",
     model: Model::None,
-    episode_steps: |c| c.crawl.episode_steps,
+    settings: Some(Section::of::<CrawlConfig>()),
+    episode_steps: |c| read_checked::<CrawlConfig>(c).episode_steps,
     build: |b| {
-        let cfg = b.config.strategy.crawl.clone();
+        let cfg = read::<CrawlConfig>(&b.config.strategy).map_err(StrategyError::Settings)?;
         Ok(Box::new(CrawlAgent::new(Order::Breadth, cfg, b.inputs)))
     },
 };
@@ -117,11 +121,45 @@ pub(crate) const DFS: Kind = Kind {
     name: "dfs",
     summary: "depth-first crawl of every (state, action) pair (DESIGN 7.2)",
     build: |b| {
-        let cfg = b.config.strategy.crawl.clone();
+        let cfg = read::<CrawlConfig>(&b.config.strategy).map_err(StrategyError::Settings)?;
         Ok(Box::new(CrawlAgent::new(Order::Depth, cfg, b.inputs)))
     },
     ..BFS
 };
+
+/// `bfs` and `dfs` (DESIGN 7.2): model-based crawling.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CrawlConfig {
+    /// Steps per episode before a reset, unless `budget.episode_steps` says otherwise.
+    pub episode_steps: u32,
+    /// Fill the empty fields of a form (values from the input generator) before clicking
+    /// its buttons.
+    pub fill_forms: bool,
+    /// Also crawl `back` as an action of every state.
+    pub back: bool,
+}
+
+impl Default for CrawlConfig {
+    fn default() -> Self {
+        CrawlConfig {
+            episode_steps: 100,
+            fill_forms: true,
+            back: false,
+        }
+    }
+}
+
+impl Settings for CrawlConfig {
+    const SECTION: &'static str = "crawl";
+    fn check(&self) -> Result<(), String> {
+        let checks = [(
+            self.episode_steps > 0,
+            "strategy.crawl.episode_steps must be at least 1",
+        )];
+        crate::settings::first_wrong(&checks)
+    }
+}
 
 /// Cloning shares the graph (as workers do); `fork` copies it.
 #[derive(Clone)]

@@ -51,8 +51,12 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use rand::seq::SliceRandom;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
 use url::Url;
-use wayfarer_core::config::GuidedConfig;
+use wayfarer_core::novelty::SERVER_LINES_PER_UNIT;
+
+use crate::settings::{read, read_checked, Section, Settings};
+use crate::StrategyError;
 use wayfarer_core::input::InputGenerator;
 use wayfarer_core::novelty::{extension, page_pattern};
 use wayfarer_core::{
@@ -255,12 +259,83 @@ pub(crate) const KIND: Kind = Kind {
     summary: "actions valued by what they newly caused, untried ones first (the default)",
     inputs: "heuristic+mutate",
     model: Model::None,
-    episode_steps: |c| c.guided.episode_steps,
+    settings: Some(Section::of::<GuidedConfig>()),
+    episode_steps: |c| read_checked::<GuidedConfig>(c).episode_steps,
     build: |b| {
-        let cfg = b.config.strategy.guided.clone();
+        let cfg = read::<GuidedConfig>(&b.config.strategy).map_err(StrategyError::Settings)?;
         Ok(Box::new(GuidedAgent::new(cfg, b.inputs)))
     },
 };
+
+/// `guided` (ours, issue 40): actions valued by what they newly caused in the page, the
+/// untried first, breadth through the links seen and never followed.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct GuidedConfig {
+    /// Steps per episode before a reset, unless `budget.episode_steps` says otherwise. A
+    /// failure's trace is at most an episode long: at 400 the demo's one failure kept its
+    /// 247 recorded actions, too long to shrink in 24 s (docs/src/strategies.md, "Which
+    /// strategy by default").
+    pub episode_steps: u32,
+    /// Probability of following a link seen and never visited (a kind of page the run has
+    /// not shown) while the current state still has untried actions; with none left, a
+    /// link is always preferred.
+    pub frontier_share: f64,
+    /// Exploration weight of the UCB choice among tried actions, once nothing is untried.
+    pub ucb: f64,
+    /// Steps without anything new (state, script, endpoint, page, functions) and no work
+    /// left anywhere known before asking for a reset.
+    pub stuck_steps: u32,
+    /// Fill the empty fields of a form before clicking its buttons.
+    pub fill_forms: bool,
+    /// New lines of the server's own code (read where `[server] coverage` is on) worth as
+    /// much as a new endpoint in an action's value (docs/src/strategies.md); 0: the
+    /// server is no reward (the client's signals alone).
+    pub server_lines_per_unit: f64,
+}
+
+impl Default for GuidedConfig {
+    fn default() -> Self {
+        GuidedConfig {
+            episode_steps: 100,
+            frontier_share: 0.3,
+            ucb: 0.5,
+            stuck_steps: 40,
+            fill_forms: true,
+            server_lines_per_unit: SERVER_LINES_PER_UNIT,
+        }
+    }
+}
+
+impl Settings for GuidedConfig {
+    const SECTION: &'static str = "guided";
+    fn check(&self) -> Result<(), String> {
+        let g = self;
+        let checks = [
+            (
+                g.episode_steps > 0,
+                "strategy.guided.episode_steps must be at least 1",
+            ),
+            (
+                (0.0..=1.0).contains(&g.frontier_share),
+                "strategy.guided.frontier_share must be in [0, 1]",
+            ),
+            (
+                g.ucb >= 0.0 && g.ucb.is_finite(),
+                "strategy.guided.ucb must be 0 or more",
+            ),
+            (
+                g.stuck_steps > 0,
+                "strategy.guided.stuck_steps must be at least 1",
+            ),
+            (
+                g.server_lines_per_unit >= 0.0 && g.server_lines_per_unit.is_finite(),
+                "strategy.guided.server_lines_per_unit must be 0 or more",
+            ),
+        ];
+        crate::settings::first_wrong(&checks)
+    }
+}
 
 /// Cloning shares the mind (as workers do); `fork` copies it.
 #[derive(Clone)]

@@ -35,6 +35,7 @@ mod memory;
 mod random;
 pub mod registry;
 mod route;
+pub mod settings;
 mod setup;
 mod snapshot;
 mod vetl;
@@ -69,14 +70,14 @@ use wayfarer_core::input::InputGenerator;
 use wayfarer_core::Agent;
 use wayfarer_core::Config;
 
-pub use crawl::{CrawlAgent, Order};
+pub use crawl::{CrawlAgent, CrawlConfig, Order};
 pub use fill::fill_value;
-pub use guided::GuidedAgent;
+pub use guided::{GuidedAgent, GuidedConfig};
 pub use random::RandomAgent;
 pub use setup::{input_names, setup, Setup, SetupError};
-pub use vetl::{VetlAgent, VetlVariant};
-pub use webexplor::WebExplorAgent;
-pub use webrled::{Variant, WebRledAgent};
+pub use vetl::{VetlAgent, VetlConfig, VetlVariant};
+pub use webexplor::{WebExplorAgent, WebExplorConfig};
+pub use webrled::{CellValue, Variant, WebRledAgent, WebRledConfig};
 
 /// Steps per episode of a strategy that names none of its own.
 pub const DEFAULT_EPISODE_STEPS: u32 = 50;
@@ -93,6 +94,9 @@ pub enum StrategyError {
     /// A `--strategy` name that is not one of `registry::KINDS`.
     #[error("unknown strategy {0:?}; available: {names}", names = registry::names().join(", "))]
     Unknown(String),
+    /// A strategy's table of the configuration, `[strategy.NAME]`, that it cannot read.
+    #[error("{0}")]
+    Settings(String),
     /// The networks of `--networks DIR` (`strategy.webrled.model`) could not be loaded.
     #[error("{strategy}: cannot start from the saved networks: {source}")]
     Model {

@@ -19,6 +19,7 @@ pub(crate) const KIND: Kind = Kind {
     summary: "uniform over the candidates (DESIGN 7.1)",
     inputs: "random+mutate",
     model: Model::None,
+    settings: None,
     episode_steps: |_| crate::DEFAULT_EPISODE_STEPS,
     build: |b| Ok(Box::new(RandomAgent::new(b.inputs))),
 };

@@ -7,6 +7,7 @@ use wayfarer_core::input::InputGenerator;
 use wayfarer_core::{Agent, Config};
 use wayfarer_llm::SharedClient;
 
+use crate::settings::Section;
 use crate::StrategyError;
 
 /// What a strategy is built from.
@@ -43,6 +44,8 @@ pub struct Kind {
     pub inputs: &'static str,
     /// What it asks of a language model.
     pub model: Model,
+    /// Its table of the configuration, `[strategy.NAME]` (variants share one).
+    pub settings: Option<Section>,
     /// Steps per episode when neither a flag nor `budget.episode_steps` says.
     pub episode_steps: fn(&StrategyConfig) -> u32,
     /// A new agent.
@@ -70,6 +73,42 @@ pub const KINDS: &[Kind] = &[
 /// The strategy called `name`.
 pub fn kind(name: &str) -> Option<&'static Kind> {
     KINDS.iter().find(|k| k.name == name)
+}
+
+/// Every strategy's table of the configuration, once each.
+pub fn sections() -> Vec<Section> {
+    let mut out: Vec<Section> = Vec::new();
+    for s in KINDS.iter().filter_map(|k| k.settings) {
+        if !out.iter().any(|o| o.name == s.name) {
+            out.push(s);
+        }
+    }
+    out
+}
+
+/// Check `[strategy]` as a file gave it: each table belongs to a strategy, which reads it
+/// (unknown keys and values out of range are refused with their names).
+pub fn check(config: &StrategyConfig) -> Result<(), String> {
+    let sections = sections();
+    for name in config.sections.keys() {
+        match sections.iter().find(|s| s.name == name) {
+            Some(s) => (s.check)(config)?,
+            None => {
+                // The wording of the parser's own refusals, so the two read alike.
+                let known: Vec<String> = StrategyConfig::KEYS
+                    .iter()
+                    .copied()
+                    .chain(sections.iter().map(|s| s.name))
+                    .map(|k| format!("`{k}`"))
+                    .collect();
+                return Err(format!(
+                    "[strategy]: unknown field `{name}`, expected one of {}",
+                    known.join(", ")
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Every strategy's name.

@@ -30,7 +30,9 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use rand::seq::SliceRandom;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
-use wayfarer_core::config::VetlConfig;
+use serde::{Deserialize, Serialize};
+
+use crate::settings::{read, read_checked, Section, Settings};
 use wayfarer_core::forms;
 use wayfarer_core::input::InputGenerator;
 use wayfarer_core::{
@@ -54,7 +56,8 @@ pub(crate) const VETL: Kind = Kind {
         "context-aware inputs and a bandit over targets; a vision model answers both (DESIGN 7.5)",
     inputs: "llm+mutate",
     model: Model::Asks { vision: true },
-    episode_steps: |c| c.vetl.episode_steps,
+    settings: Some(Section::of::<VetlConfig>()),
+    episode_steps: |c| read_checked::<VetlConfig>(c).episode_steps,
     build: |b| build_vetl(VetlVariant::Vetl, b),
 };
 pub(crate) const V1: Kind = Kind {
@@ -85,12 +88,70 @@ pub(crate) const H: Kind = Kind {
     ..VETL
 };
 
+/// `vetl` and its variants (DESIGN 7.5): every empty field filled with a value from its
+/// context, an interested element asked per value, a bandit over the targets.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct VetlConfig {
+    /// Probability of a uniformly random target among all candidates.
+    pub epsilon: f64,
+    /// Steps per episode before a reset, unless `budget.episode_steps` says otherwise.
+    pub episode_steps: u32,
+    /// Size of the screenshot sent to a vision model, CSS pixels.
+    pub picture_width: f64,
+    pub picture_height: f64,
+    /// Clickables numbered on a screenshot (or listed to a text model) at most.
+    pub max_buttons: usize,
+    /// Ours, not the paper's: the bandit picks the target first and only the fields that
+    /// target sends (its interested fields and the rest of its form) are typed before it.
+    /// Off, every empty field of the page is typed before any target (the paper), and
+    /// most of that typing is never sent (see docs/src/inputs.md).
+    pub target_first: bool,
+}
+
+impl Default for VetlConfig {
+    fn default() -> Self {
+        VetlConfig {
+            epsilon: 0.3,
+            episode_steps: 100,
+            picture_width: 1280.0,
+            picture_height: 800.0,
+            max_buttons: 30,
+            target_first: true,
+        }
+    }
+}
+
+impl Settings for VetlConfig {
+    const SECTION: &'static str = "vetl";
+    fn check(&self) -> Result<(), String> {
+        let checks = [
+            (
+                self.episode_steps > 0,
+                "strategy.vetl.episode_steps must be at least 1",
+            ),
+            (
+                (0.0..=1.0).contains(&self.epsilon),
+                "strategy.vetl.epsilon must be in [0, 1]",
+            ),
+            (
+                self.picture_width >= 1.0
+                    && self.picture_height >= 1.0
+                    && self.picture_width.is_finite()
+                    && self.picture_height.is_finite(),
+                "strategy.vetl.picture_width and picture_height must be at least 1 (CSS pixels)",
+            ),
+        ];
+        crate::settings::first_wrong(&checks)
+    }
+}
+
 fn build_vetl(variant: VetlVariant, b: Build<'_>) -> Result<Box<dyn Agent + Send>, StrategyError> {
     let client = match b.llm {
         Some(c) if !variant.heuristic_only() => c,
         _ => wayfarer_llm::LlmClient::heuristic().shared(),
     };
-    let cfg = b.config.strategy.vetl.clone();
+    let cfg = read::<VetlConfig>(&b.config.strategy).map_err(StrategyError::Settings)?;
     Ok(Box::new(VetlAgent::new(variant, cfg, b.inputs, client)))
 }
 

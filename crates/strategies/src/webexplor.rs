@@ -26,7 +26,11 @@ use std::time::{Duration, Instant};
 
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
-use wayfarer_core::config::WebExplorConfig;
+use serde::{Deserialize, Serialize};
+use wayfarer_core::config::seconds;
+
+use crate::settings::{read, read_checked, Section, Settings};
+use crate::StrategyError;
 use wayfarer_core::input::InputGenerator;
 use wayfarer_core::{
     Action, ActionKind, Agent, EventKind, SnapshotTable, StateId, StrategySnapshot, Transition,
@@ -151,12 +155,107 @@ pub(crate) const KIND: Kind = Kind {
     summary: "curiosity-driven Q-learning guided by an automaton (DESIGN 7.3)",
     inputs: "heuristic+mutate",
     model: Model::None,
-    episode_steps: |c| c.webexplor.episode_steps,
+    settings: Some(Section::of::<WebExplorConfig>()),
+    episode_steps: |c| read_checked::<WebExplorConfig>(c).episode_steps,
     build: |b| {
-        let cfg = b.config.strategy.webexplor.clone();
+        let cfg = read::<WebExplorConfig>(&b.config.strategy).map_err(StrategyError::Settings)?;
         Ok(Box::new(WebExplorAgent::new(cfg, b.inputs)))
     },
 };
+
+/// `webexplor` (DESIGN 7.3): curiosity-driven Q-learning guided by an automaton.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct WebExplorConfig {
+    /// Learning rate; 1 reproduces the paper's plain assignment.
+    pub alpha: f64,
+    /// Discount of the next state's best value.
+    pub gamma: f64,
+    /// Value of an action never tried. Unset: 1 / (1 - gamma), the most a discounted
+    /// sum of curiosity rewards (each at most 1) can reach, so no tried action outranks
+    /// an untried one; at 1, loops and short cycles soon do (see `initial_value`).
+    pub initial_q: Option<f64>,
+    /// Gumbel-softmax temperature: lower is greedier.
+    pub tau: f64,
+    /// Steps per episode before a reset, unless `budget.episode_steps` says otherwise.
+    pub episode_steps: u32,
+    /// Steps without a new state that count as stagnation.
+    pub stagnation_steps: u32,
+    /// Seconds without a new state that count as stagnation.
+    pub stagnation_secs: f64,
+    /// Fill the empty fields of a form (with the input generator) before clicking its
+    /// buttons; typing stays an action the policy learns either way.
+    pub fill_forms: bool,
+    /// Weight of what an action newly caused in the page (new scripts, endpoints, pages,
+    /// functions: `Novelty::score`, in [0, 1)) added to the curiosity reward 1/sqrt(N).
+    /// 0 is the paper's reward.
+    pub novelty_weight: f64,
+}
+
+impl Default for WebExplorConfig {
+    fn default() -> Self {
+        WebExplorConfig {
+            alpha: 1.0,
+            gamma: 0.95,
+            initial_q: None,
+            tau: 1.0,
+            episode_steps: 100,
+            stagnation_steps: 30,
+            stagnation_secs: 60.0,
+            fill_forms: true,
+            novelty_weight: 0.0,
+        }
+    }
+}
+
+impl WebExplorConfig {
+    /// The value of an action never tried: `initial_q`, else 1 / (1 - gamma).
+    pub fn initial_value(&self) -> f64 {
+        self.initial_q.unwrap_or(1.0 / (1.0 - self.gamma))
+    }
+}
+
+impl Settings for WebExplorConfig {
+    const SECTION: &'static str = "webexplor";
+    fn check(&self) -> Result<(), String> {
+        let w = self;
+        let checks = [
+            (
+                w.alpha > 0.0 && w.alpha <= 1.0,
+                "strategy.webexplor.alpha must be in (0, 1]",
+            ),
+            (
+                w.gamma >= 0.0 && w.gamma < 1.0,
+                "strategy.webexplor.gamma must be in [0, 1)",
+            ),
+            (
+                w.tau > 0.0 && w.tau.is_finite(),
+                "strategy.webexplor.tau must be above 0",
+            ),
+            (
+                w.initial_q.is_none_or(f64::is_finite),
+                "strategy.webexplor.initial_q must be a number",
+            ),
+            (
+                w.episode_steps > 0,
+                "strategy.webexplor.episode_steps must be at least 1",
+            ),
+            (
+                w.stagnation_steps > 0,
+                "strategy.webexplor.stagnation_steps must be at least 1",
+            ),
+            (
+                w.stagnation_secs > 0.0 && seconds(w.stagnation_secs),
+                "strategy.webexplor.stagnation_secs must be above 0",
+            ),
+            (
+                w.novelty_weight >= 0.0 && w.novelty_weight.is_finite(),
+                "strategy.webexplor.novelty_weight must be 0 or more",
+            ),
+        ];
+        crate::settings::first_wrong(&checks)
+    }
+}
 
 /// Cloning shares the mind (as workers do); `fork` copies it.
 #[derive(Clone)]

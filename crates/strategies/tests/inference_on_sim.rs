@@ -9,7 +9,6 @@ use common::Valid;
 
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
-use wayfarer_core::config::WebRledConfig;
 use wayfarer_core::infer::InferenceConfig;
 use wayfarer_core::input::InputGenerator;
 use wayfarer_core::runner::KnowledgeRow;
@@ -19,6 +18,7 @@ use wayfarer_core::{
     run, Action, ActionKind, Agent, Budget, Element, Observation, Observer, Progress, RunOptions,
     RunSummary, StepRecord,
 };
+use wayfarer_strategies::WebRledConfig;
 use wayfarer_strategies::{by_name, RandomAgent, Variant, WebRledAgent};
 
 #[derive(Default)]

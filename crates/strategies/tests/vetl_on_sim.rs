@@ -34,7 +34,7 @@ fn vetl_gets_through_a_chain_of_forms_with_its_values_accepted() {
 fn vetl_in_the_papers_order_gets_through_the_same_chain() {
     // Every empty field typed before any target.
     let mut config = Config::default();
-    config.strategy.vetl.target_first = false;
+    config.strategy.set("vetl", "target_first", false.into());
     chain_passed(config);
 }
 

@@ -6,12 +6,12 @@ mod common;
 
 use common::Valid;
 
-use wayfarer_core::config::WebRledConfig;
 use wayfarer_core::state::StructureAbstraction;
 use wayfarer_core::{
     run, Action, ActionKind, Budget, Element, EnvError, EnvTimings, Environment, Observation,
     Outcome, Rect, RunOptions, Size, StrategySnapshot,
 };
+use wayfarer_strategies::WebRledConfig;
 use wayfarer_strategies::{RandomAgent, Variant, WebRledAgent};
 
 const PAGES: usize = 5;

@@ -44,7 +44,8 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 use wayfarer_core::candidates::{candidate_actions, DenyText};
-use wayfarer_core::config::{CellValue, WebRledConfig};
+
+use crate::settings::{read, read_checked, Section, Settings};
 use wayfarer_core::embed::{embed, fnv1a, Embedding};
 use wayfarer_core::input::InputGenerator;
 use wayfarer_core::state::StateData;
@@ -87,9 +88,10 @@ pub(crate) const FULL: Kind = Kind {
     summary: "deep Q-learning over grid cells, an action discriminator, novelty (DESIGN 7.4)",
     inputs: "heuristic+mutate",
     model: Model::None,
+    settings: Some(Section::of::<WebRledConfig>()),
     episode_steps: |c| {
         // Saturating: the file's counts are any u32, and a longer episode than u32 is none.
-        let w = &c.webrled;
+        let w = read_checked::<WebRledConfig>(c);
         w.episode_steps
             .saturating_add(w.probe_steps.saturating_mul(2))
     },
@@ -104,7 +106,7 @@ pub(crate) const LIST_BASED: Kind = Kind {
 pub(crate) const NO_DISCRIMINATOR: Kind = Kind {
     name: "webrled-",
     summary: "webrled without the action discriminator, nor its probes (ablation)",
-    episode_steps: |c| c.webrled.episode_steps,
+    episode_steps: |c| read_checked::<WebRledConfig>(c).episode_steps,
     build: |b| build(Variant::NoDiscriminator, b),
     ..FULL
 };
@@ -115,8 +117,170 @@ pub(crate) const GLOBAL_ONLY: Kind = Kind {
     ..FULL
 };
 
+/// `webrled` and its ablations `webrled+`, `webrled-`, `webrled*` (DESIGN 7.4): deep
+/// Q-learning over grid cells of the page, with an action discriminator and an episodic x
+/// global novelty reward.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct WebRledConfig {
+    /// Probability of a uniformly random action (epsilon-greedy).
+    pub epsilon: f64,
+    /// Discount of the next state's best value.
+    pub gamma: f64,
+    /// The page is a `grid` x `grid` lattice of cells in normalised coordinates.
+    pub grid: usize,
+    /// An action's value sums the cells whose centres lie within this many cell lengths
+    /// of its element's centre.
+    pub radius: f64,
+    /// How an action's value is read from its cells: `sum` (DESIGN 7.4) or `mean`, what
+    /// the bootstrap target already uses, which does not favour elements with more cells
+    /// inside the page over those at its edges (or over `back`, one slot). Measured on
+    /// expense (3 seeds, 500 actions): `mean` covered less JavaScript than `sum`.
+    pub action_value: CellValue,
+    /// Choose uniformly at random until the Q-network has trained once (DQN's replay
+    /// start): an untrained network's values are noise that favours the same cells.
+    /// Measured with `mean` on expense and board: no gain.
+    pub random_until_trained: bool,
+    /// L: the global novelty multiplies the episodic reward by at most this much.
+    pub reward_cap: f64,
+    /// Nearest states of the episode's memory counted by the episodic novelty.
+    pub knn: usize,
+    /// Exploring steps per episode; the probes follow them.
+    pub episode_steps: u32,
+    /// Probes per episode, at its end, at most: elements no rule selected, clicked (or
+    /// double-clicked) to see whether the page changes (each may add a `back`). All of
+    /// them while one probe in four finds a control, fewer as probes stop finding any.
+    pub probe_steps: u32,
+    /// zeta: labelled samples before the discriminator is first trained and used.
+    pub zeta: usize,
+    /// Episodes between two trainings of the discriminator once it is on.
+    pub retrain_every: u32,
+    pub learning_rate: f64,
+    /// Minibatch size of the Q-network.
+    pub batch: usize,
+    /// Q-network minibatches trained per episode: all at its end, or spread over it with
+    /// `train_every`.
+    pub train_batches: usize,
+    /// Train the Q-network every this many steps (its share of `train_batches`) instead
+    /// of at the end of each episode (0, the default: the paper's Algorithm 1). A network
+    /// frozen for an episode repeats its greedy choice on every return to a page; trained
+    /// along the episode it covered more JavaScript on expense but found fewer seeded
+    /// bugs over the four test apps (docs/src/strategies.md, "webrled against webexplor").
+    pub train_every: u32,
+    /// Transitions kept for experience replay.
+    pub replay: usize,
+    /// Width of the Q-network's two hidden layers.
+    pub hidden: usize,
+    /// `webrled+`: action slots of the list-based Q-network (the i-th candidate is slot i).
+    pub list_size: usize,
+    /// Fill the empty fields of a form (with the input generator) before clicking its
+    /// buttons, as webexplor does.
+    pub fill_forms: bool,
+    /// A directory of networks saved by an earlier run (`--networks DIR`) to start from.
+    pub model: Option<String>,
+    /// Where to save the networks after every episode (the CLI sets the run directory's
+    /// `model/`); nothing is saved when unset.
+    pub save: Option<String>,
+}
+
+impl Default for WebRledConfig {
+    fn default() -> Self {
+        WebRledConfig {
+            epsilon: 0.4,
+            gamma: 0.95,
+            grid: 20,
+            radius: 1.5,
+            action_value: CellValue::Sum,
+            random_until_trained: false,
+            reward_cap: 5.0,
+            knn: 10,
+            episode_steps: 50,
+            probe_steps: 10,
+            zeta: 200,
+            retrain_every: 10,
+            learning_rate: 1e-3,
+            batch: 32,
+            train_batches: 32,
+            train_every: 0,
+            replay: 5000,
+            hidden: 256,
+            list_size: 64,
+            fill_forms: true,
+            model: None,
+            save: None,
+        }
+    }
+}
+
+/// How webrled reads an action's value from the cells it covers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CellValue {
+    /// The sum of the cells' values (DESIGN 7.4).
+    #[default]
+    Sum,
+    /// The mean of the cells' values.
+    Mean,
+}
+
+impl Settings for WebRledConfig {
+    const SECTION: &'static str = "webrled";
+    fn check(&self) -> Result<(), String> {
+        let r = self;
+        let checks = [
+            (
+                (0.0..=1.0).contains(&r.epsilon),
+                "strategy.webrled.epsilon must be in [0, 1]",
+            ),
+            (
+                r.gamma >= 0.0 && r.gamma < 1.0,
+                "strategy.webrled.gamma must be in [0, 1)",
+            ),
+            (
+                (2..=100).contains(&r.grid),
+                "strategy.webrled.grid must be between 2 and 100",
+            ),
+            (
+                r.radius >= 0.5 && r.radius.is_finite(),
+                "strategy.webrled.radius must be at least 0.5 (cell lengths)",
+            ),
+            (
+                r.reward_cap >= 1.0 && r.reward_cap.is_finite(),
+                "strategy.webrled.reward_cap must be at least 1",
+            ),
+            (r.knn > 0, "strategy.webrled.knn must be at least 1"),
+            (
+                r.episode_steps > 0,
+                "strategy.webrled.episode_steps must be at least 1",
+            ),
+            (
+                r.retrain_every > 0,
+                "strategy.webrled.retrain_every must be at least 1",
+            ),
+            (
+                r.learning_rate > 0.0 && r.learning_rate < 1.0,
+                "strategy.webrled.learning_rate must be in (0, 1)",
+            ),
+            (
+                r.batch > 0 && r.replay >= r.batch,
+                "strategy.webrled.batch must be at least 1 and at most replay",
+            ),
+            (
+                (8..=4096).contains(&r.hidden),
+                "strategy.webrled.hidden must be between 8 and 4096",
+            ),
+            (
+                (2..=4096).contains(&r.list_size),
+                "strategy.webrled.list_size must be between 2 and 4096",
+            ),
+        ];
+        crate::settings::first_wrong(&checks)
+    }
+}
+
 fn build(variant: Variant, b: Build<'_>) -> Result<Box<dyn Agent + Send>, StrategyError> {
-    let (cfg, dims) = (b.config.strategy.webrled.clone(), b.config.abstraction.dims);
+    let cfg = read::<WebRledConfig>(&b.config.strategy).map_err(StrategyError::Settings)?;
+    let dims = b.config.abstraction.dims;
     let agent =
         WebRledAgent::new(cfg, dims, variant, b.inputs).map_err(|source| StrategyError::Model {
             strategy: variant.name().to_string(),

@@ -1,5 +1,4 @@
 use super::*;
-use wayfarer_core::config::CellValue;
 use wayfarer_core::{Element, Rect, Size, StateId};
 
 use crate::testing::Fixed;
