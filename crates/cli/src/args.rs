@@ -91,7 +91,9 @@ pub enum Command {
     Report {
         /// The run's output directory (it holds run.sqlite).
         dir: PathBuf,
-        /// Only this format (repeatable): html, json, junit, ctrf or text. Default: all of them.
+        /// Only this format (repeatable): html, json, junit, ctrf, text, or playwright (a
+        /// Playwright project with a test per failure, in DIR/playwright/). Default: all
+        /// but playwright, as a run writes them.
         #[arg(long, value_name = "NAME")]
         format: Vec<String>,
     },

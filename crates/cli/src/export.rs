@@ -1,73 +1,57 @@
-//! `wayfarer export --format playwright DIR`: Playwright Test specs from a run's traces
+//! `wayfarer export DIR`: the run's failures as a Playwright project (the `playwright`
+//! format of wayfarer-report) written where `--out` says; only the run's traces are read
 //! (a minimised trace, `NAME.min.json`, stands in for its `NAME.json`).
 
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::{bail, Context, Result};
-use wayfarer_export::{NamedTrace, PlaywrightOptions};
+use wayfarer_report::playwright;
 
-use wayfarer_run::trace::read_trace;
-
-/// The traces of a run directory by name, the minimised version of each when present.
-fn traces(dir: &Path) -> Result<Vec<NamedTrace>> {
-    let tdir = dir.join("traces");
-    let entries = std::fs::read_dir(&tdir).with_context(|| {
-        format!(
-            "cannot read {}; give a run directory written by `wayfarer explore` (it has traces/ when failures were found)",
-            tdir.display()
-        )
-    })?;
-    let mut by_name: BTreeMap<String, PathBuf> = BTreeMap::new();
-    let mut files: Vec<PathBuf> = entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    // Plain names first, so a `.min.json` read later replaces its original.
-    files.sort_by_key(|p| (p.to_string_lossy().ends_with(".min.json"), p.clone()));
-    for p in files {
-        let stem = p.file_stem().unwrap_or_default().to_string_lossy();
-        let name = stem.strip_suffix(".min").unwrap_or(&stem).to_string();
-        by_name.insert(name, p);
-    }
-    let mut out = Vec::new();
-    for (name, path) in by_name {
-        match read_trace(&path) {
-            Ok(trace) => out.push(NamedTrace { name, trace }),
-            Err(e) => meprintln!("warning: skipped {}: {e:#}", path.display()),
+/// The Chromium binary exported tests point at; none found is not fatal here
+/// (Playwright's own browsers can stand in).
+pub fn chromium(chrome: Option<&str>) -> Option<String> {
+    match wayfarer_browser::find_chrome(chrome) {
+        Ok(p) => Some(p.to_string_lossy().into_owned()),
+        Err(e) => {
+            meprintln!("warning: {e}; playwright.config.ts will use Playwright's own browser");
+            None
         }
     }
-    Ok(out)
 }
 
 pub fn command(format: &str, dir: &Path, out: Option<&Path>, chrome: Option<&str>) -> Result<i32> {
     if format != "playwright" {
         bail!("unknown export format {format:?}; available: playwright");
     }
-    let traces = traces(dir)?;
+    let tdir = dir.join("traces");
+    std::fs::read_dir(&tdir).with_context(|| {
+        format!(
+            "cannot read {}; give a run directory written by `wayfarer explore` (it has traces/ when failures were found)",
+            tdir.display()
+        )
+    })?;
+    let traces = playwright::traces(&tdir);
     if traces.is_empty() {
         bail!(
             "no trace in {}: the run found no failure to turn into a test",
-            dir.join("traces").display()
+            tdir.display()
         );
     }
+    let files =
+        playwright::project_of(&traces, chromium(chrome).as_deref()).map_err(anyhow::Error::msg)?;
     let out = out
         .map(Path::to_path_buf)
-        .unwrap_or_else(|| dir.join("playwright"));
-    // The config points Playwright at the same Chromium wayfarer uses; none found is
-    // not fatal here (Playwright's own browsers can stand in).
-    let chromium = match wayfarer_browser::find_chrome(chrome) {
-        Ok(p) => Some(p.to_string_lossy().into_owned()),
-        Err(e) => {
-            meprintln!("warning: {e}; playwright.config.ts will use Playwright's own browser");
-            None
+        .unwrap_or_else(|| dir.join(playwright::FOLDER));
+    let mut specs = 0;
+    for (path, text) in &files {
+        let path = out.join(path);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)
+                .with_context(|| format!("cannot create {}", parent.display()))?;
         }
-    };
-    let written = wayfarer_export::playwright(&traces, &PlaywrightOptions { chromium }, &out)?;
-    let specs = written
-        .iter()
-        .filter(|p| p.to_string_lossy().ends_with(".spec.ts"))
-        .count();
+        std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
+        specs += usize::from(path.to_string_lossy().ends_with(".spec.ts"));
+    }
     mprintln!(
         "{specs} Playwright spec(s) from {} trace(s) in {}",
         traces.len(),

@@ -52,6 +52,7 @@ pub fn emit(dir: &Path, args: &RunArgs) -> Result<i32> {
         let input = wayfarer_report::format::Input {
             data: &data,
             seeded: seeded.as_deref(),
+            chromium: None,
         };
         mprint!("{}", wayfarer_report::text::Text.render(&input));
         mprintln!("Report: {}", written.html.display());
@@ -112,11 +113,16 @@ pub fn command(dir: &Path, formats: &[String]) -> Result<i32> {
     let data = wayfarer_store::load(dir)?;
     let seeded = seeded_of(&data);
     let formats = if chosen.is_empty() {
-        wayfarer_report::format::FORMATS
+        wayfarer_report::format::every_run()
     } else {
-        &chosen[..]
+        chosen
     };
-    let written = wayfarer_report::write(&data, seeded.as_deref(), formats)
+    let chromium = formats
+        .iter()
+        .any(|f| f.name() == "playwright")
+        .then(|| crate::export::chromium(None))
+        .flatten();
+    let written = wayfarer_report::write(&data, seeded.as_deref(), chromium.as_deref(), &formats)
         .with_context(|| format!("cannot write the reports into {}", dir.display()))?;
     if !data.complete {
         meprintln!(

@@ -127,6 +127,37 @@ fn project(
     opts: &PlaywrightOptions,
     out_dir: &Path,
 ) -> Result<Vec<PathBuf>, ExportError> {
+    let files = project_files(traces, opts)?;
+    let mut written = Vec::with_capacity(files.len());
+    for (path, text) in files {
+        let path = out_dir.join(path);
+        write(&path, &text)?;
+        written.push(path);
+    }
+    Ok(written)
+}
+
+/// The files of a Playwright project for `traces`, by their paths inside the project,
+/// without writing them (none without traces).
+pub fn playwright_files(
+    traces: &[NamedTrace],
+    opts: &PlaywrightOptions,
+) -> Result<Vec<(PathBuf, String)>, ExportError> {
+    let items: Vec<Item> = traces
+        .iter()
+        .map(|t| Item {
+            name: &t.name,
+            trace: &t.trace,
+            check: None,
+        })
+        .collect();
+    project_files(&items, opts)
+}
+
+fn project_files(
+    traces: &[Item],
+    opts: &PlaywrightOptions,
+) -> Result<Vec<(PathBuf, String)>, ExportError> {
     let Some(first) = traces.first() else {
         return Ok(Vec::new());
     };
@@ -144,7 +175,7 @@ fn project(
     let test_id_attr = &test_id_attribute(traces.iter().map(|t| t.trace));
     let mut files = vec![
         (
-            out_dir.join("playwright.config.ts"),
+            PathBuf::from("playwright.config.ts"),
             project::config(
                 base,
                 opts.chromium.as_deref(),
@@ -152,9 +183,9 @@ fn project(
                 &first.trace.setup.browser,
             ),
         ),
-        (out_dir.join("package.json"), project::package_json()),
+        (PathBuf::from("package.json"), project::package_json()),
         (
-            out_dir.join("tests").join("wayfarer.ts"),
+            Path::new("tests").join("wayfarer.ts"),
             project::SUPPORT_TS.to_string(),
         ),
     ];
@@ -163,7 +194,7 @@ fn project(
         // The specification the trace's run checked, bundled next to its test.
         let spec_file = t.trace.setup.spec.as_ref().map(|s| {
             let file = format!("{name}.properties.js");
-            files.push((out_dir.join("tests").join(&file), s.bundle.clone()));
+            files.push((Path::new("tests").join(&file), s.bundle.clone()));
             file
         });
         let cx = SpecContext {
@@ -174,15 +205,10 @@ fn project(
             check: t.check,
             spec_file: spec_file.as_deref(),
         };
-        let path = out_dir.join("tests").join(format!("{name}.spec.ts"));
+        let path = Path::new("tests").join(format!("{name}.spec.ts"));
         files.push((path, spec(t.trace, &cx)));
     }
-    let mut written = Vec::with_capacity(files.len());
-    for (path, text) in files {
-        write(&path, &text)?;
-        written.push(path);
-    }
-    Ok(written)
+    Ok(files)
 }
 
 fn write(path: &Path, text: &str) -> Result<(), ExportError> {

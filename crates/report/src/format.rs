@@ -1,7 +1,9 @@
-//! Output formats of a run: each one type with a name, the file it writes in the run
-//! directory and a render over the run's data, listed once in `FORMATS`. `write_all`
-//! writes them all; `wayfarer report DIR --format NAME` any of them. A new format is its
-//! file and one line here.
+//! Output formats of a run: each one type with a name, the file (or folder) it writes in
+//! the run directory and a render over the run's data, listed once in `FORMATS`.
+//! `write_all` writes those a run writes at its end; `wayfarer report DIR --format NAME`
+//! any of them. A new format is its file and one line here.
+
+use std::path::PathBuf;
 
 use wayfarer_store::RunData;
 
@@ -12,6 +14,8 @@ use crate::SeededLine;
 pub struct Input<'a> {
     pub data: &'a RunData,
     pub seeded: Option<&'a [SeededLine]>,
+    /// The Chromium binary exported tests launch (`None`: Playwright's own browsers).
+    pub chromium: Option<&'a str>,
 }
 
 pub trait Format: Sync {
@@ -19,19 +23,35 @@ pub trait Format: Sync {
     fn name(&self) -> &'static str;
     /// One line for people: what it is for.
     fn about(&self) -> &'static str;
-    /// The file it writes in the run directory.
+    /// The file it writes in the run directory (a folder ends in `/`).
     fn file(&self) -> &'static str;
+    /// Written at the end of every run; the others only when asked for by name.
+    fn every_run(&self) -> bool {
+        true
+    }
+    /// The whole output as one text (a folder's files one after the other).
     fn render(&self, input: &Input<'_>) -> String;
+    /// The files it writes, by their paths in the run directory: `file()` holding
+    /// `render`'s text, unless the format is a folder of files.
+    fn files(&self, input: &Input<'_>) -> Result<Vec<(PathBuf, String)>, String> {
+        Ok(vec![(PathBuf::from(self.file()), self.render(input))])
+    }
 }
 
-/// Every format a run writes, in the order they are listed.
+/// Every format, in the order they are listed.
 pub const FORMATS: &[&dyn Format] = &[
     &crate::html::Html,
     &crate::json::Json,
     &crate::junit::Junit,
     &crate::ctrf::Ctrf,
     &crate::text::Text,
+    &crate::playwright::Playwright,
 ];
+
+/// The formats every run writes at its end.
+pub fn every_run() -> Vec<&'static dyn Format> {
+    FORMATS.iter().copied().filter(|f| f.every_run()).collect()
+}
 
 /// The format called `name`.
 pub fn format(name: &str) -> Option<&'static dyn Format> {

@@ -7,6 +7,8 @@
 //! - `junit`: `junit.xml`, one test case per unique failure plus one for the run
 //! - `ctrf`: `ctrf.json`, the Common Test Report Format
 //! - `text`: `summary.txt`, the summary a terminal shows at the run's end
+//! - `playwright`: `playwright/`, a Playwright project with a regression test per failure
+//!   (on demand: `wayfarer report DIR --format playwright`, or `wayfarer export`)
 //! - `traces`: `traces/*.json`, one replayable trace per unique failure
 //!
 //! The file formats are listed once, in `format::FORMATS`.
@@ -19,6 +21,7 @@ pub mod format;
 pub mod html;
 pub mod json;
 pub mod junit;
+pub mod playwright;
 pub mod text;
 pub mod traces;
 
@@ -87,23 +90,40 @@ pub struct Written {
 
 /// Write every report of `data` into its run directory.
 pub fn write_all(data: &RunData, seeded: Option<&[SeededLine]>) -> Result<Written, WriteError> {
-    write(data, seeded, format::FORMATS)
+    write(data, seeded, None, &format::every_run())
 }
 
 /// Write the traces and the reports of `formats` into the run directory of `data`.
 pub fn write(
     data: &RunData,
     seeded: Option<&[SeededLine]>,
+    chromium: Option<&str>,
     formats: &[&dyn format::Format],
 ) -> Result<Written, WriteError> {
     let dir = &data.dir;
     let traces = traces::write(data)?;
-    let input = format::Input { data, seeded };
+    let input = format::Input {
+        data,
+        seeded,
+        chromium,
+    };
     let mut files = Vec::new();
     for f in formats {
-        let path = dir.join(f.file());
-        write_file(&path, &f.render(&input))?;
-        files.push(path);
+        let made = f.files(&input).map_err(|e| WriteError {
+            path: dir.join(f.file()).display().to_string(),
+            source: std::io::Error::other(e),
+        })?;
+        for (name, text) in made {
+            let path = dir.join(name);
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent).map_err(|source| WriteError {
+                    path: parent.display().to_string(),
+                    source,
+                })?;
+            }
+            write_file(&path, &text)?;
+            files.push(path);
+        }
     }
     Ok(Written {
         html: dir.join(html::Html.file()),

@@ -34,6 +34,7 @@ fn ctrf_fits_its_schema_and_counts_the_failures_as_failed_tests() {
         let text = ctrf.render(&Input {
             data: &data,
             seeded: None,
+            chromium: None,
         });
         let v = validate(&text);
         let summary = &v["results"]["summary"];
