@@ -7,7 +7,7 @@ use regex::Regex;
 use serde::{Deserialize, Serialize};
 
 use crate::config::OracleConfig;
-use crate::model::{Event, EventKind, Observation};
+use crate::model::{Event, Observation};
 use crate::server::ServerOutput;
 use crate::signature::signature;
 use crate::trace::TraceStep;
@@ -40,21 +40,6 @@ impl FailureKind {
     pub const DuplicateId: FailureKind = FailureKind("duplicate_id");
     pub const UnnamedControl: FailureKind = FailureKind("unnamed_control");
 
-    /// The kinds raised from events, besides the page checks' (`crate::check::CHECKS`).
-    pub const EVENT_KINDS: [FailureKind; 11] = [
-        FailureKind::Exception,
-        FailureKind::UnhandledRejection,
-        FailureKind::ConsoleError,
-        FailureKind::Http5xx,
-        FailureKind::Http4xx,
-        FailureKind::RequestFailed,
-        FailureKind::PageCrash,
-        FailureKind::ErrorText,
-        FailureKind::Hang,
-        FailureKind::Property,
-        FailureKind::BrokenResource,
-    ];
-
     /// A check's kind: its id.
     pub const fn new(id: &'static str) -> FailureKind {
         FailureKind(id)
@@ -82,9 +67,9 @@ impl FailureKind {
             "http4xx" => "http_4xx",
             other => other,
         };
-        let known = FailureKind::EVENT_KINDS
-            .into_iter()
-            .chain(crate::check::CHECKS.iter().map(|c| c.kind()))
+        let known = crate::check::CHECKS
+            .iter()
+            .map(|c| c.kind())
             .find(|k| k.0 == id);
         // Unknown ids are rare (a file from another version) and few: leaking each
         // keeps the kind a cheap copyable value.
@@ -143,7 +128,7 @@ impl Finding {
     /// one handler's error on a popup shown for users, issues and keywords, or several
     /// handlers of one page failing on the same missing object, is one failure. The
     /// property it could not read stays, as the line would have told them apart.
-    fn inline_on(mut self, obs: Option<&Observation>) -> Finding {
+    pub(crate) fn inline_on(mut self, obs: Option<&Observation>) -> Finding {
         let (Some(o), Some(src)) = (obs, self.source.as_deref()) else {
             return self;
         };
@@ -219,10 +204,6 @@ impl Oracles {
         &self.app_origins
     }
 
-    fn same_origin(&self, url: &str) -> bool {
-        self.app_origins.is_empty() || self.app_origins.iter().any(|o| url.starts_with(o))
-    }
-
     /// Findings raised by one step's events and the observation it led to.
     pub fn judge(&self, events: &[Event], obs: Option<&Observation>) -> Vec<Finding> {
         self.judge_typed(events, obs, &BTreeSet::new())
@@ -237,145 +218,13 @@ impl Oracles {
         obs: Option<&Observation>,
         typed: &BTreeSet<String>,
     ) -> Vec<Finding> {
-        let mut out = Vec::new();
-        for ev in events {
-            let url = ev.url.as_deref().unwrap_or("");
-            let finding = match ev.kind {
-                EventKind::Exception => Some(
-                    Finding::new(FailureKind::Exception, ev.message.clone(), Some(ev))
-                        .inline_on(obs),
-                ),
-                EventKind::UnhandledRejection => Some(
-                    Finding::new(
-                        FailureKind::UnhandledRejection,
-                        ev.message.clone(),
-                        Some(ev),
-                    )
-                    .inline_on(obs),
-                ),
-                EventKind::ConsoleError if self.config.console_errors => Some(Finding::new(
-                    FailureKind::ConsoleError,
-                    ev.message.clone(),
-                    Some(ev),
-                )),
-                EventKind::HttpResponse => match ev.status {
-                    Some(s) if s >= 500 => Some(Finding::new(
-                        FailureKind::Http5xx,
-                        format!("HTTP {s} from {}", crate::signature::normalize_source(url)),
-                        Some(&Event {
-                            line: None,
-                            column: None,
-                            ..ev.clone()
-                        }),
-                    )),
-                    Some(s)
-                        if (400..500).contains(&s)
-                            && self.config.http_4xx
-                            && self.same_origin(url) =>
-                    {
-                        Some(Finding::new(
-                            FailureKind::Http4xx,
-                            format!("HTTP {s} from {}", crate::signature::normalize_source(url)),
-                            Some(ev),
-                        ))
-                    }
-                    Some(s)
-                        if (400..500).contains(&s)
-                            && self.config.broken_resources
-                            && ev.resource.is_some()
-                            && self.same_origin(url) =>
-                    {
-                        let what = ev.resource.as_deref().unwrap_or("file");
-                        let url = crate::signature::normalize_source(url);
-                        Some(
-                            Finding::new(
-                                FailureKind::BrokenResource,
-                                format!("HTTP {s} from {url} ({what} of the page)"),
-                                None,
-                            )
-                            .signed(&[&url]),
-                        )
-                    }
-                    _ => None,
-                },
-                EventKind::RequestFailed if self.same_origin(url) => Some(Finding::new(
-                    FailureKind::RequestFailed,
-                    ev.message.clone(),
-                    Some(ev),
-                )),
-                EventKind::PageCrash => Some(Finding::new(
-                    FailureKind::PageCrash,
-                    ev.message.clone(),
-                    None,
-                )),
-                EventKind::Hang => Some(Finding::new(FailureKind::Hang, ev.message.clone(), None)),
-                EventKind::Property => {
-                    // One failure per property: its cells' values differ from state to state.
-                    let mut f = Finding::new(FailureKind::Property, ev.message.clone(), None);
-                    let name = ev.property.as_deref().unwrap_or("?");
-                    f.signature = format!("property|{name}");
-                    f.source = Some(format!("property {name}"));
-                    Some(f)
-                }
-                _ => None,
-            };
-            out.extend(finding);
-        }
-        // An error page served with a 5xx status is already that failure; its text is not a
-        // second one.
-        let document_5xx = events.iter().any(|e| {
-            e.kind == EventKind::HttpResponse && e.document && e.status.is_some_and(|s| s >= 500)
-        });
-        if let Some(o) = obs.filter(|_| !document_5xx) {
-            out.extend(error_text(o, typed));
-        }
-        if let Some(o) = obs {
-            out.extend(crate::check::judge_page(
-                &self.config,
-                &self.app_origins,
-                o,
-                typed,
-            ));
-        }
+        let mut out = crate::check::judge_step(&self.config, &self.app_origins, events, obs, typed);
         out.retain(|f| {
             let line = format!("{}: {}", f.kind.as_str(), f.message);
             !self.ignore.iter().any(|r| r.is_match(&line))
         });
         out
     }
-}
-
-/// The error `o` shows, unless it quotes a value the run typed (`NameError: name
-/// 'grydj9ra' is not defined` after typing grydj9ra): that is the application answering
-/// the user. Signed by its message alone: one error on /notebooks/1 and /notebooks/2, as
-/// an exception thrown on two pages, is one failure; the page stays its source.
-fn error_text(o: &Observation, typed: &BTreeSet<String>) -> Option<Finding> {
-    let text = o.error_text.as_ref()?;
-    if typed.iter().any(|v| echoes(text, v)) {
-        return None;
-    }
-    let mut f = Finding::new(FailureKind::ErrorText, text.clone(), None);
-    f.source = Some(crate::signature::normalize_source(&o.url));
-    Some(f)
-}
-
-/// Whether `text` shows the typed value `v` (its first 40 characters: the scan cuts long
-/// text): quoted, or as a word of its own holding a letter and at least 3 characters (a
-/// typed "1" is not the 1 of "line 1").
-fn echoes(text: &str, v: &str) -> bool {
-    let v: String = v.trim().chars().take(40).collect();
-    if v.is_empty() {
-        return false;
-    }
-    let word = v.chars().count() >= 3 && v.chars().any(char::is_alphabetic);
-    text.match_indices(v.as_str()).any(|(at, _)| {
-        let before = text[..at].chars().next_back();
-        let after = text[at + v.len()..].chars().next();
-        let quoted =
-            |c: Option<char>| c.is_some_and(|c| "\"'`\u{201c}\u{201d}\u{2018}\u{2019}".contains(c));
-        let apart = |c: Option<char>| c.is_none_or(|c| !c.is_alphanumeric() && c != '_');
-        (quoted(before) && quoted(after)) || (word && apart(before) && apart(after))
-    })
 }
 
 /// A unique failure of the run: the first finding of its signature and how often it recurred.
@@ -498,10 +347,11 @@ impl FailureBook {
 mod tests {
     use super::*;
     use crate::config::Severity;
+    use crate::model::EventKind;
 
     #[test]
     fn kinds_keep_the_spelling_files_have_always_had() {
-        for k in FailureKind::EVENT_KINDS {
+        for k in crate::check::CHECKS.iter().map(|c| c.kind()) {
             let json = serde_json::to_string(&k).unwrap();
             assert_eq!(
                 serde_json::from_str::<FailureKind>(&json).unwrap(),
@@ -530,7 +380,7 @@ mod tests {
     impl Oracles {
         /// The page checks' findings on `o` alone.
         fn page_checks(&self, o: &Observation, typed: &BTreeSet<String>) -> Vec<Finding> {
-            crate::check::judge_page(&self.config, &self.app_origins, o, typed)
+            crate::check::judge_step(&self.config, &self.app_origins, &[], Some(o), typed)
         }
     }
 

@@ -9,21 +9,10 @@ use wayfarer_core::trace::Trace;
 use crate::spec::{Body, SpecContext};
 use crate::ts::{comment, shorten, str_lit};
 
-/// The kind of failure as the test title says it.
+/// The kind of failure as the test title says it: its check's phrase.
 fn kind_phrase(kind: &str) -> &str {
-    match kind {
-        "exception" => "exception",
-        "unhandled_rejection" => "unhandled rejection",
-        "console_error" => "console error",
-        "http_5xx" | "http_4xx" => "HTTP error",
-        "request_failed" => "failed request",
-        "page_crash" => "crash",
-        "error_text" => "error page",
-        "hang" => "hang",
-        "property" => "property violation",
-        // A page check says its own kind.
-        other => wayfarer_core::check::check(other).map_or(other, |c| c.phrase()),
-    }
+    let id = wayfarer_core::FailureKind::named(kind).as_str();
+    wayfarer_core::check::check(id).map_or(kind, |c| c.phrase())
 }
 
 /// What the generic checks cannot see, said in the header so nobody trusts a green run.
@@ -32,6 +21,9 @@ fn unchecked_note(kind: &str) -> Option<&'static str> {
         "request_failed" => Some("failed requests are not checked by this test (only page errors, console errors and HTTP errors)"),
         "error_text" => Some("error text shown on a page is not checked by this test (only page errors, console errors and HTTP errors)"),
         "hang" => Some("pages that never settle are not checked by this test beyond Playwright's timeouts"),
+        // What the test checks itself, or cannot check at all.
+        "exception" | "unhandled_rejection" | "console_error" | "http_5xx" | "http5xx"
+        | "http_4xx" | "http4xx" | "property" | "page_crash" => None,
         k if wayfarer_core::check::check(k).is_some() => Some(
             "wayfarer's page checks are not repeated by this test (only page errors, console errors and HTTP errors)",
         ),

@@ -1,10 +1,12 @@
-//! `broken_resource`, on the page: an image of the application that loaded without
-//! pixels. (Its files answering 4xx are the same kind, raised from the responses in
-//! `oracle`.)
+//! `broken_resource`: an image of the application that loaded without pixels (on the
+//! page), or a file the page loads (image, script, stylesheet, font, media) answering 4xx
+//! (its response; `http_4xx`'s when that check is on).
 
-use super::{Check, Page};
+use super::{Check, Happened, Page};
 use crate::config::{OracleConfig, Severity};
-use crate::oracle::Finding;
+use crate::model::EventKind;
+use crate::oracle::{FailureKind, Finding};
+use crate::signature::normalize_source;
 
 pub struct BrokenImage;
 
@@ -23,6 +25,17 @@ impl Check for BrokenImage {
     }
     fn configured(&self, c: &OracleConfig) -> Option<Severity> {
         (!c.broken_resources).then_some(Severity::Off)
+    }
+    fn judge_event(&self, h: &Happened<'_>) -> Option<Finding> {
+        let s = h.ev.status.filter(|s| (400..500).contains(s))?;
+        let url = h.ev.url.as_deref().unwrap_or("");
+        let what = h.ev.resource.as_deref()?;
+        if h.ev.kind != EventKind::HttpResponse || !h.same_origin(url) || h.is_on("http_4xx") {
+            return None;
+        }
+        let url = normalize_source(url);
+        let message = format!("HTTP {s} from {url} ({what} of the page)");
+        Some(Finding::new(FailureKind::BrokenResource, message, None).signed(&[&url]))
     }
     fn judge(&self, p: &Page<'_>) -> Vec<Finding> {
         // A broken image of another origin may be one the scope blocked.

@@ -77,8 +77,13 @@ mod tests {
             serde_json::json!(["http://app/logo.png", "http://cdn.other/x.png"]),
         );
         let config = crate::config::OracleConfig::default();
-        let found =
-            crate::check::judge_page(&config, &["http://app".into()], &obs, &BTreeSet::new());
+        let found = crate::check::judge_step(
+            &config,
+            &["http://app".into()],
+            &[],
+            Some(&obs),
+            &BTreeSet::new(),
+        );
         let alt: Vec<_> = found
             .iter()
             .filter(|f| f.kind.as_str() == "image_alt")
@@ -87,8 +92,13 @@ mod tests {
         assert!(alt[0].warning && alt[0].message.contains("logo.png"));
         // The same image on another item is the same finding.
         obs.url = "http://app/items/8".into();
-        let again =
-            crate::check::judge_page(&config, &["http://app".into()], &obs, &BTreeSet::new());
+        let again = crate::check::judge_step(
+            &config,
+            &["http://app".into()],
+            &[],
+            Some(&obs),
+            &BTreeSet::new(),
+        );
         let sig = |f: &Vec<Finding>| {
             f.iter()
                 .find(|f| f.kind.as_str() == "image_alt")
