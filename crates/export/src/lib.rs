@@ -86,15 +86,7 @@ pub fn playwright(
     opts: &PlaywrightOptions,
     out_dir: &Path,
 ) -> Result<Vec<PathBuf>, ExportError> {
-    let items: Vec<Item> = traces
-        .iter()
-        .map(|t| Item {
-            name: &t.name,
-            trace: &t.trace,
-            check: None,
-        })
-        .collect();
-    project(&items, opts, out_dir)
+    write_project(playwright_files(traces, opts)?, out_dir)
 }
 
 /// Write a Playwright project with one test per feature into `out_dir`: each repeats
@@ -127,7 +119,14 @@ fn project(
     opts: &PlaywrightOptions,
     out_dir: &Path,
 ) -> Result<Vec<PathBuf>, ExportError> {
-    let files = project_files(traces, opts)?;
+    write_project(project_files(traces, opts)?, out_dir)
+}
+
+/// Write `files` (paths inside the project) into `out_dir`; the paths written.
+fn write_project(
+    files: Vec<(PathBuf, String)>,
+    out_dir: &Path,
+) -> Result<Vec<PathBuf>, ExportError> {
     let mut written = Vec::with_capacity(files.len());
     for (path, text) in files {
         let path = out_dir.join(path);
