@@ -131,6 +131,36 @@ pub enum Performed {
     Observed(Box<Outcome>),
 }
 
+/// What a step or a reset caused beyond the page, read once after it
+/// ([`Environment::aftermath`]).
+#[derive(Clone, Debug, Default)]
+pub struct Aftermath {
+    /// Server lines first run since the last reading; `None` where the server's coverage
+    /// is not read.
+    pub server_lines: Option<u64>,
+    /// Reading them (the coverage tool answers over a pipe or a socket).
+    pub server_time: Duration,
+    /// JS functions covered so far (lazy coverage credits some late).
+    pub functions: Option<u64>,
+    /// What the server wrote since the last reading; read last, so that lines logged
+    /// after the page settled are in.
+    pub server_output: crate::server::ServerOutput,
+}
+
+/// One step, answered once ([`Environment::answer`]).
+#[derive(Debug)]
+pub struct Answer {
+    /// The action done: with its scan, or without one where that was asked and the
+    /// environment can skip it.
+    pub performed: Performed,
+    /// Why the action failed, when it did: `performed` is then a scan of where the page is
+    /// (or the page the step started from, where even that scan failed).
+    pub error: Option<String>,
+    /// How the accessibility tree and the page named the action's target.
+    pub target_name: Option<TargetName>,
+    pub aftermath: Aftermath,
+}
+
 /// One cheap look at the live page (state inference validates a guess with it): whether
 /// a locator resolves to a visible, enabled element, and what the oracles and the
 /// instrumentation read from the page.
@@ -265,6 +295,60 @@ pub trait Environment {
 
     /// Perform one action and observe the result.
     fn step(&mut self, action: &Action) -> Result<Outcome, EnvError>;
+
+    /// One step as the loop asks for it, in one call: perform `action` (without a scan
+    /// when `unscanned` and the environment can skip it), scan where a failed action left
+    /// the page (`before` where even that fails), then name the target and read what the
+    /// step caused. Only a fatal error (the run cannot go on) is an `Err`.
+    fn answer(
+        &mut self,
+        action: &Action,
+        before: &Observation,
+        unscanned: bool,
+    ) -> Result<Answer, EnvError> {
+        let result = if unscanned {
+            self.perform(action)
+        } else {
+            self.step(action).map(|o| Performed::Observed(Box::new(o)))
+        };
+        let (performed, error) = match result {
+            Ok(p) => (p, None),
+            Err(e) if e.is_fatal() => return Err(e),
+            Err(e) => {
+                let seen = match self.observe() {
+                    Ok(out) => out,
+                    Err(e2) if e2.is_fatal() => return Err(e2),
+                    Err(_) => Outcome {
+                        observation: before.clone(),
+                        ..Outcome::default()
+                    },
+                };
+                (Performed::Observed(Box::new(seen)), Some(e.to_string()))
+            }
+        };
+        let target_name = self.target_name();
+        Ok(Answer {
+            performed,
+            error,
+            target_name,
+            aftermath: self.aftermath(),
+        })
+    }
+
+    /// What the last step or reset caused beyond the page: the server code it ran first,
+    /// the JS functions covered so far, and the server's output (read last).
+    fn aftermath(&mut self) -> Aftermath {
+        let t_server = std::time::Instant::now();
+        let server_lines = self.server_take();
+        let server_time = t_server.elapsed();
+        let functions = self.coverage().map(|c| c.functions_covered);
+        Aftermath {
+            server_lines,
+            server_time,
+            functions,
+            server_output: self.server_output(),
+        }
+    }
 
     /// Scan the current page without acting (after a failed step, the loop needs to
     /// see where it is).

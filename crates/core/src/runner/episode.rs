@@ -26,11 +26,11 @@ pub(super) fn begin_episode(
     let (opts, started, workers) = hub;
     s.episodes += 1;
     let episode = s.episodes;
-    // What the start page loads (and makes the server run, read below) is where
+    // What the start page loads (and makes the server run, read here) is where
     // exploration begins, not what it found.
-    let functions = env.coverage().map(|c| c.functions_covered);
+    let after = env.aftermath();
     s.novelty
-        .absorb(&out.events, &out.observation.url, functions);
+        .absorb(&out.events, &out.observation.url, after.functions);
     s.novelty
         .regions(&out.observation.url, &out.observation.regions);
     let mut analysis = s.abstraction.analyse(&out.observation);
@@ -44,8 +44,7 @@ pub(super) fn begin_episode(
         episode_step: 0,
         planned: None,
     };
-    let server = env.server_output();
-    env.server_take();
+    let server = after.server_output;
     let findings = judge(
         &opts.oracles,
         &cur,

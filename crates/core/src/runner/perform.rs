@@ -8,7 +8,9 @@ use rand_chacha::ChaCha8Rng;
 
 use super::predict::{observed, Accepted, Guess, Planned, Predictor, TrialCtx};
 use crate::agent::Agent;
-use crate::env::{EnvError, EnvTimings, Environment, Outcome, Performed};
+use crate::env::{
+    Aftermath, Answer, EnvError, EnvTimings, Environment, Outcome, Performed, TargetName,
+};
 use crate::model::{Action, Event, Observation};
 use crate::state::Analysis;
 
@@ -30,17 +32,9 @@ pub(super) struct Done {
     pub accepted: Option<Accepted>,
     /// Time trying guesses, less the next choice an accepted one already made.
     pub validate: Duration,
-}
-
-/// What `act` did.
-enum Acted {
-    /// An outcome with its scan, and the step's error when the action failed.
-    Scanned(Box<Outcome>, Option<String>),
-    /// Acted and waited, nothing scanned (state inference will guess the page).
-    Unscanned {
-        events: Vec<Event>,
-        timings: EnvTimings,
-    },
+    /// How the target was named, and what the step caused beyond the page.
+    pub target_name: Option<TargetName>,
+    pub aftermath: Aftermath,
 }
 
 /// Perform `action` from the page `before`; only a fatal error (the run cannot go on) is
@@ -52,20 +46,17 @@ pub(super) fn perform(
     trying: Option<Trying<'_>>,
 ) -> Result<Done, EnvError> {
     let started = Instant::now();
-    let Some(t) = trying else {
-        let Acted::Scanned(outcome, error) = act(env, action, before.0, false)? else {
-            unreachable!("a scanned step is asked for");
-        };
-        return Ok(Done {
-            outcome: *outcome,
-            error,
-            accepted: None,
-            validate: Duration::ZERO,
-        });
-    };
-    let (outcome, error, accepted) = match act(env, action, before.0, true)? {
-        Acted::Scanned(outcome, error) => (*outcome, error, None),
-        Acted::Unscanned { events, timings } => {
+    let guessed = trying.is_some();
+    let answer = env.answer(action, before.0, guessed)?;
+    let Answer {
+        performed,
+        error,
+        target_name,
+        aftermath,
+    } = answer;
+    let (outcome, error, accepted) = match (performed, trying) {
+        (Performed::Observed(outcome), _) => (*outcome, error, None),
+        (Performed::Acted { events, timings }, Some(t)) => {
             let accepted = t.predictor.try_guesses(
                 t.guesses, t.agent, t.rng, env, before, action, &events, &t.ctx,
             );
@@ -86,6 +77,11 @@ pub(super) fn perform(
                 }
             }
         }
+        // An environment that skipped the scan unasked: scan now.
+        (Performed::Acted { events, timings }, None) => {
+            let (outcome, error) = scan_after(env, before.0, events, timings)?;
+            (outcome, error, None)
+        }
     };
     let decided = match &accepted {
         Some(Accepted {
@@ -95,14 +91,28 @@ pub(super) fn perform(
         _ => Duration::ZERO,
     };
     let t = &outcome.timings;
-    let validate = started
-        .elapsed()
-        .saturating_sub(decided + t.act + t.wait + t.scan + t.coverage + t.name + t.spec);
+    // Validation is what trying guesses took beyond the step's own parts.
+    let validate = if guessed {
+        started.elapsed().saturating_sub(
+            decided
+                + t.act
+                + t.wait
+                + t.scan
+                + t.coverage
+                + t.name
+                + t.spec
+                + aftermath.server_time,
+        )
+    } else {
+        Duration::ZERO
+    };
     Ok(Done {
         outcome,
         error,
         accepted,
         validate,
+        target_name,
+        aftermath,
     })
 }
 
@@ -134,36 +144,5 @@ fn scan_after(
             },
             Some(e.to_string()),
         )),
-    }
-}
-
-/// Perform `action`, without a scan when `unscanned` is asked and the environment can.
-/// A failed action is followed by a scan of where the page is.
-fn act(
-    env: &mut dyn Environment,
-    action: &Action,
-    before: &Observation,
-    unscanned: bool,
-) -> Result<Acted, EnvError> {
-    let result = if unscanned {
-        env.perform(action)
-    } else {
-        env.step(action).map(|o| Performed::Observed(Box::new(o)))
-    };
-    match result {
-        Ok(Performed::Observed(out)) => Ok(Acted::Scanned(out, None)),
-        Ok(Performed::Acted { events, timings }) => Ok(Acted::Unscanned { events, timings }),
-        Err(e) if e.is_fatal() => Err(e),
-        Err(e) => match env.observe() {
-            Ok(out) => Ok(Acted::Scanned(Box::new(out), Some(e.to_string()))),
-            Err(e2) if e2.is_fatal() => Err(e2),
-            Err(_) => Ok(Acted::Scanned(
-                Box::new(Outcome {
-                    observation: before.clone(),
-                    ..Outcome::default()
-                }),
-                Some(e.to_string()),
-            )),
-        },
     }
 }

@@ -439,3 +439,89 @@ fn a_stopped_run_does_not_finish_the_handed_over_work() {
     let _ = explore_with(&mut e, opts);
     assert!(counting.finished.lock().unwrap().is_empty());
 }
+
+/// An environment that answers a step only through `answer` and `aftermath`: any other
+/// question about it (a scan, the server's lines and output, the target's name) panics.
+struct Answering {
+    sim: SimEnv,
+    answers: u32,
+    aftermaths: u32,
+}
+
+impl Environment for Answering {
+    fn reset(&mut self) -> Result<Outcome, EnvError> {
+        self.sim.reset()
+    }
+    fn step(&mut self, _: &Action) -> Result<Outcome, EnvError> {
+        panic!("the loop asked for a step outside `answer`")
+    }
+    fn server_take(&mut self) -> Option<u64> {
+        panic!("the loop read the server's lines outside `answer`")
+    }
+    fn server_output(&mut self) -> crate::server::ServerOutput {
+        panic!("the loop read the server's output outside `answer`")
+    }
+    fn target_name(&mut self) -> Option<crate::env::TargetName> {
+        panic!("the loop asked the target's name outside `answer`")
+    }
+    fn answer(
+        &mut self,
+        action: &Action,
+        _before: &crate::model::Observation,
+        _unscanned: bool,
+    ) -> Result<crate::env::Answer, EnvError> {
+        self.answers += 1;
+        let out = self.sim.step(action)?;
+        Ok(crate::env::Answer {
+            performed: Performed::Observed(Box::new(out)),
+            error: None,
+            target_name: None,
+            aftermath: self.aftermath(),
+        })
+    }
+    fn aftermath(&mut self) -> crate::env::Aftermath {
+        self.aftermaths += 1;
+        crate::env::Aftermath {
+            server_lines: Some(u64::from(self.answers % 3)),
+            ..Default::default()
+        }
+    }
+}
+
+#[test]
+fn the_loop_asks_the_environment_once_a_step_and_reads_the_answer() {
+    let mut env = Answering {
+        sim: SimEnv::new(SimApp::generate(5, 12)),
+        answers: 0,
+        aftermaths: 0,
+    };
+    let mut agent = Uniform {
+        learned: Arc::new(Mutex::new(0)),
+    };
+    let mut abs = StructureAbstraction::default();
+    let mut log = Log::default();
+    let mut lines = Vec::new();
+    struct Lines<'a>(&'a mut Vec<Option<u64>>);
+    impl Observer for Lines<'_> {
+        fn on_step(&mut self, r: &StepRecord, _: &Progress) {
+            self.0.push(r.novelty.server_lines);
+        }
+    }
+    let summary = run_workers(
+        vec![&mut env as &mut (dyn Environment + Send)],
+        &mut agent,
+        &mut abs,
+        &options(Budget::actions(40)),
+        &mut [&mut log, &mut Lines(&mut lines)],
+    )
+    .unwrap();
+    assert_eq!(summary.steps, 40);
+    assert_eq!(env.answers, 40, "one answer a step");
+    assert_eq!(
+        env.aftermaths,
+        40 + log.resets.len() as u32,
+        "one aftermath a step (inside its answer) and one a reset"
+    );
+    let expected: Vec<Option<u64>> = (1..=40).map(|n| Some(n % 3)).collect();
+    assert_eq!(lines, expected, "each step's server lines are its answer's");
+}

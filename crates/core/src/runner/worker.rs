@@ -234,8 +234,6 @@ struct Acted {
     keys: Option<(crate::infer::keys::Key, crate::infer::keys::Key)>,
     plan: Option<Plan>,
     inference: Option<crate::record::StepInference>,
-    server_lines: Option<u64>,
-    server_time: Duration,
     restarts: u64,
 }
 
@@ -511,10 +509,6 @@ fn act(w: &mut Worker, hub: &Hub, cur: &Cursor, action: &crate::model::Action) -
             return None;
         }
     };
-    // What the step made the server run, while nothing else asks it for more.
-    let t_server = Instant::now();
-    let server_lines = w.env.server_take();
-    let server_time = t_server.elapsed();
     if let Some(p) = w.predictor.as_mut() {
         p.stats.steps += 1;
         if done.accepted.is_some() {
@@ -526,11 +520,11 @@ fn act(w: &mut Worker, hub: &Hub, cur: &Cursor, action: &crate::model::Action) -
     // report and exported tests name it by.
     // A target the observation did not hold (the page changed since it was read) is
     // named all the same.
-    if let (Some(n), Some(t)) = (w.env.target_name(), trace_step.action.target.as_deref()) {
+    if let (Some(n), Some(t)) = (&done.target_name, trace_step.action.target.as_deref()) {
         trace_step
             .element
             .get_or_insert_with(ElementHint::default)
-            .name_from_target(&n, t);
+            .name_from_target(n, t);
     }
     let restarts = if done.outcome.restarted {
         done.outcome
@@ -549,8 +543,6 @@ fn act(w: &mut Worker, hub: &Hub, cur: &Cursor, action: &crate::model::Action) -
         keys,
         plan,
         inference,
-        server_lines,
-        server_time,
         restarts,
     })
 }
@@ -562,7 +554,7 @@ fn act(w: &mut Worker, hub: &Hub, cur: &Cursor, action: &crate::model::Action) -
 fn analyse(w: &mut Worker, hub: &Hub, acted: &Acted) -> Seen {
     let outcome = &acted.done.outcome;
     let t_analysis = Instant::now();
-    let functions = w.env.coverage().map(|c| c.functions_covered);
+    let functions = acted.done.aftermath.functions;
     // A guessed state comes with its analysis: it was seen before.
     let guessed = acted
         .done
@@ -587,7 +579,7 @@ fn analyse(w: &mut Worker, hub: &Hub, acted: &Acted) -> Seen {
         n.regions = s
             .novelty
             .regions(&outcome.observation.url, &outcome.observation.regions);
-        n.server_lines = acted.server_lines;
+        n.server_lines = acted.done.aftermath.server_lines;
         (analysis, scanned, new_state, n)
     };
     if scanned {
@@ -723,7 +715,6 @@ fn judge_and_record(
         trace_step,
         target,
         inference,
-        server_time,
         restarts,
         ..
     } = acted;
@@ -731,6 +722,7 @@ fn judge_and_record(
         outcome,
         error,
         validate,
+        aftermath,
         ..
     } = done;
     let train = begun.train + trained;
@@ -740,8 +732,7 @@ fn judge_and_record(
     } else {
         None
     };
-    // Last before judging: the server's lines of the step may come after the page settled.
-    let server = w.env.server_output();
+    let server = aftermath.server_output;
     let logged_out = outcome
         .events
         .iter()
@@ -786,7 +777,7 @@ fn judge_and_record(
         spec: outcome.timings.spec,
         train,
         llm: asked,
-        server: server_time,
+        server: aftermath.server_time,
         total: begun.step_start.elapsed(),
     };
     s.tally.timings.push(timings);
@@ -961,10 +952,10 @@ fn await_start(w: &mut Worker, hub: &Hub, cur: &mut Cursor) -> Result<bool, EnvE
 /// The start page as it is after waiting replaces the one the reset saw: analysed, and
 /// what it raised meanwhile judged, within the same episode.
 fn absorb_start(w: &mut Worker, hub: &Hub, cur: &mut Cursor, out: crate::env::Outcome) {
-    let server = w.env.server_output();
-    // What the start page made the server run is where exploration begins.
-    w.env.server_take();
-    let functions = w.env.coverage().map(|c| c.functions_covered);
+    // What the start page made the server run is where exploration begins (its lines
+    // are not the first step's).
+    let after = w.env.aftermath();
+    let (server, functions) = (after.server_output, after.functions);
     let mut guard = hub.lock();
     let s = &mut *guard;
     s.novelty
