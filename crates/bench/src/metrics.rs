@@ -179,7 +179,7 @@ pub const COLUMNS: &[(&str, &str)] = &[
     ("scan_analysis_cut", "1 - scan_analysis_ms / the same for the run without inference (same strategy and seed), when the bench made one"),
     ("scans_avoided", "share of steps whose scan and analysis inference skipped, 0 to 1"),
     ("deviation", "share of steps whose action differs from the run without inference (same strategy and seed), 0 to 1"),
-    ("restarts", "browser restarts after a crash or hang"),
+    ("restarts", "browser restarts after a crash, a hang or a lost connection"),
     ("step_errors", "steps whose action could not be performed"),
     ("stopped_early", "why the run ended before its budget, if it did"),
     ("logged_out", "times the run lost its login (applications with a login): it saw the login form again (the fields the login steps fill) after being past it; a peer, which cannot log in again itself, stays out until the bench logs it in (gremlins after a browser restart)"),

@@ -201,7 +201,16 @@ impl BrowserEnv {
             return Some(why);
         }
         if self.inner.shared.lock().dead {
-            return Some("the connection to the browser was lost".into());
+            // A grid ends a session at its timeout by closing the connection.
+            let remote = self.inner.opts.cdp_url.is_some() || self.inner.opts.grid.is_some();
+            return Some(
+                if remote {
+                    "the connection to the browser was lost (a grid's session timeout, or the browser gone)"
+                } else {
+                    "the connection to the browser was lost"
+                }
+                .into(),
+            );
         }
         None
     }
@@ -295,7 +304,7 @@ impl BrowserEnv {
         let mut last = String::new();
         let mut started = false;
         for attempt in 1..=LAUNCH_ATTEMPTS {
-            if attempt > 1 && inner.opts.cdp_url.is_some() {
+            if attempt > 1 && (inner.opts.cdp_url.is_some() || inner.opts.grid.is_some()) {
                 // A farm brings a lost browser back within seconds, not at once: 1 s, 2 s.
                 std::thread::sleep(Duration::from_secs(1 << (attempt - 2)));
             }
@@ -895,10 +904,13 @@ impl Environment for BrowserEnv {
     }
 
     fn endpoint(&self) -> Option<String> {
-        Some(match (&self.inner.opts.cdp_url, self.browser_pid()) {
-            (Some(url), _) => url.clone(),
-            (None, Some(pid)) => format!("chromium pid {pid}"),
-            (None, None) => "chromium".to_string(),
+        // Printed and stored: a token in the URL is masked.
+        let o = &self.inner.opts;
+        Some(match (&o.grid, &o.cdp_url, self.browser_pid()) {
+            (Some(hub), _, _) => format!("grid {}", crate::endpoint::shown_str(hub)),
+            (None, Some(url), _) => crate::endpoint::shown_str(url),
+            (None, None, Some(pid)) => format!("chromium pid {pid}"),
+            (None, None, None) => "chromium".to_string(),
         })
     }
 

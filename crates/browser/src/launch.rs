@@ -12,6 +12,8 @@ use tokio::task::JoinHandle;
 use wayfarer_core::config::BrowserConfig;
 
 use crate::cdp::{call_browser, BrowserError};
+use crate::endpoint::{connect, websocket_url};
+use crate::grid::GridSession;
 use crate::events::{fetch_patterns, subscribe_browser, SharedRef};
 use crate::options::{find_chrome, BrowserOptions};
 use crate::scope::Scope;
@@ -29,6 +31,8 @@ pub(crate) struct Launched {
     pub owned: bool,
     /// Kills the browser if wayfarer dies without shutting it down.
     watchdog: Option<Watchdog>,
+    /// The WebDriver session the browser belongs to (`--grid`), deleted on shutdown.
+    grid: Option<GridSession>,
 }
 
 /// One Chromium switch: its name without the leading dashes, and its value if it has one.
@@ -83,6 +87,18 @@ pub fn launch_flags(c: &BrowserConfig) -> Vec<Flag> {
     flags
 }
 
+/// Chromium's arguments for a browser a grid starts (`--grid`): headless, the window
+/// size, and wayfarer's switches.
+fn grid_args(c: &BrowserConfig) -> Vec<String> {
+    let mut args = vec![
+        "--headless=new".to_string(),
+        "--no-sandbox".to_string(),
+        format!("--window-size={},{}", c.window_width, c.window_height),
+    ];
+    args.extend(launch_flags(c).iter().map(Flag::spelled));
+    args
+}
+
 fn config(opts: &BrowserOptions, dir: &TempDir) -> Result<ChromeConfig, BrowserError> {
     let chrome = match &opts.chrome {
         Some(p) => p.clone(),
@@ -114,91 +130,29 @@ fn config(opts: &BrowserOptions, dir: &TempDir) -> Result<ChromeConfig, BrowserE
         .map_err(BrowserError::Step)
 }
 
-/// The browser's websocket for a `--cdp` address: a `ws://`/`wss://` URL as it is, an
-/// `http://host:port` asked for it (`/json/version`). Asked here, over a plain socket:
-/// chromiumoxide's own lookup goes through a TLS-less reqwest that panics.
-async fn websocket_url(cdp: &str) -> Result<String, BrowserError> {
-    if cdp.starts_with("ws://") || cdp.starts_with("wss://") {
-        return Ok(cdp.to_string());
-    }
-    let bad = |why: String| BrowserError::Step(format!("--cdp {cdp}: {why}"));
-    let u = url::Url::parse(cdp).map_err(|e| bad(e.to_string()))?;
-    if u.scheme() != "http" {
-        return Err(bad(
-            "give the browser's ws:// or wss:// URL, or its http://host:port".into(),
-        ));
-    }
-    let host = u.host_str().unwrap_or("127.0.0.1").to_string();
-    let port = u.port_or_known_default().unwrap_or(80);
-    let answer = tokio::task::spawn_blocking(move || json_version(&host, port))
-        .await
-        .map_err(|e| bad(e.to_string()))?
-        .map_err(|e| bad(format!("cannot ask for /json/version: {e}")))?;
-    let body = answer
-        .find('{')
-        .zip(answer.rfind('}'))
-        .map(|(a, b)| &answer[a..=b])
-        .ok_or_else(|| bad("/json/version answered no JSON".into()))?;
-    let v: serde_json::Value =
-        serde_json::from_str(body).map_err(|e| bad(format!("/json/version: {e}")))?;
-    v.get("webSocketDebuggerUrl")
-        .and_then(|w| w.as_str())
-        .map(str::to_string)
-        .ok_or_else(|| bad("/json/version names no webSocketDebuggerUrl".into()))
-}
-
-/// `GET /json/version` over HTTP/1.1, the whole answer as text.
-fn json_version(host: &str, port: u16) -> std::io::Result<String> {
-    use std::io::{Read, Write};
-    use std::net::ToSocketAddrs;
-    let addr = (host, port)
-        .to_socket_addrs()?
-        .next()
-        .ok_or_else(|| std::io::Error::other("no address"))?;
-    let mut s = std::net::TcpStream::connect_timeout(&addr, Duration::from_secs(5))?;
-    s.set_read_timeout(Some(Duration::from_secs(5)))?;
-    write!(
-        s,
-        "GET /json/version HTTP/1.1\r\nHost: {host}:{port}\r\nConnection: close\r\n\r\n"
-    )?;
-    // Chromium keeps the connection open: read the head, then Content-Length bytes.
-    let mut buf = Vec::new();
-    let mut chunk = [0u8; 4096];
-    loop {
-        let n = s.read(&mut chunk)?;
-        buf.extend_from_slice(&chunk[..n]);
-        let text = String::from_utf8_lossy(&buf).into_owned();
-        if let Some(end) = text.find("\r\n\r\n") {
-            let length = text[..end].lines().find_map(|l| {
-                let (k, v) = l.split_once(':')?;
-                k.eq_ignore_ascii_case("content-length")
-                    .then(|| v.trim().parse::<usize>().ok())?
-            });
-            let body = buf.len() - (end + 4);
-            if n == 0 || length.is_some_and(|l| body >= l) || buf.len() > 1 << 20 {
-                return Ok(text);
-            }
-        } else if n == 0 {
-            return Ok(text);
-        }
-    }
-}
-
 /// Launch Chromium (or connect to `cdp_url`) and start the handler and browser-level tasks.
 pub(crate) async fn launch(
     opts: &BrowserOptions,
     shared: &SharedRef,
     scope: &Arc<Scope>,
 ) -> Result<Launched, BrowserError> {
-    let (mut browser, mut handler, dir, watchdog) = match &opts.cdp_url {
-        Some(url) => {
-            let ws = websocket_url(url).await?;
-            let (b, h) = Browser::connect(ws)
-                .await
-                .map_err(|e| BrowserError::Step(format!("cannot connect to {url}: {e}")))?;
-            (b, h, None, None)
+    let (mut browser, mut handler, dir, watchdog, grid) = match (&opts.grid, &opts.cdp_url) {
+        (Some(hub), _) => {
+            let mut session = GridSession::open(hub, &grid_args(&opts.config)).await?;
+            match connect(&session.cdp, hub).await {
+                Ok((b, h)) => (b, h, None, None, Some(session)),
+                Err(e) => {
+                    session.delete().await;
+                    return Err(e);
+                }
+            }
         }
-        None => {
+        (None, Some(url)) => {
+            let ws = websocket_url(url).await?;
+            let (b, h) = connect(&ws, url).await?;
+            (b, h, None, None, None)
+        }
+        (None, None) => {
             let dir = tempfile::Builder::new()
                 .prefix("wayfarer-chromium-")
                 .tempdir()
@@ -210,7 +164,7 @@ pub(crate) async fn launch(
             let (b, h) = Browser::launch(cfg)
                 .await
                 .map_err(|e| BrowserError::Step(format!("cannot launch Chromium: {e}")))?;
-            (b, h, Some(dir), watchdog)
+            (b, h, Some(dir), watchdog, None)
         }
     };
     shared.lock().dead = false;
@@ -259,6 +213,7 @@ pub(crate) async fn launch(
         user_data_dir: dir,
         pid,
         watchdog,
+        grid,
     })
 }
 
@@ -306,6 +261,10 @@ impl Launched {
             w.dismiss();
         }
         self.handler.abort();
+        // The grid closes the session's browser.
+        if let Some(mut g) = self.grid.take() {
+            g.delete().await;
+        }
         if let Some(dir) = self.user_data_dir.take() {
             // Chromium may still be flushing the profile for a moment after exit.
             if let Err(e) = dir.close() {

@@ -8,9 +8,11 @@
 
 mod actions;
 mod cdp;
+mod endpoint;
 mod coverage;
 mod env;
 mod events;
+mod grid;
 mod inject;
 mod launch;
 mod leave;
@@ -29,6 +31,7 @@ mod stability;
 mod watch;
 
 pub use coverage::CoveragePool;
+pub use endpoint::shown_str as shown_endpoint;
 pub use env::BrowserEnv;
 pub use launch::{launch_flags, Flag};
 pub use login::form_expression as login_form_expression;

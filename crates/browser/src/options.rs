@@ -25,6 +25,9 @@ pub struct BrowserOptions {
     pub login: Vec<LoginStep>,
     /// Attach to a running browser's websocket (or http://host:port) instead of launching.
     pub cdp_url: Option<String>,
+    /// Ask this WebDriver hub for the browser (a session of its own, deleted when done)
+    /// instead of launching; wins over `cdp_url`.
+    pub grid: Option<String>,
     /// The Chromium binary; `None` (and no `cdp_url`) means `find_chrome(None)`.
     pub chrome: Option<PathBuf>,
     /// Where JS coverage accumulates: give the workers of one run clones of one pool, so
@@ -47,6 +50,7 @@ impl BrowserOptions {
             deny: Vec::new(),
             login: Vec::new(),
             cdp_url: None,
+            grid: None,
             chrome: None,
             coverage: CoveragePool::default(),
             spec: None,

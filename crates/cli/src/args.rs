@@ -278,16 +278,24 @@ pub struct RunArgs {
     #[arg(long, value_name = "CMD")]
     pub serve: Option<String>,
     /// Attach to a running browser instead of launching Chromium: its CDP websocket
-    /// (ws://...) or its http://host:port. Repeat it for a fleet: one worker per endpoint.
+    /// (ws://..., a grid's token in its query kept) or its http(s)://host:port[/path].
+    /// Repeat it for a fleet: one worker per endpoint. One endpoint with --workers N: N
+    /// connections to it (a grid such as browserless gives each its own browser).
     #[arg(long, value_name = "URL")]
     pub cdp: Vec<String>,
+    /// Ask a WebDriver hub for the browsers (Selenium Grid 4, a chromedriver, Selenoid):
+    /// one session per worker, driven over the CDP websocket it names, deleted at the end
+    /// (also after Ctrl-C or SIGTERM). E.g. --grid http://127.0.0.1:4444 --workers 3.
+    #[arg(long, value_name = "URL", conflicts_with_all = ["cdp", "cdp_file"])]
+    pub grid: Option<String>,
     /// A file of CDP endpoints, one per line (blank lines and # comments skipped), each
     /// driven by a worker as if given with --cdp.
     #[arg(long, value_name = "FILE")]
     pub cdp_file: Option<PathBuf>,
     /// Browsers explored at once by this one run (default auto): every worker has its own
     /// Chromium (or --cdp endpoint) and generator, and all share one store, one failure
-    /// table and what the strategy learns. With --cdp, one worker per endpoint. `auto`:
+    /// table and what the strategy learns. With --cdp, one worker per endpoint (or N
+    /// connections to one endpoint); with --grid, N sessions. `auto`:
     /// up to 3 browsers start; the first explores alone for 20 steps, then as many
     /// explore as the CPU it left idle (waiting on the application) has room for. A run
     /// repeats exactly with the same --seed only with one browser: give --workers 1.

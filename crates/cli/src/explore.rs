@@ -80,6 +80,7 @@ pub fn settings(url: Option<&str>, args: &RunArgs) -> Result<Settings> {
         deviation_from: args.deviation_from.clone(),
         out: out_dir(args),
         cdp: cdp_endpoints(args)?,
+        grid: args.grid.clone(),
         workers: args.workers.or_else(|| default_workers(args)),
         chrome: args.chrome.clone(),
         isolate: args.isolate,

@@ -33,10 +33,11 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 fn main() {
     let cli = Cli::parse();
     // chromiumoxide warns on every CDP message newer than its generated types; that
-    // protocol drift is expected and handled, so its handler logs only at -vv.
+    // protocol drift is expected and handled, so its handler logs only at -vv (a lost
+    // connection, its one error, the browser environment says itself).
     let default_level = match cli.verbose {
-        0 => "warn,chromiumoxide=error",
-        1 => "info,chromiumoxide=error",
+        0 => "warn,chromiumoxide=error,chromiumoxide::handler=off",
+        1 => "info,chromiumoxide=error,chromiumoxide::handler=off",
         _ => "debug",
     };
     tracing_subscriber::fmt()

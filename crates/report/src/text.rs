@@ -226,7 +226,7 @@ pub fn summary_text(s: &RunSummary) -> String {
     if s.restarts > 0 {
         let _ = writeln!(
             o,
-            "  browser restarted {} time(s) after a crash or hang",
+            "  browser restarted {} time(s) after a crash, a hang or a lost connection",
             s.restarts
         );
     }

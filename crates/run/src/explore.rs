@@ -42,8 +42,11 @@ pub struct Settings {
     pub deviation_from: Option<PathBuf>,
     /// The run directory.
     pub out: PathBuf,
-    /// CDP endpoints to drive instead of launching Chromium (one worker each).
+    /// CDP endpoints to drive instead of launching Chromium (one worker each, or all
+    /// the workers on one endpoint).
     pub cdp: Vec<String>,
+    /// A WebDriver hub to ask for the browsers instead (one session per worker).
+    pub grid: Option<String>,
     pub workers: Option<Workers>,
     pub chrome: Option<String>,
     pub isolate: bool,
@@ -193,7 +196,7 @@ pub fn explore(
              the run), or explore with one worker"
         ));
     }
-    let chrome = if s.cdp.is_empty() {
+    let chrome = if s.cdp.is_empty() && s.grid.is_none() {
         let explicit = s.chrome.clone().or(config.browser.chrome.clone());
         Some(find_chrome(explicit.as_deref()).map_err(|e| RunError::Environment(e.to_string()))?)
     } else {
@@ -292,6 +295,7 @@ pub fn explore(
         deny: config.deny.clone(),
         login: config.login.clone(),
         cdp_url: None,
+        grid: s.grid.clone(),
         chrome,
         // One pool: the run's coverage is what any worker's browser covered.
         coverage: CoveragePool::default(),
@@ -417,9 +421,11 @@ pub fn worker_count(asked: Option<Workers>, endpoints: usize) -> Result<(usize, 
         (None, 0) => (1, false),
         (None, k) => (k, false),
         (Some(Workers::Count(n)), k) if n as usize == k => (k, false),
+        // One endpoint, N connections: a grid gives each its own browser.
+        (Some(Workers::Count(n)), 1) => (n as usize, false),
         (Some(Workers::Count(n)), k) => {
             return Err(usage!(
-                "--workers {n} with {k} CDP endpoint(s): each worker drives one endpoint; drop --workers or give {n} endpoints"
+                "--workers {n} with {k} CDP endpoints: each worker drives one endpoint; drop --workers, give {n} endpoints, or give one endpoint (a grid) for {n} connections to it"
             ))
         }
     })
@@ -435,6 +441,17 @@ fn launch_workers(
 ) -> Result<Vec<BrowserEnv>, RunError> {
     let options: Vec<BrowserOptions> = if endpoints.is_empty() {
         vec![base.clone(); workers]
+    } else if endpoints.len() == 1 && workers > 1 {
+        // Several connections to one endpoint: a grid gives each a browser; one Chromium
+        // gives each a page, so each worker keeps to a browser context of its own.
+        say(Notice::Info(format!(
+            "wayfarer: {workers} connections to {} (a grid gives each its own browser; one Chromium, a context each)",
+            wayfarer_browser::shown_endpoint(&endpoints[0])
+        )));
+        let mut one = base.clone();
+        one.cdp_url = Some(endpoints[0].clone());
+        one.config.isolate = true;
+        vec![one; workers]
     } else {
         endpoints
             .iter()
@@ -444,7 +461,13 @@ fn launch_workers(
             })
             .collect()
     };
-    let names: Vec<Option<String>> = options.iter().map(|o| o.cdp_url.clone()).collect();
+    let names: Vec<Option<String>> = options
+        .iter()
+        .map(|o| match (&o.grid, &o.cdp_url) {
+            (Some(g), _) => Some(format!("grid {}", wayfarer_browser::shown_endpoint(g))),
+            (None, u) => u.as_deref().map(wayfarer_browser::shown_endpoint),
+        })
+        .collect();
     let results = names.into_iter().zip(BrowserEnv::launch_all(options));
     let mut browsers = Vec::new();
     let mut first_error = None;

@@ -228,6 +228,7 @@ pub fn open_trace(trace: Trace, place: &Place, say: Notices) -> Result<Target, R
         deny: Vec::new(),
         login,
         cdp_url: place.cdp.clone(),
+        grid: None,
         chrome,
         coverage: Default::default(),
         // The specification the run checked, as it was bundled then.

@@ -40,6 +40,7 @@ pub fn launch(url: &str, config: BrowserConfig) -> BrowserEnv {
         deny: vec![],
         login: vec![],
         cdp_url: None,
+        grid: None,
         chrome: Some(
             find_chrome(None).expect("Chromium is installed (scripts/ensure-chromium.sh)"),
         ),
