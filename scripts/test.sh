@@ -8,6 +8,7 @@ bash scripts/ensure-chromium.sh
 bash scripts/ensure-xmllint.sh
 bash scripts/ensure-playwright.sh
 bash scripts/ensure-server-stacks.sh
+bash scripts/ensure-grid.sh
 if cargo nextest --version >/dev/null 2>&1; then
   cargo nextest run --workspace --locked --no-fail-fast "$@"
 else

@@ -187,8 +187,8 @@ impl Drop for GridSession {
 /// The hub's URL, with a trailing slash so that `session` joins under its path
 /// (`http://hub:4444/wd/hub` and `http://hub:4444` both work).
 fn hub_url(hub: &str) -> Result<url::Url, BrowserError> {
-    let mut u = url::Url::parse(hub)
-        .map_err(|e| BrowserError::Step(format!("--grid {hub}: {e}")))?;
+    let mut u =
+        url::Url::parse(hub).map_err(|e| BrowserError::Step(format!("--grid {hub}: {e}")))?;
     if !matches!(u.scheme(), "http" | "https") {
         return Err(BrowserError::Step(format!(
             "--grid {hub}: give the WebDriver hub's http(s):// URL (e.g. http://127.0.0.1:4444)"

@@ -13,8 +13,8 @@ use wayfarer_core::config::BrowserConfig;
 
 use crate::cdp::{call_browser, BrowserError};
 use crate::endpoint::{connect, websocket_url};
-use crate::grid::GridSession;
 use crate::events::{fetch_patterns, subscribe_browser, SharedRef};
+use crate::grid::GridSession;
 use crate::options::{find_chrome, BrowserOptions};
 use crate::scope::Scope;
 use wayfarer_process::Watchdog;

@@ -8,8 +8,8 @@
 
 mod actions;
 mod cdp;
-mod endpoint;
 mod coverage;
+mod endpoint;
 mod env;
 mod events;
 mod grid;
