@@ -18,11 +18,12 @@ use crate::llm::SharedUsage;
 use crate::observer::Observer;
 use crate::oracle::Oracles;
 use crate::state::Abstraction;
-use crate::summary::{CoverageSummary, RunSummary};
+use crate::summary::RunSummary;
 
 mod auto;
 mod carry;
 mod episode;
+mod finish;
 mod handover;
 mod hub;
 mod perform;
@@ -154,6 +155,39 @@ pub fn run_workers(
         tracing::warn!("state inference is off: {why}");
     }
     let strategy = agent.name().to_string();
+    // One knowledge base for the run: what one worker scanned, another may guess.
+    let base = opts
+        .inference
+        .filter(|_| blocked.is_none())
+        .map(Predictor::new);
+    let mut workers = make_workers(envs, agent, opts, base.as_ref());
+    let hub = Hub::new(abstraction, observers, opts, started, workers.len());
+    explore_all(&mut workers, &hub);
+    for w in workers.iter_mut().rev() {
+        w.agent.get().on_run_end();
+    }
+    let ended = finish::Ended::of(&hub, opts, asked, started);
+    let s = hub.into_shared();
+    let summary = finish::summarize(
+        &mut workers,
+        s,
+        ended,
+        (opts, strategy, asked),
+        (base.as_ref(), blocked),
+    );
+    Ok(summary)
+}
+
+/// One worker per environment, each with its agent (the first drives `agent` itself, the
+/// others its `worker()` copies, as many as it can share with) and its random stream.
+fn make_workers<'e: 'a, 'a>(
+    envs: Vec<WorkerEnv<'e>>,
+    agent: &'a mut (dyn Agent + Send),
+    opts: &RunOptions,
+    base: Option<&Predictor>,
+) -> Vec<Worker<'a>> {
+    let asked = envs.len();
+    let strategy = agent.name().to_string();
     let mut extra_agents = Vec::new();
     for i in 1..asked {
         match agent.worker() {
@@ -166,14 +200,9 @@ pub fn run_workers(
             }
         }
     }
-    // One knowledge base for the run: what one worker scanned, another may guess.
-    let base = opts
-        .inference
-        .filter(|_| blocked.is_none())
-        .map(Predictor::new);
-    let mut workers = Vec::with_capacity(asked);
     let mut agents =
         std::iter::once(Driver::Borrowed(agent)).chain(extra_agents.into_iter().map(Driver::Owned));
+    let mut workers = Vec::with_capacity(asked);
     for (id, env) in envs.into_iter().enumerate() {
         let Some(agent) = agents.next() else {
             break;
@@ -185,7 +214,7 @@ pub fn run_workers(
             env,
             agent,
             rng,
-            predictor: base.as_ref().map(Predictor::worker),
+            predictor: base.map(Predictor::worker),
             shares: asked > 1,
             forms: FormTracker::default(),
             steps: 0,
@@ -195,151 +224,21 @@ pub fn run_workers(
             idle: false,
         });
     }
-    let hub = Hub::new(abstraction, observers, opts, started, workers.len());
-    match workers.as_mut_slice() {
+    workers
+}
+
+/// Every worker explores on a thread of its own, the first on the caller's.
+fn explore_all(workers: &mut [Worker<'_>], hub: &Hub<'_, '_>) {
+    match workers {
         [] => {}
-        [only] => worker::explore(only, &hub),
+        [only] => worker::explore(only, hub),
         [first, rest @ ..] => std::thread::scope(|scope| {
             for w in rest.iter_mut() {
-                let hub = &hub;
                 scope.spawn(move || worker::explore(w, hub));
             }
-            worker::explore(first, &hub);
+            worker::explore(first, hub);
         }),
     }
-
-    for w in workers.iter_mut().rev() {
-        w.agent.get().on_run_end();
-    }
-    let halt = hub.halted();
-    // The run's length is its exploration's: what the browsers did after is not in it.
-    let explored_until = hub.ended();
-    let auto_workers = hub
-        .auto_note
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .take()
-        .or_else(|| {
-            (opts.auto_workers.is_some() && asked > 1)
-                .then(|| "1 browser: the run ended before the probe could measure".to_string())
-        });
-    let s = hub.into_shared();
-    if let Some(w) = workers.first_mut() {
-        share_snapshot(w.agent.get(), s.observers);
-    }
-    let mut stats = crate::infer::InferStats::default();
-    for p in workers.iter().filter_map(|w| w.predictor.as_ref()) {
-        stats.add(&p.stats);
-    }
-    let predictor = base.as_ref();
-    let mut inference = predictor.map(|p| p.summary(&stats));
-    if let (Some(cfg), Some(why)) = (opts.inference, blocked) {
-        inference = Some(crate::infer::InferenceSummary {
-            config: cfg.to_string(),
-            disabled: Some(why),
-            ..Default::default()
-        });
-    }
-    if let Some(p) = predictor {
-        let rows = p.rows();
-        for o in s.observers.iter_mut() {
-            o.on_knowledge(&rows);
-        }
-    }
-    for w in workers.iter_mut() {
-        w.env.flush();
-    }
-    let elapsed = explored_until.saturating_duration_since(started);
-    // Stopped early: by the user or the application for all, or when every worker retired.
-    let last_retired = workers.iter().rev().find_map(|w| w.retired.clone());
-    let all_retired = workers.iter().all(|w| w.retired.is_some() || w.idle);
-    let (stopped_early, ended_by_environment) = match (halt, last_retired) {
-        (Some((why, by_env)), _) => (Some(why), by_env),
-        (None, Some(why)) if all_retired => (Some(why), true),
-        _ => (None, false),
-    };
-    let mut forms = crate::forms::FormAcceptance::default();
-    for w in &workers {
-        forms.add(&w.forms.counts);
-    }
-    // Workers share one accumulator: the first that measures speaks for all.
-    let js_coverage = workers.iter_mut().find_map(|w| {
-        let c = w.env.coverage()?;
-        Some(CoverageSummary::from(c).with_scripts(w.env.coverage_by_script()))
-    });
-    let server_coverage = workers.iter_mut().find_map(|w| {
-        let c = w.env.server_coverage()?;
-        Some(crate::summary::ServerCoverageSummary::new(
-            c,
-            w.env.server_coverage_by_file(),
-        ))
-    });
-    let properties = merge_properties(workers.iter_mut().map(|w| w.env.properties()));
-    let worker_lines = if asked > 1 {
-        workers
-            .iter()
-            .map(|w| crate::summary::WorkerLine {
-                worker: w.id,
-                browser: w.env.endpoint().unwrap_or_default(),
-                steps: w.steps,
-                episodes: w.episodes,
-                restarts: w.restarts,
-                retired: w
-                    .retired
-                    .clone()
-                    .or_else(|| w.idle.then(|| "left idle by --workers auto".to_string())),
-            })
-            .collect()
-    } else {
-        Vec::new()
-    };
-    let summary = RunSummary {
-        target: opts.target.clone(),
-        strategy,
-        seed: opts.seed,
-        budget: opts.budget.to_string(),
-        steps: s.steps,
-        episodes: s.episodes,
-        states: s.abstraction.states(),
-        urls: s.tally.urls.len(),
-        actions_discovered: s.tally.actions.len(),
-        failures: s.book.failures().iter().map(Into::into).collect(),
-        js_coverage,
-        server_coverage,
-        properties,
-        warnings: s.book.warnings().to_vec(),
-        timings_ms: s.tally.medians(),
-        time_split: crate::summary::TimeSplit::of(&s.tally.timings, &s.tally.observers),
-        resets_s: s.tally.resets.as_secs_f64(),
-        steps_per_second: if elapsed > Duration::ZERO {
-            s.steps as f64 / elapsed.as_secs_f64()
-        } else {
-            0.0
-        },
-        duration_s: elapsed.as_secs_f64(),
-        restarts: s.tally.restarts,
-        step_errors: s.tally.step_errors,
-        stopped_early,
-        ended_by_environment,
-        logged_out: s.tally.logged_out,
-        scans_avoided: stats.scans_avoided(),
-        analyses_avoided: stats.analyses_avoided(),
-        inference,
-        deviation: None,
-        llm: opts
-            .llm
-            .as_ref()
-            .map(|u| u.lock().unwrap_or_else(|p| p.into_inner()).clone()),
-        form_acceptance: forms,
-        workers: worker_lines,
-        auto_workers,
-        shrink: None,
-        baseline: None,
-    };
-    for o in s.observers.iter_mut() {
-        o.on_end(&summary);
-    }
-    Ok(summary)
 }
 
 /// The model's answer time so far, seconds (0 without a model).
