@@ -102,11 +102,12 @@ pub(crate) fn shown(u: &url::Url) -> String {
     u.to_string()
 }
 
-/// `shown` for a URL given as text.
+/// `shown` for a URL given as text; one with nothing to hide stays as the user wrote it.
 pub fn shown_str(s: &str) -> String {
-    url::Url::parse(s)
-        .map(|u| shown(&u))
-        .unwrap_or_else(|_| s.to_string())
+    match url::Url::parse(s) {
+        Ok(u) if u.query().is_some() || u.password().is_some() => shown(&u),
+        _ => s.to_string(),
+    }
 }
 
 /// What a refusal's status says about the grid.
@@ -195,7 +196,8 @@ mod tests {
     }
 
     #[test]
-    fn a_printed_endpoint_hides_its_token() {
+    fn a_printed_endpoint_hides_its_token_and_is_otherwise_as_given() {
+        assert_eq!(shown_str("http://127.0.0.1:9222"), "http://127.0.0.1:9222");
         assert_eq!(
             shown_str("ws://grid:3000/chromium?token=secret"),
             "ws://grid:3000/chromium?..."
