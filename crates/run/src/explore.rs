@@ -554,7 +554,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn workers_are_asked_for_or_one_per_endpoint() {
+    fn workers_are_asked_for_or_one_per_endpoint_or_n_on_one() {
         let n = |w: u32| Some(Workers::Count(w));
         assert_eq!(worker_count(None, 0).unwrap(), (1, false));
         assert_eq!(worker_count(n(3), 0).unwrap(), (3, false));
@@ -566,7 +566,10 @@ mod tests {
         );
         assert_eq!(worker_count(Some(Workers::Auto), 2).unwrap(), (2, true));
         let e = worker_count(n(3), 2).unwrap_err().to_string();
-        assert!(e.contains("--workers 3 with 2 CDP endpoint(s)"), "{e}");
+        assert!(e.contains("--workers 3 with 2 CDP endpoints"), "{e}");
+        // One endpoint and a count: that many connections to it (a grid).
+        assert_eq!(worker_count(n(3), 1).unwrap(), (3, false));
+        assert!(e.contains("one endpoint (a grid) for 3 connections"), "{e}");
     }
 
     #[test]
