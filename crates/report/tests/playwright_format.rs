@@ -3,7 +3,7 @@
 
 mod common;
 
-use wayfarer_report::format::{format, Format as _, Input};
+use wayfarer_report::format::{format, Input};
 
 #[test]
 fn the_playwright_format_is_a_project_with_a_spec_per_failure_written_on_demand() {
