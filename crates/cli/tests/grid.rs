@@ -91,6 +91,17 @@ fn wait_ready(port: u16, path: &str, what: &str, log: &Path) {
     );
 }
 
+/// A run's stderr, once it is known to have ended as a run does (0: no failure, 1: some).
+fn finished(out: &std::process::Output) -> String {
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(
+        matches!(out.status.code(), Some(0 | 1)),
+        "{:?}: {stderr}",
+        out.status
+    );
+    stderr
+}
+
 fn report(run: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(run.join("report.json")).unwrap()).unwrap()
 }
@@ -144,12 +155,7 @@ fn two_workers_through_browserless_outlive_its_session_timeout() {
         .arg(&run)
         .output()
         .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        matches!(out.status.code(), Some(0 | 1)),
-        "{:?}: {stderr}",
-        out.status
-    );
+    let stderr = finished(&out);
     assert!(stderr.contains("2 connections to"), "{stderr}");
     let json = report(&run);
     assert!(json["stopped_early"].is_null(), "{json}");
@@ -230,12 +236,7 @@ fn a_webdriver_hub_serves_the_workers_and_every_session_is_deleted() {
         .arg(&run)
         .output()
         .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        matches!(out.status.code(), Some(0 | 1)),
-        "{:?}: {stderr}",
-        out.status
-    );
+    finished(&out);
     let json = report(&run);
     assert_eq!(json["steps"], 30, "{json}");
     let workers = json["workers"].as_array().unwrap();
