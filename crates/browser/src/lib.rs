@@ -1,8 +1,9 @@
 //! wayfarer-browser: the browser `Environment` over CDP (chromiumoxide, tokio).
 //!
 //! `BrowserEnv` is synchronous on purpose (the loop and strategies are): it owns a small
-//! tokio runtime and blocks on it. Inside, one Chromium (launched headless or attached by
-//! websocket), one page per session, a single event task that turns CDP events into
+//! tokio runtime and blocks on it. Inside, one Chromium (launched headless, attached by
+//! websocket or an http base (`endpoint`), or asked of a WebDriver hub (`grid`)), one page
+//! per session, a single event task that turns CDP events into
 //! `wayfarer_core::Event`s, a one-call scan script, real input events, a stability wait
 //! without fixed sleeps, and merged precise JS coverage.
 
