@@ -42,7 +42,9 @@ pub(crate) async fn websocket_url(cdp: &str) -> Result<String, BrowserError> {
     if cdp.starts_with("ws://") || cdp.starts_with("wss://") {
         return Ok(cdp.to_string());
     }
-    let bad = |why: String| BrowserError::Step(format!("--cdp {cdp}: {why}"));
+    // Printed: the token in the query masked.
+    let name = shown_str(cdp);
+    let bad = |why: String| BrowserError::Step(format!("--cdp {name}: {why}"));
     let base = url::Url::parse(cdp).map_err(|e| bad(e.to_string()))?;
     if !matches!(base.scheme(), "http" | "https") {
         return Err(bad(
@@ -54,7 +56,14 @@ pub(crate) async fn websocket_url(cdp: &str) -> Result<String, BrowserError> {
         .get(version.clone())
         .send()
         .await
-        .map_err(|e| bad(format!("cannot ask {}: {e}", shown(&version))))?;
+        // reqwest names the URL in its errors, token and all: shown masked instead.
+        .map_err(|e| {
+            bad(format!(
+                "cannot ask {}: {}",
+                shown(&version),
+                e.without_url()
+            ))
+        })?;
     let status = answer.status();
     let body = answer.text().await.unwrap_or_default();
     if !status.is_success() {
@@ -193,6 +202,21 @@ mod tests {
             with_query("ws://h/devtools/browser/x", None),
             "ws://h/devtools/browser/x"
         );
+    }
+
+    #[tokio::test]
+    async fn an_endpoint_that_does_not_answer_is_named_without_its_token() {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let e = websocket_url(&format!("http://127.0.0.1:{port}/?token=hush"))
+            .await
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(&format!("127.0.0.1:{port}")), "{e}");
+        assert!(!e.contains("hush"), "{e}");
     }
 
     #[test]

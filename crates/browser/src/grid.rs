@@ -59,7 +59,7 @@ impl GridSession {
                 request.await
             }
         }
-        .map_err(|e| bad(format!("New Session failed: {e}")))?;
+        .map_err(|e| bad(format!("New Session failed: {}", e.without_url())))?;
         let status = answer.status();
         let text = answer.text().await.unwrap_or_default();
         let v: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
@@ -144,7 +144,12 @@ impl GridSession {
         self.deleted = true;
         let url = join(&self.hub, &format!("session/{}", self.id));
         let sent = match client(Duration::from_secs(10)) {
-            Ok(c) => c.delete(url).send().await.map(|r| r.status()),
+            Ok(c) => c
+                .delete(url)
+                .send()
+                .await
+                .map(|r| r.status())
+                .map_err(reqwest::Error::without_url),
             Err(e) => {
                 tracing::warn!("--grid: cannot delete session {}: {e}", self.id);
                 return;
@@ -187,8 +192,10 @@ impl Drop for GridSession {
 /// The hub's URL, with a trailing slash so that `session` joins under its path
 /// (`http://hub:4444/wd/hub` and `http://hub:4444` both work).
 fn hub_url(hub: &str) -> Result<url::Url, BrowserError> {
+    let hub_given = hub;
+    let hub = &crate::endpoint::shown_str(hub_given);
     let mut u =
-        url::Url::parse(hub).map_err(|e| BrowserError::Step(format!("--grid {hub}: {e}")))?;
+        url::Url::parse(hub_given).map_err(|e| BrowserError::Step(format!("--grid {hub}: {e}")))?;
     if !matches!(u.scheme(), "http" | "https") {
         return Err(BrowserError::Step(format!(
             "--grid {hub}: give the WebDriver hub's http(s):// URL (e.g. http://127.0.0.1:4444)"
