@@ -53,6 +53,11 @@ impl NpmPackage<'_> {
     pub fn ensure(&self, dir: &Path, npm: &Path) -> Result<Installed, String> {
         std::fs::create_dir_all(dir)
             .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        // One install at a time per folder, across processes: `npm ci` first deletes
+        // node_modules, so a second bench (or test) starting beside the first deleted the
+        // package the first had just installed (CI, 2026-12-06: "npm ci succeeded but ...
+        // is missing"). The lock is released when the file closes.
+        let _lock = self.lock(dir)?;
         // Rewritten every time: a cache left by another wayfarer version installs the pin
         // of this one.
         for (file, text) in [
@@ -78,6 +83,33 @@ impl NpmPackage<'_> {
             ));
         }
         Ok(Installed::Installed)
+    }
+
+    /// The folder's install lock, waited for (with a message) while another process
+    /// holds it. (flock(2) rather than std's File::lock: that needs Rust 1.89.)
+    fn lock(&self, dir: &Path) -> Result<std::fs::File, String> {
+        use std::os::fd::AsRawFd;
+        let path = dir.join(".wayfarer-install.lock");
+        let file = std::fs::File::create(&path)
+            .map_err(|e| format!("cannot create {}: {e}", path.display()))?;
+        let flock = |how| {
+            // SAFETY: the descriptor is the open file's, alive for the call.
+            if unsafe { libc::flock(file.as_raw_fd(), how) } == 0 {
+                Ok(())
+            } else {
+                Err(std::io::Error::last_os_error())
+            }
+        };
+        match flock(libc::LOCK_EX | libc::LOCK_NB) {
+            Ok(()) => return Ok(file),
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                tracing::info!(package = self.name, dir = %dir.display(),
+                    "another process is installing into this folder: waiting for it");
+            }
+            Err(e) => return Err(format!("cannot lock {}: {e}", path.display())),
+        }
+        flock(libc::LOCK_EX).map_err(|e| format!("cannot lock {}: {e}", path.display()))?;
+        Ok(file)
     }
 
     fn npm_ci(&self, dir: &Path, npm: &Path) -> Result<(), String> {
@@ -152,5 +184,52 @@ mod tests {
             "npm error code ENOTFOUND\nnpm error network request to https://registry.npmjs.org/x failed"
         ));
         assert!(!unreachable_registry("npm error code EINTEGRITY"));
+    }
+
+    /// An `npm` that behaves as `npm ci` does where it matters: it deletes node_modules
+    /// first, and takes its time. Its first call installs at once and lingers; a second
+    /// call, started meanwhile, deletes node_modules after the first call's files are
+    /// there and before the first call has returned.
+    fn slow_npm(dir: &Path) -> PathBuf {
+        let npm = dir.join("npm");
+        let script = r#"#!/bin/sh
+if mkdir calls.first 2>/dev/null; then
+  rm -rf node_modules; sleep 0.3
+  mkdir -p node_modules/peer; echo '{"version":"1.0.0"}' > node_modules/peer/package.json
+  echo 'x' > node_modules/peer/main.js; sleep 0.8
+else
+  sleep 0.5; rm -rf node_modules; sleep 1.5
+  mkdir -p node_modules/peer; echo '{"version":"1.0.0"}' > node_modules/peer/package.json
+  echo 'x' > node_modules/peer/main.js
+fi
+"#;
+        std::fs::write(&npm, script).unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&npm, std::fs::Permissions::from_mode(0o755)).unwrap();
+        npm
+    }
+
+    #[test]
+    fn two_installs_into_one_folder_at_once_both_find_the_package() {
+        let tmp = tempfile::tempdir().unwrap();
+        let npm = slow_npm(tmp.path());
+        let cache = tmp.path().join("cache");
+        let pkg = || NpmPackage {
+            name: "peer",
+            version: "1.0.0",
+            package_json: "{}",
+            package_lock: "{}",
+            main: "main.js",
+        };
+        let first = {
+            let (cache, npm) = (cache.clone(), npm.clone());
+            std::thread::spawn(move || pkg().ensure(&cache, &npm))
+        };
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        let second = pkg().ensure(&cache, &npm);
+        let first = first.join().unwrap();
+        // Before the lock: the first found its package deleted by the second's npm ci.
+        assert_eq!(first, Ok(Installed::Installed));
+        assert_eq!(second, Ok(Installed::Found));
     }
 }
