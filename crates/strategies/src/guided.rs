@@ -81,12 +81,40 @@ const FORM_TRIES: u32 = 24;
 /// broken values, so four is two broken ones that opened no branch.
 const SERVER_DRY: u32 = 4;
 
+/// Clicks in a row on links to one kind of page that made the server run nothing new
+/// before its other links wait (issue 74: a third of roundup's steps went to such links,
+/// a server line a step, where other clicks ran ten).
+const DRY_LINK_CLICKS: u32 = 2;
+
 /// File types a link may point at that are downloads, not pages to explore.
 const DOWNLOADS: &[&str] = &[
     "csv", "json", "xml", "txt", "tsv", "pdf", "zip", "gz", "tar", "tgz", "ics", "atom", "rss",
     "png", "jpg", "jpeg", "gif", "svg", "webp", "ico", "css", "js", "mjs", "map", "woff", "woff2",
     "mp4", "webm", "mp3",
 ];
+
+/// The kind of page (`page_pattern`) a click on a same-origin link or a navigation
+/// leads to; `None` for any other action.
+fn link_kind(page: &Observation, a: &Action) -> Option<String> {
+    let href = match a.kind {
+        ActionKind::Navigate => a.value.as_deref()?,
+        ActionKind::Click => {
+            let e = page.element(a.target.as_deref()?)?;
+            if e.tag != "a" || e.attrs.contains_key("download") {
+                return None;
+            }
+            e.attr("href")?
+        }
+        _ => return None,
+    };
+    let base = Url::parse(&page.url).ok();
+    let url = Url::options()
+        .base_url(base.as_ref())
+        .parse(href.trim())
+        .ok()?;
+    let same = base.is_none_or(|b| b.origin() == url.origin());
+    (same && matches!(url.scheme(), "http" | "https")).then(|| page_pattern(&url))
+}
 
 /// The identity of an action: what it does and to what; a navigation also where to.
 fn key(a: &Action) -> Action {
@@ -158,6 +186,14 @@ struct Mind {
     due: HashSet<(StateId, Action)>,
     /// States a step that made the server run new code led to: returns go there first.
     server_led: HashSet<StateId>,
+    /// Kinds of page links lead to (`page_pattern`), with the clicks of such links in a
+    /// row after which the server, read, ran nothing new.
+    link_dry: HashMap<String, u32>,
+    /// States whose untried actions, when last shown, were all links of a kind the server
+    /// went dry on: returns to work left skip them.
+    dry_at: HashSet<StateId>,
+    /// Choices among untried actions that passed over such links.
+    dry_passed: u64,
     /// Steps after which the server ran new code, and forms filled again for one.
     server_steps: u64,
     variants: u64,
@@ -219,6 +255,15 @@ impl Mind {
         here
     }
 
+    /// Whether `a` is a link to a kind of page whose last `clicks` links (or more) made the
+    /// server, read, run nothing new: the same controller on another record, most often.
+    fn dry_link(&self, page: &Observation, a: &Action, clicks: u32) -> bool {
+        clicks > 0
+            && link_kind(page, a)
+                .and_then(|k| self.link_dry.get(&k))
+                .is_some_and(|&n| n >= clicks)
+    }
+
     /// The oldest link still to a kind of page not shown.
     fn next_link(&mut self) -> Option<String> {
         while let Some((p, url)) = self.frontier.pop_front() {
@@ -244,7 +289,7 @@ impl Mind {
             let n = self.untried(s, self.offered.get(&s)?).len();
             (n > 0).then(|| (s, url.clone(), n))
         };
-        let newest = || self.found.iter().rev();
+        let newest = || self.found.iter().rev().filter(|s| !self.dry_at.contains(s));
         newest()
             .filter(|s| self.server_led.contains(s))
             .find_map(work)
@@ -292,6 +337,10 @@ pub struct GuidedConfig {
     /// much as a new endpoint in an action's value (docs/src/strategies.md); 0: the
     /// server is no reward (the client's signals alone).
     pub server_lines_per_unit: f64,
+    /// Clicks in a row on links to one kind of page (`/issues/<id>`) after which the
+    /// server, read, ran nothing new, before the untried links to that kind yield to
+    /// other work (untried actions here, then returns elsewhere); 0: never.
+    pub dry_link_clicks: u32,
 }
 
 impl Default for GuidedConfig {
@@ -303,6 +352,7 @@ impl Default for GuidedConfig {
             stuck_steps: 40,
             fill_forms: true,
             server_lines_per_unit: SERVER_LINES_PER_UNIT,
+            dry_link_clicks: DRY_LINK_CLICKS,
         }
     }
 }
@@ -522,7 +572,19 @@ impl Agent for GuidedAgent {
             }
         }
         let untried = mind.untried(s, view.actions);
-        let follow = untried.is_empty() || rng.gen_bool(self.cfg.frontier_share.clamp(0.0, 1.0));
+        // Untried links to a kind of page the server went dry on wait for other work.
+        let clicks = self.cfg.dry_link_clicks;
+        let live: Vec<&Action> = untried
+            .iter()
+            .copied()
+            .filter(|a| !mind.dry_link(view.observation, a, clicks))
+            .collect();
+        if live.is_empty() && !untried.is_empty() {
+            mind.dry_at.insert(s);
+        } else {
+            mind.dry_at.remove(&s);
+        }
+        let follow = live.is_empty() || rng.gen_bool(self.cfg.frontier_share.clamp(0.0, 1.0));
         // A link on this page is clicked: in a single-page app that is a route change,
         // where loading its URL boots the whole app again (3-5 s a time on Directus).
         let clickable: Vec<&Action> = view
@@ -543,7 +605,7 @@ impl Agent for GuidedAgent {
                 rng,
             );
         }
-        if untried.is_empty() {
+        if live.is_empty() {
             // A form the input generator still has values for (boundary values for a
             // form that took valid ones) is work left here: the bugs behind a form
             // want several fills of it, and nothing else here is new.
@@ -590,17 +652,20 @@ impl Agent for GuidedAgent {
                 return self.navigate(url.clone(), format!("link never followed: {url}"));
             }
         }
-        if !untried.is_empty() {
-            let fresh: Vec<&Action> = untried
+        if !live.is_empty() {
+            let fresh: Vec<&Action> = live
                 .iter()
                 .copied()
                 .filter(|a| !mind.tried_anywhere.contains(&key(a)))
                 .collect();
             let (pool, why) = if fresh.is_empty() {
-                (&untried, "untried here")
+                (&live, "untried here")
             } else {
                 (&fresh, "untried anywhere")
             };
+            if live.len() < untried.len() {
+                mind.dry_passed += 1;
+            }
             let choice = (*pool.choose(rng).expect("a non-empty pool")).clone();
             drop(mind);
             return self.take(&choice, why.to_string(), view, rng);
@@ -610,6 +675,11 @@ impl Agent for GuidedAgent {
             drop(mind);
             self.returning = Some(target);
             return self.navigate(url, format!("back to {target}: {n} untried action(s)"));
+        }
+        if let Some(choice) = untried.choose(rng).map(|a| (*a).clone()) {
+            drop(mind);
+            let why = "untried here, a link to a kind of page the server ran nothing new for";
+            return self.take(&choice, why.into(), view, rng);
         }
         // An action that last led to a state where a form had values left (a button that
         // opens a composer): the form is often not there until something opens it.
@@ -702,6 +772,10 @@ impl Agent for GuidedAgent {
         st.led = Some(t.next_state);
         if let Some(lines) = server {
             st.server_dry = if lines > 0 { 0 } else { st.server_dry + 1 };
+            if let Some(kind) = link_kind(t.observation, t.action) {
+                let dry = mind.link_dry.entry(kind).or_insert(0);
+                *dry = if lines > 0 { 0 } else { *dry + 1 };
+            }
         }
         if server.is_some_and(|lines| lines > 0) {
             mind.server_steps += 1;
@@ -781,6 +855,10 @@ impl Agent for GuidedAgent {
                 (
                     "forms filled again after a new server branch".into(),
                     mind.variants,
+                ),
+                (
+                    "untried choices that passed over links the server went dry on".into(),
+                    mind.dry_passed,
                 ),
                 ("external actions".into(), mind.external.len() as u64),
             ],
@@ -1379,6 +1457,72 @@ mod tests {
         assert_eq!(back_to(60.0), "http://h/list");
         // Without the server, the newest state with work left.
         assert_eq!(back_to(0.0), "http://h/detail");
+    }
+
+    /// A list of five issues and a button, where clicks on two issue links in a row made
+    /// the server run `lines` new lines each: the next two choices (the first learned),
+    /// and why the second.
+    fn after_two_issue_links(
+        cfg: &GuidedConfig,
+        lines: Option<u64>,
+        seed: u64,
+    ) -> (Vec<Action>, String) {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut ag = pending(cfg.clone());
+        let mut els: Vec<Element> = (1..=5)
+            .map(|i| link(&format!("#i{i}"), &format!("/issues/{i}")))
+            .collect();
+        els.push(Element {
+            locator: "#b".into(),
+            tag: "button".into(),
+            ..Element::default()
+        });
+        let list = page("http://h/issues", els);
+        let acts: Vec<Action> = ["#i1", "#i2", "#i3", "#i4", "#i5", "#b"]
+            .iter()
+            .map(|t| click(t))
+            .collect();
+        choose(&mut ag, 1, &list, &acts, &mut rng);
+        for (i, n) in [(0, 2), (1, 3)] {
+            learn_on(&mut ag, 1, &list, &acts[i], n, lines);
+            let issue = page(&format!("http://h/issues/{}", i + 1), vec![]);
+            choose(&mut ag, n, &issue, &[], &mut rng);
+        }
+        let first = choose(&mut ag, 1, &list, &acts, &mut rng);
+        learn_on(&mut ag, 1, &list, &first, 1, lines);
+        let second = choose(&mut ag, 1, &list, &acts, &mut rng);
+        (vec![first, second], ag.rationale().unwrap_or_default())
+    }
+
+    #[test]
+    fn untried_links_to_a_kind_of_page_the_server_went_dry_on_wait() {
+        let base = GuidedConfig::default();
+        // Two issues opened, nothing new on the server: the button first, and only with
+        // nothing else left here or elsewhere, another issue.
+        for seed in 0..8 {
+            let (chosen, why) = after_two_issue_links(&base, Some(0), seed);
+            assert_eq!(chosen[0], click("#b"), "seed {seed}");
+            assert!(chosen[1].target.as_deref().unwrap().starts_with("#i"));
+            assert!(why.contains("ran nothing new"), "{why}");
+        }
+        // One that ran new code keeps the kind live; so does a server not read, a server
+        // that is no reward, and the setting at 0: the issues are then as likely as the
+        // button to come first.
+        let an_issue_first = |cfg: &GuidedConfig, lines| {
+            (0..8).any(|seed| after_two_issue_links(cfg, lines, seed).0[0] != click("#b"))
+        };
+        assert!(an_issue_first(&base, Some(40)));
+        assert!(an_issue_first(&base, None));
+        let no_reward = GuidedConfig {
+            server_lines_per_unit: 0.0,
+            ..base.clone()
+        };
+        assert!(an_issue_first(&no_reward, Some(0)));
+        let never = GuidedConfig {
+            dry_link_clicks: 0,
+            ..base
+        };
+        assert!(an_issue_first(&never, Some(0)));
     }
 
     #[test]
