@@ -33,8 +33,14 @@
 //! validation branch, an error path) is filled again before anything else the next time
 //! its state shows, while the input generator has values left for it (a variant: the
 //! mutate layer then breaks the same field again); a form after whose last `SERVER_DRY`
-//! submissions the server ran nothing new is no longer filled again for values left; and
-//! returns to work left go first to the states such steps led to.
+//! submissions the server ran nothing new is no longer filled again for values left;
+//! returns to work left go first to the states such steps led to; once the run's last
+//! `server_dry_steps` steps ran nothing new on the server, a link to a kind of page never
+//! shown (step 1, clicked here, else one seen elsewhere, loaded) goes ahead of the
+//! untried actions here; and after `dry_link_clicks` clicks in a row on links to one kind
+//! of page (`/issues/<id>`) that ran nothing new on the server, the untried links to that
+//! kind wait until nothing else is untried here or elsewhere (the same controller on
+//! another record, most often).
 //!
 //! Episodes are `episode_steps` long (100: a failure's trace is at most one, and shorter
 //! traces shrink); within one, a reset is asked for only when `stuck_steps` steps brought
