@@ -30,16 +30,9 @@ export WAYFARER_REALAPPS
 BUDGET=${BUDGET:-2m}
 SEEDS=${SEEDS:-3}
 WORKERS=${WORKERS:-1}
-code=(crates testapps Cargo.toml Cargo.lock 'realapps/*.toml')
-rev=$(git log -1 --format=%h -- "${code[@]}")
-if [ -n "$(git status --porcelain --untracked-files=no -- "${code[@]}")" ]; then
-  echo "realapps/ab.sh: the code has uncommitted changes; commit them so the results name the build" >&2
-  exit 2
-fi
-apps=("$@")
-if [ "${#apps[@]}" -eq 0 ]; then
-  mapfile -t apps < <(sed -n 's/^name = "\(.*\)"/\1/p' realapps/apps.toml)
-fi
+source realapps/common.sh
+code_rev realapps/ab.sh
+app_list "$@"
 
 # The variant's configs: copies beside the originals' own scripts (wordpress/ is read
 # relative to its config), each with the lines appended; apps.toml copied as is.
@@ -56,16 +49,7 @@ for d in realapps/*/; do
 done
 
 bash scripts/ensure-chromium.sh
-for a in "${apps[@]}"; do
-  install="realapps/$a/install.sh"
-  [ -f "$install" ] || install="$WAYFARER_REALAPPS/$a/install.sh"
-  bash "$install" >/dev/null || { echo "install of $a failed" >&2; exit 2; }
-  venv_py="${REALAPPS_PREFIX:-/opt/realapps}/$a/venv/bin/python"
-  if grep -q '^coverage = "python"' "realapps/$a.toml" && [ -x "$venv_py" ] \
-    && ! "$venv_py" -c 'import coverage' 2>/dev/null; then
-    "$venv_py" -m pip install --quiet "coverage==7.6.1" || { echo "coverage.py for $a failed" >&2; exit 2; }
-  fi
-done
+install_apps realapps/ab.sh
 cargo build --release --locked -p wayfarer
 bin=target/release/wayfarer
 

@@ -23,33 +23,12 @@ BUDGET=${BUDGET:-2m}
 SEEDS=${SEEDS:-3}
 STRATEGIES=${STRATEGIES:-random,guided}
 PEERS=${PEERS:-gremlins,bombadil}
-# The results belong to the code, not to the commit that adds them: the rev is the last
-# commit that changed what the binary is built from, or the apps' configs.
-code=(crates testapps Cargo.toml Cargo.lock 'realapps/*.toml')
-rev=$(git log -1 --format=%h -- "${code[@]}")
-if [ -n "$(git status --porcelain --untracked-files=no -- "${code[@]}")" ]; then
-  echo "realapps/bench.sh: the code has uncommitted changes; commit them so the results name the build" >&2
-  exit 2
-fi
-apps=("$@")
-if [ "${#apps[@]}" -eq 0 ]; then
-  mapfile -t apps < <(sed -n 's/^name = "\(.*\)"/\1/p' realapps/apps.toml)
-fi
+source realapps/common.sh
+code_rev realapps/bench.sh
+app_list "$@"
 
 bash scripts/ensure-chromium.sh
-for a in "${apps[@]}"; do
-  # An application whose scripts live here (wordpress), else the shared set's.
-  install="realapps/$a/install.sh"
-  [ -f "$install" ] || install="$WAYFARER_REALAPPS/$a/install.sh"
-  bash "$install" >/dev/null || { echo "install of $a failed" >&2; exit 2; }
-  # A Python application's coverage is read by coverage.py in its own environment.
-  venv_py="${REALAPPS_PREFIX:-/opt/realapps}/$a/venv/bin/python"
-  if grep -q '^coverage = "python"' "realapps/$a.toml" && [ -x "$venv_py" ] \
-    && ! "$venv_py" -c 'import coverage' 2>/dev/null; then
-    echo "realapps/bench.sh: installing coverage.py into $a's environment" >&2
-    "$venv_py" -m pip install --quiet "coverage==7.6.1" || { echo "coverage.py for $a failed" >&2; exit 2; }
-  fi
-done
+install_apps realapps/bench.sh
 if [[ ",$PEERS," == *",bombadil@0.4.5,"* ]] && [ ! -x "${BOMBADIL_BIN:-/opt/peers/bombadil/target/release/bombadil}" ]; then
   echo "realapps/bench.sh: building Bombadil 0.4.5 (~11 min cold on 2 cores)" >&2
   bash "$(cd .. && pwd)/shared/peers/bombadil/build.sh"
