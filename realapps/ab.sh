@@ -4,6 +4,7 @@
 #
 #   bash realapps/ab.sh NAME 'TOML LINES' [APP...]      # default: the apps of apps.toml
 #   bash realapps/ab.sh noserver $'[strategy.guided]\nserver_lines_per_unit = 0'
+#   bash realapps/ab.sh --before OLDREV [APP...]         # this build against an older one
 #
 # Per application, seed by seed, the two runs alternate (guided as configured in
 # realapps/APP.toml, then with the TOML lines appended to a copy of it), so both see the
@@ -12,15 +13,26 @@
 # {base,NAME}-sSEED/APP (`--resume` keeps finished runs); each application's two bench.csv
 # files, merged, go to realapps/results/REV/ab-NAME/APP/bench.csv with the strategy column
 # reading `guided` and `guided NAME`. Compare them with `python3 realapps/ab.py DIR`.
+# With --before OLDREV the base is OLDREV's binary with this checkout's configs (built once
+# in bench-state/wt-OLDREV, kept as bench-state/bin-OLDREV) and the variant, named
+# `since-OLDREV`, is this build unchanged: the before/after of a change of the default.
 # Needs an otherwise idle machine, as bench.sh; stop it with `kill -TERM PID`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ $# -lt 2 ]; then
-  sed -n '2,9p' "$0" >&2
+  sed -n '2,10p' "$0" >&2
   exit 2
 fi
-name=$1
-lines=$2
+base_bin=
+if [ "$1" = --before ]; then
+  old=$(git rev-parse --short "$2^{commit}") || { echo "realapps/ab.sh: no commit $2" >&2; exit 2; }
+  name=since-$old
+  lines=
+  base_bin=bench-state/bin-$old
+else
+  name=$1
+  lines=$2
+fi
 shift 2
 case "$name" in
   *[!a-z0-9-]* | "") echo "realapps/ab.sh: NAME is lower-case letters, digits and dashes" >&2; exit 2 ;;
@@ -52,8 +64,17 @@ bash scripts/ensure-chromium.sh
 install_apps realapps/ab.sh
 cargo build --release --locked -p wayfarer
 bin=target/release/wayfarer
+if [ -n "$base_bin" ] && [ ! -x "$base_bin" ]; then
+  # The old build's own worktree and target folder, so this checkout's target/ stays as is.
+  echo "realapps/ab.sh: building $old into $base_bin (~12 minutes on 2 cores)" >&2
+  [ -d "bench-state/wt-$old" ] || git worktree add --detach "bench-state/wt-$old" "$old" >/dev/null
+  (cd "bench-state/wt-$old" && CARGO_TARGET_DIR="$(pwd)/../tgt-old" cargo build --release --locked -p wayfarer)
+  cp "bench-state/tgt-old/release/wayfarer" "$base_bin"
+fi
 
-run() { # apps-file out seed app
+run() { # binary apps-file out seed app
+  local bin=$1
+  shift
   "$bin" bench --apps-file "$1" --apps "$4" --strategies guided --peer none \
     --workers "$WORKERS" --budget "$BUDGET" --seeds "$3..$3" --out "$2" --resume &
   child=$!
@@ -70,8 +91,8 @@ for a in "${apps[@]}"; do
   fi
   for s in $(seq 1 "$SEEDS"); do
     echo "realapps/ab.sh: $a seed $s ($(date +%T))" >&2
-    run realapps/apps.toml "$state/base-s$s/$a" "$s" "$a"
-    run "$variant/apps.toml" "$state/$name-s$s/$a" "$s" "$a"
+    run "${base_bin:-$bin}" realapps/apps.toml "$state/base-s$s/$a" "$s" "$a"
+    run "$bin" "$variant/apps.toml" "$state/$name-s$s/$a" "$s" "$a"
   done
   mkdir -p "$keep"
   python3 - "$keep/bench.csv" "$name" "$state" "$a" "$SEEDS" <<'EOF'
