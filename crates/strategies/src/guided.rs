@@ -486,6 +486,349 @@ impl GuidedAgent {
     }
 }
 
+/// What one of guided's rules chose.
+enum Pick {
+    /// An action of the page (its form filled first, where it has empty fields).
+    Take(Action, String),
+    /// A URL to load.
+    Load(String, String),
+    /// Nothing to do here.
+    Back,
+}
+
+/// The state's untried actions, and how the run's server signals shape the choice
+/// among them.
+struct Untried<'a> {
+    all: Vec<&'a Action>,
+    /// Those that are not links to a kind of page the server went dry on.
+    live: Vec<&'a Action>,
+    /// The server ran nothing new in the run's last `server_dry_steps` steps.
+    dry_run: bool,
+    /// A link to a kind of page never shown goes first.
+    follow: bool,
+}
+
+/// guided's rules, in the order `pick` tries them; each returns its choice, or `None`
+/// when it does not apply. Draws from `rng` happen in this order, so a seed's run is
+/// the same run.
+impl GuidedAgent {
+    /// Note the state's actions and URL; returns the locators of its links to kinds of
+    /// page not shown.
+    fn note_state(&mut self, view: &View<'_>) -> Vec<String> {
+        let s = view.state();
+        let mut mind = lock(&self.mind);
+        if mind.offered.insert(s, view.actions.to_vec()).is_none() {
+            mind.found.push(s);
+        }
+        mind.at.insert(s, view.observation.url.clone());
+        mind.harvest(view.observation, view.actions)
+    }
+
+    /// The next action of a form being filled before its button.
+    fn planned(&mut self, view: &View<'_>, rng: &mut ChaCha8Rng) -> Option<Action> {
+        let plan = self.plan.as_mut()?;
+        match plan.next(view) {
+            RouteNext::Act(a, why) => {
+                if plan.remaining() == 0 {
+                    self.plan = None;
+                }
+                let (a, note) = fill_noted(a, view.observation, self.inputs.as_mut(), rng);
+                self.rationale = Some(with_note(why, note));
+                Some(a)
+            }
+            RouteNext::Broken(..) | RouteNext::Done => {
+                self.plan = None;
+                None
+            }
+        }
+    }
+
+    /// The first rule that applies, with the run's shared mind held throughout.
+    fn pick(&mut self, view: &View<'_>, rng: &mut ChaCha8Rng, links_here: &[String]) -> Pick {
+        let shared = Arc::clone(&self.mind);
+        let mut guard = lock(&shared);
+        let mind = &mut *guard;
+        if let Some(p) = self.form_due(mind, view) {
+            return p;
+        }
+        if let Some(p) = self.pair_partner(mind, view, rng) {
+            return p;
+        }
+        let untried = self.untried(mind, view, rng);
+        if let Some(p) = self.new_kind_of_page(mind, view, rng, &untried, links_here) {
+            return p;
+        }
+        if untried.live.is_empty() {
+            if let Some(p) = self.form_left(mind, view, rng) {
+                return p;
+            }
+            if let Some(url) = mind.next_link() {
+                mind.followed += 1;
+                return Pick::Load(url.clone(), format!("link never followed: {url}"));
+            }
+        } else {
+            return Self::untried_here(mind, rng, &untried);
+        }
+        if let Some((target, url, n)) = mind.work_elsewhere(view.state()) {
+            mind.returns += 1;
+            self.returning = Some(target);
+            return Pick::Load(url, format!("back to {target}: {n} untried action(s)"));
+        }
+        if let Some(choice) = untried.all.choose(rng) {
+            let why = "untried here, a link to a kind of page the server ran nothing new for";
+            return Pick::Take((*choice).clone(), why.into());
+        }
+        if let Some(p) = Self::opener(mind, view, rng) {
+            return p;
+        }
+        self.best_known(mind, view, rng)
+    }
+
+    /// A form whose last submission made the server run new code, again with the next
+    /// values.
+    fn form_due(&self, mind: &mut Mind, view: &View<'_>) -> Option<Pick> {
+        let s = view.state();
+        let form = view
+            .actions
+            .iter()
+            .find(|a| {
+                let k = (s, key(a));
+                mind.due.contains(&k)
+                    && mind.stats.get(&k).is_some_and(|st| st.tries < FORM_TRIES)
+                    && self.inputs.work_left(view.observation, a)
+            })?
+            .clone();
+        mind.due.remove(&(s, key(&form)));
+        mind.variants += 1;
+        let why = "the server ran new code for this form: again, with the next values";
+        Some(Pick::Take(form, why.into()))
+    }
+
+    /// After a click that changed the page in place, a button of the page never taken
+    /// right after it: "filter, then act".
+    fn pair_partner(
+        &mut self,
+        mind: &mut Mind,
+        view: &View<'_>,
+        rng: &mut ChaCha8Rng,
+    ) -> Option<Pick> {
+        let s = view.state();
+        let (_, prev) = self.pair_next.take().filter(|(at, _)| *at == s)?;
+        // Buttons of the page, not links away from it.
+        let partners: Vec<&Action> = view
+            .actions
+            .iter()
+            .filter(|a| a.kind == ActionKind::Click && key(a) != prev)
+            .filter(|a| {
+                let link = a
+                    .target
+                    .as_deref()
+                    .and_then(|t| view.observation.element(t))
+                    .is_some_and(|e| e.tag == "a" && e.attr("href").is_some());
+                !link && !mind.external.contains(&(s, key(a)))
+            })
+            .filter(|a| !mind.pairs.contains(&(s, prev.clone(), key(a))))
+            .collect();
+        let choice = (*partners.choose(rng)?).clone();
+        mind.paired += 1;
+        self.pairing = true;
+        let why = format!(
+            "{} changed the page in place: never taken right after it",
+            prev.describe()
+        );
+        Some(Pick::Take(choice, why))
+    }
+
+    /// The state's untried actions; untried links to a kind of page the server went dry
+    /// on wait for other work.
+    fn untried<'a>(&self, mind: &mut Mind, view: &View<'a>, rng: &mut ChaCha8Rng) -> Untried<'a> {
+        let s = view.state();
+        let all = mind.untried(s, view.actions);
+        let clicks = self.cfg.dry_link_clicks;
+        let live: Vec<&Action> = all
+            .iter()
+            .copied()
+            .filter(|a| !mind.dry_link(view.observation, a, clicks))
+            .collect();
+        if live.is_empty() && !all.is_empty() {
+            mind.dry_at.insert(s);
+        } else {
+            mind.dry_at.remove(&s);
+        }
+        let dry_run = self.cfg.server_dry_steps > 0 && mind.dry_steps >= self.cfg.server_dry_steps;
+        let follow =
+            live.is_empty() || dry_run || rng.gen_bool(self.cfg.frontier_share.clamp(0.0, 1.0));
+        Untried {
+            all,
+            live,
+            dry_run,
+            follow,
+        }
+    }
+
+    /// A link to a kind of page never shown: clicked on this page (in a single-page app
+    /// that is a route change, where loading its URL boots the whole app again, 3-5 s a
+    /// time on Directus); once the server went dry, loaded when none is here.
+    fn new_kind_of_page(
+        &self,
+        mind: &mut Mind,
+        view: &View<'_>,
+        rng: &mut ChaCha8Rng,
+        untried: &Untried<'_>,
+        links_here: &[String],
+    ) -> Option<Pick> {
+        let s = view.state();
+        let clickable: Vec<&Action> = view
+            .actions
+            .iter()
+            .filter(|a| a.kind == ActionKind::Click)
+            .filter(|a| a.target.as_ref().is_some_and(|t| links_here.contains(t)))
+            .filter(|a| !mind.stats.contains_key(&(s, key(a))))
+            .collect();
+        let dry_steps = mind.dry_steps;
+        let dry_why = |what: &str| {
+            format!("{what} (the server ran nothing new in the last {dry_steps} steps)")
+        };
+        if untried.follow && !clickable.is_empty() {
+            let choice = (*clickable.choose(rng).expect("a non-empty list")).clone();
+            let mut why = "link to a kind of page never shown".to_string();
+            if untried.dry_run {
+                why = dry_why(&why);
+            }
+            mind.followed += 1;
+            mind.dry_breadth += u64::from(untried.dry_run);
+            return Some(Pick::Take(choice, why));
+        }
+        if untried.dry_run && !untried.live.is_empty() {
+            let url = mind.next_link()?;
+            mind.followed += 1;
+            mind.dry_breadth += 1;
+            return Some(Pick::Load(
+                url.clone(),
+                dry_why(&format!("link never followed: {url}")),
+            ));
+        }
+        None
+    }
+
+    /// With nothing live untried here: a form the input generator still has values for
+    /// (boundary values for a form that took valid ones). The bugs behind a form want
+    /// several fills of it, and nothing else here is new.
+    fn form_left(&self, mind: &mut Mind, view: &View<'_>, rng: &mut ChaCha8Rng) -> Option<Pick> {
+        let s = view.state();
+        let forms: Vec<&Action> = view
+            .actions
+            .iter()
+            .filter(|a| {
+                mind.stats
+                    .get(&(s, key(a)))
+                    .is_some_and(|st| st.tries < FORM_TRIES)
+            })
+            .filter(|a| {
+                // A field's form is as dry as the button that sends it.
+                let button = match a.kind {
+                    ActionKind::Type | ActionKind::Upload => a
+                        .target
+                        .as_deref()
+                        .and_then(|t| sender(view.observation, t, view.actions)),
+                    _ => Some(*a),
+                };
+                button
+                    .and_then(|b| mind.stats.get(&(s, key(b))))
+                    .is_none_or(|st| st.server_dry < SERVER_DRY)
+            })
+            .filter(|a| self.inputs.work_left(view.observation, a))
+            .filter(|a| {
+                matches!(a.kind, ActionKind::Type | ActionKind::Upload)
+                    || !fields_before(view.observation, a).is_empty()
+            })
+            .collect();
+        if forms.is_empty() {
+            mind.refill_at.remove(&s);
+        } else {
+            mind.refill_at.insert(s);
+        }
+        let choice = (*forms.choose(rng)?).clone();
+        mind.refills += 1;
+        Some(Pick::Take(choice, "form with values left to try".into()))
+    }
+
+    /// An untried action here: one never tried in any state first.
+    fn untried_here(mind: &mut Mind, rng: &mut ChaCha8Rng, untried: &Untried<'_>) -> Pick {
+        let fresh: Vec<&Action> = untried
+            .live
+            .iter()
+            .copied()
+            .filter(|a| !mind.tried_anywhere.contains(&key(a)))
+            .collect();
+        let (pool, why) = if fresh.is_empty() {
+            (&untried.live, "untried here")
+        } else {
+            (&fresh, "untried anywhere")
+        };
+        if untried.live.len() < untried.all.len() {
+            mind.dry_passed += 1;
+        }
+        let choice = (*pool.choose(rng).expect("a non-empty pool")).clone();
+        Pick::Take(choice, why.to_string())
+    }
+
+    /// An action that last led to a state where a form had values left (a button that
+    /// opens a composer): the form is often not there until something opens it.
+    fn opener(mind: &mut Mind, view: &View<'_>, rng: &mut ChaCha8Rng) -> Option<Pick> {
+        let s = view.state();
+        let openers: Vec<(&Action, StateId)> = view
+            .actions
+            .iter()
+            .filter_map(|a| {
+                let st = mind.stats.get(&(s, key(a)))?;
+                let to = st.led?;
+                (to != s && st.tries < FORM_TRIES && mind.refill_at.contains(&to))
+                    .then_some((a, to))
+            })
+            .collect();
+        let &(choice, to) = openers.choose(rng)?;
+        mind.openings += 1;
+        let why = format!("opens {to}, a form with values left to try");
+        Some(Pick::Take(choice.clone(), why))
+    }
+
+    /// Among tried actions, the best by UCB: novelty per try plus an exploration bonus.
+    fn best_known(&self, mind: &Mind, view: &View<'_>, rng: &mut ChaCha8Rng) -> Pick {
+        let s = view.state();
+        let acts: Vec<&Action> = view
+            .actions
+            .iter()
+            .filter(|a| a.kind != ActionKind::Back && !mind.external.contains(&(s, key(a))))
+            .collect();
+        let total: u32 = acts
+            .iter()
+            .filter_map(|a| mind.stats.get(&(s, key(a))))
+            .map(|st| st.tries)
+            .sum();
+        let ln = f64::from(total.max(1)).ln();
+        let best = acts
+            .iter()
+            .map(|a| {
+                let st = mind.stats.get(&(s, key(a))).copied().unwrap_or_default();
+                let n = f64::from(st.tries.max(1));
+                // A vanishing jitter breaks ties at random, seeded.
+                let score = st.mean() + self.cfg.ucb * (ln / n).sqrt() + rng.gen_range(0.0..1e-9);
+                (score, st, *a)
+            })
+            .max_by(|x, y| x.0.total_cmp(&y.0));
+        let Some((_, st, choice)) = best else {
+            return Pick::Back;
+        };
+        let why = format!(
+            "best known (novelty {:.2} per try, {} tries)",
+            st.mean(),
+            st.tries
+        );
+        Pick::Take(choice.clone(), why)
+    }
+}
+
 impl Agent for GuidedAgent {
     fn name(&self) -> &str {
         "guided"
@@ -524,253 +867,21 @@ impl Agent for GuidedAgent {
     }
 
     fn choose(&mut self, view: &View<'_>, rng: &mut ChaCha8Rng) -> Action {
-        let s = view.state();
-        let links_here = {
-            let mut mind = lock(&self.mind);
-            if mind.offered.insert(s, view.actions.to_vec()).is_none() {
-                mind.found.push(s);
-            }
-            mind.at.insert(s, view.observation.url.clone());
-            mind.harvest(view.observation, view.actions)
-        };
-        if let Some(plan) = self.plan.as_mut() {
-            match plan.next(view) {
-                RouteNext::Act(a, why) => {
-                    if plan.remaining() == 0 {
-                        self.plan = None;
-                    }
-                    let (a, note) = fill_noted(a, view.observation, self.inputs.as_mut(), rng);
-                    self.rationale = Some(with_note(why, note));
-                    return a;
-                }
-                RouteNext::Broken(..) | RouteNext::Done => self.plan = None,
-            }
+        let links_here = self.note_state(view);
+        if let Some(a) = self.planned(view, rng) {
+            return a;
         }
         if let Some(button) = self.send.take().filter(|b| view.actions.contains(b)) {
             return self.take(&button, "send the value typed".into(), view, rng);
         }
-        let mut mind = lock(&self.mind);
-        let variant = view
-            .actions
-            .iter()
-            .find(|a| {
-                let k = (s, key(a));
-                mind.due.contains(&k)
-                    && mind.stats.get(&k).is_some_and(|st| st.tries < FORM_TRIES)
-                    && self.inputs.work_left(view.observation, a)
-            })
-            .cloned();
-        if let Some(form) = variant {
-            mind.due.remove(&(s, key(&form)));
-            mind.variants += 1;
-            drop(mind);
-            let why = "the server ran new code for this form: again, with the next values";
-            return self.take(&form, why.into(), view, rng);
-        }
-        if let Some((_, prev)) = self.pair_next.take().filter(|(at, _)| *at == s) {
-            // Buttons of the page, not links away from it: "filter, then act".
-            let partners: Vec<&Action> = view
-                .actions
-                .iter()
-                .filter(|a| a.kind == ActionKind::Click && key(a) != prev)
-                .filter(|a| {
-                    let link = a
-                        .target
-                        .as_deref()
-                        .and_then(|t| view.observation.element(t))
-                        .is_some_and(|e| e.tag == "a" && e.attr("href").is_some());
-                    !link && !mind.external.contains(&(s, key(a)))
-                })
-                .filter(|a| !mind.pairs.contains(&(s, prev.clone(), key(a))))
-                .collect();
-            if let Some(choice) = partners.choose(rng).map(|a| (*a).clone()) {
-                mind.paired += 1;
-                drop(mind);
-                self.pairing = true;
-                let why = format!(
-                    "{} changed the page in place: never taken right after it",
-                    prev.describe()
-                );
-                return self.take(&choice, why, view, rng);
+        match self.pick(view, rng, &links_here) {
+            Pick::Take(a, why) => self.take(&a, why, view, rng),
+            Pick::Load(url, why) => self.navigate(url, why),
+            Pick::Back => {
+                self.rationale = Some("nothing to do here: back".into());
+                Action::back()
             }
         }
-        let untried = mind.untried(s, view.actions);
-        // Untried links to a kind of page the server went dry on wait for other work.
-        let clicks = self.cfg.dry_link_clicks;
-        let live: Vec<&Action> = untried
-            .iter()
-            .copied()
-            .filter(|a| !mind.dry_link(view.observation, a, clicks))
-            .collect();
-        if live.is_empty() && !untried.is_empty() {
-            mind.dry_at.insert(s);
-        } else {
-            mind.dry_at.remove(&s);
-        }
-        // The server ran nothing new in the run's last steps: breadth first.
-        let dry_run = self.cfg.server_dry_steps > 0 && mind.dry_steps >= self.cfg.server_dry_steps;
-        let follow =
-            live.is_empty() || dry_run || rng.gen_bool(self.cfg.frontier_share.clamp(0.0, 1.0));
-        // A link on this page is clicked: in a single-page app that is a route change,
-        // where loading its URL boots the whole app again (3-5 s a time on Directus).
-        let clickable: Vec<&Action> = view
-            .actions
-            .iter()
-            .filter(|a| a.kind == ActionKind::Click)
-            .filter(|a| a.target.as_ref().is_some_and(|t| links_here.contains(t)))
-            .filter(|a| !mind.stats.contains_key(&(s, key(a))))
-            .collect();
-        let dry_steps = mind.dry_steps;
-        let dry_why = |what: &str| {
-            format!("{what} (the server ran nothing new in the last {dry_steps} steps)")
-        };
-        if follow && !clickable.is_empty() {
-            let choice = (*clickable.choose(rng).expect("a non-empty list")).clone();
-            let mut why = "link to a kind of page never shown".to_string();
-            if dry_run {
-                why = dry_why(&why);
-            }
-            mind.followed += 1;
-            mind.dry_breadth += u64::from(dry_run);
-            drop(mind);
-            return self.take(&choice, why, view, rng);
-        }
-        if dry_run && !live.is_empty() {
-            if let Some(url) = mind.next_link() {
-                let why = dry_why(&format!("link never followed: {url}"));
-                mind.followed += 1;
-                mind.dry_breadth += 1;
-                drop(mind);
-                return self.navigate(url, why);
-            }
-        }
-        if live.is_empty() {
-            // A form the input generator still has values for (boundary values for a
-            // form that took valid ones) is work left here: the bugs behind a form
-            // want several fills of it, and nothing else here is new.
-            let forms: Vec<&Action> = view
-                .actions
-                .iter()
-                .filter(|a| {
-                    mind.stats
-                        .get(&(s, key(a)))
-                        .is_some_and(|st| st.tries < FORM_TRIES)
-                })
-                .filter(|a| {
-                    // A field's form is as dry as the button that sends it.
-                    let button = match a.kind {
-                        ActionKind::Type | ActionKind::Upload => a
-                            .target
-                            .as_deref()
-                            .and_then(|t| sender(view.observation, t, view.actions)),
-                        _ => Some(*a),
-                    };
-                    button
-                        .and_then(|b| mind.stats.get(&(s, key(b))))
-                        .is_none_or(|st| st.server_dry < SERVER_DRY)
-                })
-                .filter(|a| self.inputs.work_left(view.observation, a))
-                .filter(|a| {
-                    matches!(a.kind, ActionKind::Type | ActionKind::Upload)
-                        || !fields_before(view.observation, a).is_empty()
-                })
-                .collect();
-            if forms.is_empty() {
-                mind.refill_at.remove(&s);
-            } else {
-                mind.refill_at.insert(s);
-            }
-            if let Some(choice) = forms.choose(rng).map(|a| (*a).clone()) {
-                mind.refills += 1;
-                drop(mind);
-                return self.take(&choice, "form with values left to try".into(), view, rng);
-            }
-            if let Some(url) = mind.next_link() {
-                mind.followed += 1;
-                drop(mind);
-                return self.navigate(url.clone(), format!("link never followed: {url}"));
-            }
-        }
-        if !live.is_empty() {
-            let fresh: Vec<&Action> = live
-                .iter()
-                .copied()
-                .filter(|a| !mind.tried_anywhere.contains(&key(a)))
-                .collect();
-            let (pool, why) = if fresh.is_empty() {
-                (&live, "untried here")
-            } else {
-                (&fresh, "untried anywhere")
-            };
-            if live.len() < untried.len() {
-                mind.dry_passed += 1;
-            }
-            let choice = (*pool.choose(rng).expect("a non-empty pool")).clone();
-            drop(mind);
-            return self.take(&choice, why.to_string(), view, rng);
-        }
-        if let Some((target, url, n)) = mind.work_elsewhere(s) {
-            mind.returns += 1;
-            drop(mind);
-            self.returning = Some(target);
-            return self.navigate(url, format!("back to {target}: {n} untried action(s)"));
-        }
-        if let Some(choice) = untried.choose(rng).map(|a| (*a).clone()) {
-            drop(mind);
-            let why = "untried here, a link to a kind of page the server ran nothing new for";
-            return self.take(&choice, why.into(), view, rng);
-        }
-        // An action that last led to a state where a form had values left (a button that
-        // opens a composer): the form is often not there until something opens it.
-        let openers: Vec<(&Action, StateId)> = view
-            .actions
-            .iter()
-            .filter_map(|a| {
-                let st = mind.stats.get(&(s, key(a)))?;
-                let to = st.led?;
-                (to != s && st.tries < FORM_TRIES && mind.refill_at.contains(&to))
-                    .then_some((a, to))
-            })
-            .collect();
-        if let Some(&(choice, to)) = openers.choose(rng) {
-            let choice = choice.clone();
-            mind.openings += 1;
-            drop(mind);
-            let why = format!("opens {to}, a form with values left to try");
-            return self.take(&choice, why, view, rng);
-        }
-        let acts: Vec<&Action> = view
-            .actions
-            .iter()
-            .filter(|a| a.kind != ActionKind::Back && !mind.external.contains(&(s, key(a))))
-            .collect();
-        let total: u32 = acts
-            .iter()
-            .filter_map(|a| mind.stats.get(&(s, key(a))))
-            .map(|st| st.tries)
-            .sum();
-        let ln = f64::from(total.max(1)).ln();
-        let best = acts
-            .iter()
-            .map(|a| {
-                let st = mind.stats.get(&(s, key(a))).copied().unwrap_or_default();
-                let n = f64::from(st.tries.max(1));
-                // A vanishing jitter breaks ties at random, seeded.
-                let score = st.mean() + self.cfg.ucb * (ln / n).sqrt() + rng.gen_range(0.0..1e-9);
-                (score, st, *a)
-            })
-            .max_by(|x, y| x.0.total_cmp(&y.0));
-        drop(mind);
-        let Some((_, st, choice)) = best else {
-            self.rationale = Some("nothing to do here: back".into());
-            return Action::back();
-        };
-        let why = format!(
-            "best known (novelty {:.2} per try, {} tries)",
-            st.mean(),
-            st.tries
-        );
-        self.take(&choice.clone(), why, view, rng)
     }
 
     fn learn(&mut self, t: &Transition<'_>) {
