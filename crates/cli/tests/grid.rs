@@ -102,6 +102,16 @@ fn finished(out: &std::process::Output) -> String {
     stderr
 }
 
+/// The lines of browserless's log about its jobs (queued, started, timed out, ended).
+fn jobs(log: &Path) -> String {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| l.contains("Job") || l.contains("imeout") || l.contains("queue"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 fn report(run: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(run.join("report.json")).unwrap()).unwrap()
 }
@@ -131,8 +141,10 @@ fn two_workers_through_browserless_outlive_its_session_timeout() {
             .env("TIMEOUT", "12000")
             .env("CONCURRENT", "4")
             .env("QUEUED", "4")
+            // browserless logs through `debug`, to stderr: its jobs' starts and timeouts
+            // explain a run that was not cut as expected.
             .stdout(std::fs::File::create(&log).unwrap())
-            .stderr(Stdio::null())
+            .stderr(std::fs::File::options().append(true).open(&log).unwrap())
             .spawn()
             .unwrap(),
     );
@@ -166,7 +178,8 @@ fn two_workers_through_browserless_outlive_its_session_timeout() {
     );
     assert!(
         json["restarts"].as_u64().unwrap() >= 2,
-        "the session timeout ended connections mid-run: {json}"
+        "the session timeout ended connections mid-run: {json}\nbrowserless's jobs:\n{}",
+        jobs(&log)
     );
     let workers = json["workers"].as_array().unwrap();
     assert_eq!(workers.len(), 2, "{json}");
