@@ -99,7 +99,7 @@ def main():
     print(f"{state}: the older build (base) against {after}, {len(apps)} application(s)\n")
     print("| app | runs | gesture steps | share of time | new states | new URLs | functions | "
           "server lines | the step after: states / URLs / functions / server lines | "
-          "double clicks before / after |")
+          "double clicks before / after: the after's states / URLs / functions / server lines |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     found = []
     for app in apps:
@@ -110,13 +110,13 @@ def main():
             for b, t in reach(s).items():
                 total[b].update(t)
         dbl_old = sum(reach(s)["double click"]["steps"] for s in old)
-        a, g, n = total["all"], total["gesture"], total["after"]
+        a, g, n, d = total["all"], total["gesture"], total["after"], total["double click"]
         share = lambda k: 100 * g[k] / a[k] if a[k] else 0  # noqa: E731
         print(f"| {app} | {len(old)} / {len(new)} | {g['steps']} ({share('steps'):.1f}%) | "
               f"{share('time'):.1f}% | {g['states']} of {a['states']} | {g['urls']} of {a['urls']} | "
               f"{g['functions']} of {a['functions']} | {g['server']} of {a['server']} | "
               f"{n['states']} / {n['urls']} / {n['functions']} / {n['server']} | "
-              f"{dbl_old} / {total['double click']['steps']} |")
+              f"{dbl_old} / {d['steps']}: {d['states']} / {d['urls']} / {d['functions']} / {d['server']} |")
         seen_old = set()
         for s in old:
             seen_old |= failures(s).keys()
