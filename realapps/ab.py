@@ -5,7 +5,7 @@
 
 Per application, each variant's median over seeds (and min-max) of the JavaScript gain over
 the first load (kB), the server-line gain over the first load, steps per second, states and
-URLs; then whether the base's median JS gain (guided as configured) lies below the
+URLs, and distinct failures; then whether the base's median JS gain (guided as configured) lies below the
 variant's by more than the seeds' spread (the larger of the two max - min): the bar of
 issue 74 for a signal that "must not make the JS gain fall".
 """
@@ -43,7 +43,8 @@ def main(argv):
         print(__doc__.strip(), file=sys.stderr)
         return 2
     root = Path(argv[1])
-    head = ["app", "variant", "JS gain kB", "server gain", "steps/s", "states", "URLs"]
+    head = ["app", "variant", "JS gain kB", "server gain", "steps/s", "states", "URLs",
+            "failures"]
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
     verdicts = []
@@ -61,10 +62,11 @@ def main(argv):
             sps = spread([float(r["steps_per_second"]) for r in mine])
             states = spread([float(r["states"]) for r in mine])
             urls = spread([float(r["urls"]) for r in mine])
+            fails = spread([float(r["failures"]) for r in mine if r.get("failures", "") != ""])
             stats[label] = (js, srv, sps)
             print("| " + " | ".join([
                 f.parent.name, label, cell(*js, "{:.1f}"), cell(*srv), cell(*sps, "{:.2f}"),
-                cell(*states), cell(*urls)]) + " |")
+                cell(*states), cell(*urls), cell(*fails)]) + " |")
         (bm, blo, bhi), _, _ = stats[base]
         (vm, vlo, vhi), _, _ = stats[variant]
         verdicts.append((f.parent.name, bm - vm, max(bhi - blo, vhi - vlo), variant))
