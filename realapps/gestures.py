@@ -120,17 +120,19 @@ def main():
         seen_old = set()
         for s in old:
             seen_old |= failures(s).keys()
-        firsts = {}
+        firsts, runs_with = {}, collections.Counter()
         for s in new:
             for sig, f in failures(s).items():
                 if sig not in seen_old:
                     firsts.setdefault(sig, (s.parent.name, *f))
+                    runs_with[sig] += 1
         for sig, (run, kind, by, kinds) in sorted(firsts.items()):
             through = sorted({k for k in kinds if k in GESTURES or k == "double_click"})
-            found.append((app, run, kind, sig, by, len(kinds), through))
+            found.append((app, f"{runs_with[sig]} of {len(new)}: {run}", kind, sig, by,
+                          len(kinds), through))
     print("\nFailures the newer build raised that the older raised in none of its runs of the app"
           " (signatures with ports masked):\n")
-    print("| app | first in | kind | signature | raised by | its reproduction: actions, gestures |")
+    print("| app | runs raising it: the first | kind | signature | raised by | its reproduction: actions, gestures |")
     print("|---|---|---|---|---|---|")
     for app, run, kind, sig, by, n, through in found:
         short = sig if len(sig) <= 110 else sig[:107] + "..."
