@@ -8,6 +8,8 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
+use wayfarer_core::text::truncate;
+
 use crate::engine::BenchResult;
 use crate::plan::Plan;
 use crate::BenchError;
@@ -120,7 +122,10 @@ fn markdown(plan: &Plan, result: &BenchResult) -> String {
                         )
                     })
                     .collect();
-            let message: String = f.message.chars().take(200).collect();
+            // A page-made URL can run to kilobytes (TiddlyWiki's drop of HTML into its
+            // story river made one of 40 kB): a table row shows its start.
+            let message = truncate(&f.message, 200);
+            let page = truncate(&f.page, 200);
             let ((_, step), dir) = f.first.clone().unwrap_or_default();
             let _ = writeln!(
                 s,
@@ -128,7 +133,7 @@ fn markdown(plan: &Plan, result: &BenchResult) -> String {
                 i + 1,
                 md(&f.kind),
                 md(&message),
-                md(&f.page),
+                md(&page),
                 by.join(", "),
                 step,
                 md(&dir)
@@ -153,5 +158,56 @@ mod tests {
             portless("https://example.test:443/"),
             "https://example.test:443/"
         );
+    }
+
+    /// A drop of HTML into TiddlyWiki's story river made a 40 kB page URL, which the
+    /// table printed whole on one row.
+    #[test]
+    fn a_long_page_or_message_shows_its_start() {
+        use crate::plan::Target;
+        use wayfarer_core::summary::FailureLine;
+
+        let target = Target::Url("http://127.0.0.1:9/".parse().unwrap());
+        let mut plan = Plan::for_tests("guided", vec![1]);
+        plan.targets = vec![target.clone()];
+        let page = format!("http://127.0.0.1:9/#{}", "tc-tiddler%20".repeat(3000));
+        let failure = FailureLine {
+            kind: "console_error".into(),
+            signature: "console_error|TypeError".into(),
+            message: format!("Uncaught TypeError: {}", "x".repeat(500)),
+            page_url: page.clone(),
+            step: 42,
+            ..FailureLine::default()
+        };
+        let row = crate::metrics::RunRow {
+            app: "tiddlywiki".into(),
+            strategy: "guided".into(),
+            kind: "strategy".into(),
+            seed: 1,
+            ..Default::default()
+        };
+        let result = BenchResult {
+            runs: vec![(
+                target,
+                crate::execute::RunOutcome {
+                    row,
+                    series: vec![],
+                    actions: vec![],
+                    failures: vec![failure],
+                    dir: None,
+                    scripts: vec![],
+                },
+            )],
+            ..Default::default()
+        };
+        let text = markdown(&plan, &result);
+        let row = text.lines().find(|l| l.starts_with("| 1 |")).unwrap();
+        assert!(row.len() < 1000, "{} characters: {row}", row.len());
+        assert!(
+            row.contains("| http://127.0.0.1:PORT/#tc-tiddler%20"),
+            "{row}"
+        );
+        assert!(row.contains("…"), "{row}");
+        assert!(row.contains("step 42"), "{row}");
     }
 }

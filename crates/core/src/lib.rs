@@ -48,6 +48,7 @@ pub mod summary;
 pub mod tagseq;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
+pub mod text;
 pub mod trace;
 
 pub use agent::{Agent, SnapshotTable, StrategySnapshot, Transition, View};

@@ -4,10 +4,11 @@
 
 use std::fmt::Write as _;
 
+use wayfarer_core::text::truncate;
 use wayfarer_core::trace::Trace;
 
 use crate::spec::{Body, SpecContext};
-use crate::ts::{comment, shorten, str_lit};
+use crate::ts::{comment, str_lit};
 
 /// The kind of failure as the test title says it: its check's phrase.
 fn kind_phrase(kind: &str) -> &str {
@@ -46,16 +47,16 @@ pub fn document(trace: &Trace, cx: &SpecContext, b: &Body) -> String {
         .strip_prefix("property|")
         .filter(|_| e.kind == "property");
     let title = match (cx.check, property) {
-        (Some(c), _) => format!("feature: {}", shorten(&comment(&c.label), 100)),
+        (Some(c), _) => format!("feature: {}", truncate(&comment(&c.label), 100)),
         // A property's message is long (formula and cells); its name says what must hold.
         (None, Some(name)) => format!(
             "property {} holds (found by wayfarer)",
-            shorten(&comment(name), 100)
+            truncate(&comment(name), 100)
         ),
         (None, None) => format!(
             "no {}: {} (found by wayfarer)",
             kind_phrase(&e.kind),
-            shorten(&comment(&short), 100)
+            truncate(&comment(&short), 100)
         ),
     };
     let mut s = String::new();

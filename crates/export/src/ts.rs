@@ -123,16 +123,6 @@ pub fn comment(s: &str) -> String {
         .collect()
 }
 
-/// `s` cut to `max` characters, with an ellipsis when cut.
-pub fn shorten(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
-        return s.to_string();
-    }
-    let mut out: String = s.chars().take(max.saturating_sub(1)).collect();
-    out.push('…');
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -195,7 +185,5 @@ mod tests {
     #[test]
     fn comments_stay_on_one_line() {
         assert_eq!(comment("a\nb\r\nc\u{2028}d"), "a b  c d");
-        assert_eq!(shorten("abcdef", 4), "abc…");
-        assert_eq!(shorten("abc", 4), "abc");
     }
 }

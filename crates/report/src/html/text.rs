@@ -1,5 +1,5 @@
 //! Small text helpers of the HTML report: the one escape used for the SVG built in Rust,
-//! truncation, and the hand-made number and time formats.
+//! truncation (core's), and the hand-made number and time formats.
 
 /// Escape `s` for HTML or SVG text and for attribute values in double or single quotes.
 /// Every page-controlled string in the SVG goes through here; the template escapes the rest.
@@ -42,15 +42,7 @@ pub fn href_path(path: &str) -> String {
     out
 }
 
-/// At most `max` characters of `s`, with an ellipsis when cut.
-pub fn truncate(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
-        return s.to_string();
-    }
-    let mut out: String = s.chars().take(max.saturating_sub(1)).collect();
-    out.push('…');
-    out
-}
+pub use wayfarer_core::text::truncate;
 
 /// A typed value as a reader wants it: whole when short, else its start and its length
 /// ("xxxxxxxx… (201 chars)"), so a 5 kB fuzz string does not swamp the steps.
@@ -187,7 +179,6 @@ mod tests {
         );
         assert_eq!(short_url("http://h:1/a/b?q=1"), "/a/b?q=1");
         assert_eq!(short_url("http://h:1"), "/");
-        assert_eq!(truncate("abcdef", 4), "abc…");
         assert_eq!(
             href_path("features/tests/feature-Add Owner?#x.spec.ts"),
             "features/tests/feature-Add%20Owner%3F%23x.spec.ts"
