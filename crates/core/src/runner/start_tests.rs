@@ -183,3 +183,43 @@ fn the_text_quoted_is_the_pages_collapsed_and_cut() {
     assert_eq!(worker::html_text(html, 3), "T 1…");
     assert_eq!(worker::html_text("", 10), "");
 }
+
+/// A browser whose connection a farm cut between two episodes: the next reset finds it
+/// gone, restarts it and says so in its outcome.
+struct CutBetweenEpisodes {
+    sim: SimEnv,
+    resets: u32,
+}
+
+impl Environment for CutBetweenEpisodes {
+    fn reset(&mut self) -> Result<Outcome, EnvError> {
+        self.resets += 1;
+        let mut out = self.sim.reset()?;
+        out.restarted = self.resets == 2;
+        Ok(out)
+    }
+    fn step(&mut self, action: &Action) -> Result<Outcome, EnvError> {
+        self.sim.step(action)
+    }
+}
+
+/// browserless's session timeout cut both workers' connections twice in 30 s, and the
+/// run counted one restart: the cuts the next reset found went uncounted.
+#[test]
+fn a_restart_inside_a_reset_is_counted() {
+    let mut env = CutBetweenEpisodes {
+        sim: SimEnv::new(SimApp::generate(5, 12)),
+        resets: 0,
+    };
+    let opts = RunOptions::new(Budget::actions(30), 10, 1);
+    let summary = run(
+        &mut env,
+        &mut First,
+        &mut StructureAbstraction::default(),
+        &opts,
+        &mut [],
+    )
+    .unwrap();
+    assert!(env.resets >= 3, "{}", env.resets);
+    assert_eq!(summary.restarts, 1);
+}

@@ -88,6 +88,12 @@ impl Worker<'_> {
         };
         let mut s = hub.lock();
         s.tally.resets += reset_time;
+        // A browser lost between episodes (a farm's session timeout) is found and
+        // restarted by the reset itself.
+        if out.restarted {
+            self.restarts += 1;
+            s.tally.restarts += 1;
+        }
         let cur = begin_episode(
             out,
             self.id,
